@@ -1,0 +1,126 @@
+# pmusim — one plain, non-recursive Makefile.
+# make [MODE=release|debug|asan|ubsan] [all|test|unit|e2e|bench|demo|deps|clean|format]
+
+MODE ?= release
+BUILD := build/$(MODE)
+CC ?= cc
+
+PKGS := unicorn capstone libelf
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wundef -Wwrite-strings
+CFLAGS_release := -O2 -g
+CFLAGS_debug := -O0 -g3
+CFLAGS_asan := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+CFLAGS_ubsan := -O1 -g -fsanitize=undefined -fno-sanitize-recover=all
+LDFLAGS_asan := -fsanitize=address,undefined
+LDFLAGS_ubsan := -fsanitize=undefined
+# assert() stays on in every build: no -DNDEBUG anywhere.
+CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS_$(MODE)) -I. $(PKG_CFLAGS) -MMD -MP
+LDFLAGS := $(LDFLAGS_$(MODE))
+
+COMMON_SRC := $(wildcard common/*.c)
+PMU_SRC := $(wildcard pmu_model/*.c)
+SIM_SRC := $(wildcard sim/*.c)
+CLI_SRC := $(wildcard cli/*.c)
+LIB_SRC := $(COMMON_SRC) $(PMU_SRC) $(SIM_SRC)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+PMUSIM := $(BUILD)/pmusim
+
+UNIT_SRC := $(wildcard tests/unit/check_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+E2E_SRC := $(wildcard tests/e2e/check_*.c)
+E2E_BIN := $(E2E_SRC:tests/e2e/%.c=$(BUILD)/tests/%)
+
+# Workloads: static programs with known branch structure (see workloads/*.c, *.S).
+WL_DIR := build/workloads
+WL_C := $(filter-out workloads/musl_%.c,$(wildcard workloads/*.c))
+WL_MUSL := $(wildcard workloads/musl_*.c)
+WL_S := $(wildcard workloads/*.S)
+WORKLOADS := $(WL_C:workloads/%.c=$(WL_DIR)/%) $(WL_MUSL:workloads/%.c=$(WL_DIR)/%) \
+	$(WL_S:workloads/%.S=$(WL_DIR)/%)
+
+# Debian 12 packages the project, its tests and benchmarks use.
+DEPS := build-essential pkg-config libunicorn-dev libcapstone-dev libelf-dev check \
+	valgrind musl-tools python3 linux-perf bolt-16 autofdo llvm
+
+.PHONY: all test unit e2e asan-unit bench demo deps workloads clean format syscall-names
+
+all: $(PMUSIM) workloads
+
+$(PMUSIM): $(CLI_OBJ) $(LIB_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/check_%: tests/unit/check_%.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CHECK_LIBS)
+
+$(BUILD)/tests/check_e2e%: tests/e2e/check_e2e%.c tests/e2e/e2e_util.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CHECK_LIBS)
+
+workloads: $(WORKLOADS)
+
+$(WL_DIR)/musl_%: workloads/musl_%.c
+	@mkdir -p $(WL_DIR)
+	musl-gcc -O2 -static -o $@ $<
+
+$(WL_DIR)/%: workloads/%.c
+	@mkdir -p $(WL_DIR)
+	gcc -O2 -static -fno-pie -no-pie -fno-omit-frame-pointer -o $@ $<
+
+$(WL_DIR)/%: workloads/%.S
+	@mkdir -p $(WL_DIR)
+	gcc -static -nostdlib -o $@ $<
+
+# The README's first command: install what is missing, build, run the default workload.
+demo: deps
+	$(MAKE) all
+	$(PMUSIM) run --truth build/demo.fdata --truth-json build/demo.json -- $(WL_DIR)/loops
+	@echo "--- exact ground truth: build/demo.fdata (BOLT fdata), build/demo.json; first edges:"
+	@head -5 build/demo.fdata
+
+deps:
+	@missing=""; for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then echo "deps: all installed"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "deps: missing:$$missing"; echo "run: sudo apt-get install -y$$missing"; exit 1; fi
+
+unit: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do $$t; done
+
+e2e: $(PMUSIM) workloads $(E2E_BIN)
+	@set -e; for t in $(E2E_BIN); do PMUSIM=$(PMUSIM) WORKLOADS=$(WL_DIR) $$t; done
+
+asan-unit:
+	$(MAKE) MODE=asan unit
+
+# All tests: sanitizer unit suites, unit suites, end-to-end. Ends with Check's summary.
+test: deps
+	$(MAKE) asan-unit
+	$(MAKE) all unit
+	$(MAKE) e2e
+
+bench: $(PMUSIM) workloads
+	bench/run.sh $(PMUSIM) $(WL_DIR)
+
+syscall-names:
+	@echo "sim/syscall_names.c is generated from <asm/unistd_64.h>; see its header."
+
+format:
+	clang-format -i $(LIB_SRC) $(CLI_SRC) $(wildcard */*.h) $(UNIT_SRC) $(E2E_SRC)
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

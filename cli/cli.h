@@ -1,0 +1,12 @@
+/* Subcommands of the pmusim front end. Each parses its own options and returns
+ * the process exit status. Exit statuses: the guest's own status for `run`
+ * (128+signal when it dies of one), 2 for pmusim's errors (bad options, bad
+ * files, unsupported programs), 1 for a failed check. */
+#ifndef PMUSIM_CLI_CLI_H
+#define PMUSIM_CLI_CLI_H
+
+#define EXIT_PMUSIM_ERROR 2
+
+int cmd_run(int argc, char **argv);
+
+#endif

@@ -1,0 +1,25 @@
+/* pmusim error codes: one enum for every layer, negative values, 0 is success.
+ * Library code returns these and never exits; the CLI maps them to messages and
+ * exit statuses (see pmusim_strerror). */
+#ifndef PMUSIM_COMMON_ERR_H
+#define PMUSIM_COMMON_ERR_H
+
+enum pmusim_err {
+	PMUSIM_OK = 0,
+	PMUSIM_ERR_NOMEM = -1,      /* out of host memory */
+	PMUSIM_ERR_IO = -2,         /* host file could not be opened/read/written */
+	PMUSIM_ERR_ELF = -3,        /* not an ELF file, truncated or corrupt */
+	PMUSIM_ERR_ARCH = -4,       /* ELF for another machine or class */
+	PMUSIM_ERR_DYNAMIC = -5,    /* program needs an interpreter (dynamic) */
+	PMUSIM_ERR_UNSUPPORTED = -6,/* feature not implemented */
+	PMUSIM_ERR_ARG = -7,        /* bad argument or option */
+	PMUSIM_ERR_EMU = -8,        /* the emulator (Unicorn) failed */
+	PMUSIM_ERR_DECODE = -9,     /* guest code could not be decoded */
+	PMUSIM_ERR_INTERNAL = -10,  /* an invariant of pmusim broke */
+	PMUSIM_ERR_FORMAT = -11,    /* input file of a known format is malformed */
+};
+
+/* Static, never-NULL text for an error code (unknown codes get a generic text). */
+const char *pmusim_strerror(int err);
+
+#endif

@@ -1,0 +1,148 @@
+/* ELF function-symbol table (System V gABI symbol table; libelf). */
+#include "common/symtab.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/err.h"
+
+struct symtab {
+	struct sym *syms;
+	size_t n;
+};
+
+struct symtab *symtab_new_empty(void)
+{
+	return calloc(1, sizeof(struct symtab));
+}
+
+void symtab_free(struct symtab *st)
+{
+	if (!st)
+		return;
+	for (size_t i = 0; i < st->n; i++)
+		free((char *)st->syms[i].name);
+	free(st->syms);
+	free(st);
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* prefer the sized, then the alphabetically first, symbol at one address */
+	if ((x->size == 0) != (y->size == 0))
+		return x->size == 0 ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int read_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct symtab *st, uint64_t bias)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!data || sh->sh_entsize == 0)
+		return 0;
+	size_t cnt = sh->sh_size / sh->sh_entsize;
+	struct sym *ns = realloc(st->syms, (st->n + cnt) * sizeof(*ns));
+	if (!ns && cnt)
+		return PMUSIM_ERR_NOMEM;
+	st->syms = ns;
+	for (size_t i = 0; i < cnt; i++) {
+		GElf_Sym s;
+		if (!gelf_getsym(data, (int)i, &s))
+			return PMUSIM_ERR_ELF;
+		int type = GELF_ST_TYPE(s.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
+		    s.st_value == 0)
+			continue;
+		const char *name = elf_strptr(elf, sh->sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		char *dup = strdup(name);
+		if (!dup)
+			return PMUSIM_ERR_NOMEM;
+		st->syms[st->n++] = (struct sym){s.st_value + bias, s.st_size, dup};
+	}
+	return 0;
+}
+
+int symtab_load(const char *path, uint64_t bias, struct symtab **out)
+{
+	*out = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return PMUSIM_ERR_ELF;
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return PMUSIM_ERR_IO;
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	struct symtab *st = symtab_new_empty();
+	int err = 0;
+	if (!st)
+		err = PMUSIM_ERR_NOMEM;
+	else if (!elf || elf_kind(elf) != ELF_K_ELF)
+		err = PMUSIM_ERR_ELF;
+	for (int pass = 0; !err && pass < 2 && st->n == 0; pass++) {
+		Elf_Scn *scn = NULL;
+		while (!err && (scn = elf_nextscn(elf, scn)) != NULL) {
+			GElf_Shdr sh;
+			if (!gelf_getshdr(scn, &sh)) {
+				err = PMUSIM_ERR_ELF;
+				break;
+			}
+			if (sh.sh_type == (pass == 0 ? SHT_SYMTAB : SHT_DYNSYM))
+				err = read_section(elf, scn, &sh, st, bias);
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	if (err) {
+		symtab_free(st);
+		return err;
+	}
+	qsort(st->syms, st->n, sizeof(*st->syms), cmp_sym);
+	/* drop aliases: keep the first symbol at each address */
+	size_t w = 0;
+	for (size_t i = 0; i < st->n; i++) {
+		if (w && st->syms[w - 1].addr == st->syms[i].addr) {
+			free((char *)st->syms[i].name);
+			continue;
+		}
+		st->syms[w++] = st->syms[i];
+	}
+	st->n = w;
+	*out = st;
+	return 0;
+}
+
+const struct sym *symtab_lookup(const struct symtab *st, uint64_t addr)
+{
+	if (!st || st->n == 0 || addr < st->syms[0].addr)
+		return NULL;
+	size_t lo = 0, hi = st->n;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (st->syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	const struct sym *s = &st->syms[lo];
+	if (s->size ? addr < s->addr + s->size : (lo + 1 == st->n || addr < st->syms[lo + 1].addr))
+		return s;
+	return NULL;
+}
+
+size_t symtab_count(const struct symtab *st)
+{
+	return st ? st->n : 0;
+}
+
+const struct sym *symtab_at(const struct symtab *st, size_t i)
+{
+	return i < st->n ? &st->syms[i] : NULL;
+}

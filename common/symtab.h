@@ -1,0 +1,33 @@
+/* Function symbols of an ELF file (libelf), for symbolising addresses.
+ * Used by sim/ (ground truth, fault reports) and profiler/ alike. */
+#ifndef PMUSIM_COMMON_SYMTAB_H
+#define PMUSIM_COMMON_SYMTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sym {
+	uint64_t addr;     /* run-time address (symbol value + load bias) */
+	uint64_t size;     /* 0 when the ELF gives none */
+	const char *name;
+};
+
+struct symtab;
+
+/* Reads STT_FUNC (and STT_GNU_IFUNC) symbols of path from .symtab, or .dynsym
+ * when there is no .symtab, adding bias to every value. A file without symbols
+ * gives an empty table. Returns 0 or a negative pmusim_err. */
+int symtab_load(const char *path, uint64_t bias, struct symtab **out);
+/* An empty table (never fails except for memory). */
+struct symtab *symtab_new_empty(void);
+void symtab_free(struct symtab *st);
+
+/* The function containing addr: the nearest symbol at or below addr whose
+ * [addr, addr+size) covers it (a size-0 symbol covers up to the next symbol).
+ * NULL when none does. */
+const struct sym *symtab_lookup(const struct symtab *st, uint64_t addr);
+
+size_t symtab_count(const struct symtab *st);
+const struct sym *symtab_at(const struct symtab *st, size_t i);
+
+#endif

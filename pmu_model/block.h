@@ -1,0 +1,100 @@
+/* The retired-block stream: the one record type through which execution reaches
+ * every consumer (ground truth, and from #3 the PMU model). It lives on the
+ * consumer side so pmu_model/ never depends on sim/.
+ *
+ * A *code run* (struct block_info) is the straight-line sequence of instructions
+ * from a start address up to and including the first control transfer, REP
+ * string instruction, SYSCALL or trapping instruction (its terminator). Runs are
+ * keyed by start address, so a jump into the middle of a run starts a new,
+ * overlapping run. A *retired block* (struct retired_block) says that the first
+ * `ninsns` instructions of a run retired, in one go, on one thread. */
+#ifndef PMUSIM_PMU_MODEL_BLOCK_H
+#define PMUSIM_PMU_MODEL_BLOCK_H
+
+#include <stdint.h>
+
+/* How a code run ends. */
+enum br_kind {
+	BK_NONE = 0,  /* no terminator retired: the run was cut (emulator block limit, stop) */
+	BK_COND,      /* conditional branch: jcc, loop*, j*cxz */
+	BK_JMP,       /* direct unconditional jump */
+	BK_JMP_IND,   /* indirect jump (register or memory) */
+	BK_CALL,      /* direct near call */
+	BK_CALL_IND,  /* indirect near call */
+	BK_RET,       /* near return */
+	BK_SYSCALL,   /* syscall instruction: not a branch, control returns to the next insn */
+	BK_REP,       /* REP-prefixed string instruction: not a branch */
+	BK_TRAP,      /* int3, int n, ud2, hlt, undecodable bytes: execution faults here */
+	BK_COUNT
+};
+
+/* Instruction classes for the timing model (pmu_model/ from #3). */
+enum insn_class {
+	IC_ALU = 0,   /* simple integer ops, moves between registers, lea */
+	IC_MUL,
+	IC_DIV,
+	IC_LOAD,      /* integer op or move that reads memory */
+	IC_STORE,     /* writes memory (read-modify-write counts as store) */
+	IC_BRANCH,    /* any control transfer */
+	IC_STRING,    /* string instruction (with or without REP) */
+	IC_SIMD,      /* SSE/x87 floating point and vector */
+	IC_SYSCALL,
+	IC_NOP,
+	IC_OTHER,     /* cpuid, rdtsc, fences, … */
+	IC_COUNT
+};
+
+/* Flags of a code run. */
+#define BI_REP_ECX     0x01  /* REP uses ECX (0x67 address-size prefix) */
+#define BI_REP_COND    0x02  /* repe/repne cmps/scas: may stop before the count runs out */
+#define BI_COND_EQ_FT  0x04  /* conditional branch whose target is its own fall-through */
+
+/* Condition of a BK_COND terminator (x86 cc encoding 0..15, plus the count forms). */
+enum br_cond {
+	CC_O = 0, CC_NO, CC_B, CC_AE, CC_E, CC_NE, CC_BE, CC_A,
+	CC_S, CC_NS, CC_P, CC_NP, CC_L, CC_GE, CC_LE, CC_G,
+	CC_LOOP, CC_LOOPE, CC_LOOPNE, CC_JCXZ, CC_JECXZ, CC_JRCXZ
+};
+
+struct block_info {
+	uint64_t start;   /* address of the first instruction */
+	uint64_t end;     /* address just past the last instruction (the fall-through) */
+	uint64_t term;    /* address of the last instruction */
+	uint64_t target;  /* static target of a direct branch; 0 otherwise */
+	uint32_t id;      /* dense index, unique among live runs of one decode cache */
+	uint16_t ninsns;  /* instructions in the run, terminator included */
+	uint8_t kind;     /* enum br_kind of the terminator */
+	uint8_t cond;     /* enum br_cond when kind == BK_COND */
+	uint8_t flags;    /* BI_* */
+	uint8_t term_len; /* length in bytes of the terminator */
+	const uint16_t *off;   /* off[i]: offset of instruction i from start; off[ninsns] = end - start */
+	const uint8_t *cls;    /* cls[i]: enum insn_class of instruction i */
+};
+
+struct retired_block {
+	const struct block_info *info;
+	uint64_t next;      /* address that executes next (the target when taken) */
+	uint64_t rep_iters; /* iterations performed, for BK_REP */
+	uint32_t tid;       /* guest thread id */
+	uint32_t ninsns;    /* instructions retired, <= info->ninsns */
+	uint8_t kind;       /* info->kind, or BK_NONE when the terminator did not retire */
+	uint8_t taken;      /* branches: 1 when taken (always 1 for jmp/call/ret) */
+	uint8_t run_start;  /* 1 when entered by a control transfer or at program start */
+};
+
+/* Consumer of the stream. Called once per retired block, in program order. */
+struct block_sink {
+	void (*retire)(void *ctx, const struct retired_block *rb);
+	void *ctx;
+};
+
+/* Short lower-case name ("cond", "jmp", "call_ind", …) of a br_kind. */
+const char *br_kind_name(int kind);
+
+/* 1 when a retired block of this kind is a branch for LBR/edge purposes. */
+static inline int br_kind_is_branch(int kind)
+{
+	return kind >= BK_COND && kind <= BK_RET;
+}
+
+#endif

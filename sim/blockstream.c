@@ -1,0 +1,252 @@
+/* Reconstructs exact retired blocks from translation-block entries (see
+ * sim/blockstream.h). Branch outcomes come from where control went next; when a
+ * conditional branch's target equals its fall-through, from the condition
+ * evaluated on RFLAGS/RCX (Intel SDM vol. 2, Jcc/LOOP/JrCXZ). REP iterations
+ * are the count register's decrease (SDM vol. 2, REP/REPE/REPNE). */
+#include "sim/blockstream.h"
+
+#include <stdlib.h>
+
+#include "common/err.h"
+
+struct bstream {
+	struct dcache *dc;
+	struct bstream_cpu cpu;
+	struct block_sink sinks[BSTREAM_MAX_SINKS];
+	int nsinks;
+	uint32_t tid;
+	uint64_t insns;
+	/* pending TB */
+	const struct block_info *cur;
+	uint64_t tb_end;          /* address just past the TB's last instruction */
+	int have_cur;
+	int cur_run_start;
+	int next_run_start;       /* the block being retired ended with a transfer */
+	/* REP in progress */
+	int in_rep;
+	uint64_t rep_addr;
+	uint64_t rep_start_count;
+};
+
+struct bstream *bstream_new(struct dcache *dc, struct bstream_cpu cpu)
+{
+	struct bstream *bs = calloc(1, sizeof(*bs));
+	if (!bs)
+		return NULL;
+	bs->dc = dc;
+	bs->cpu = cpu;
+	bs->next_run_start = 1;
+	return bs;
+}
+
+void bstream_free(struct bstream *bs)
+{
+	free(bs);
+}
+
+int bstream_add_sink(struct bstream *bs, struct block_sink sink)
+{
+	if (bs->nsinks == BSTREAM_MAX_SINKS)
+		return PMUSIM_ERR_ARG;
+	bs->sinks[bs->nsinks++] = sink;
+	return 0;
+}
+
+void bstream_set_tid(struct bstream *bs, uint32_t tid)
+{
+	bs->tid = tid;
+}
+
+int bstream_cond_taken(int cond, uint64_t f, uint64_t rcx)
+{
+	int cf = (f >> 0) & 1, pf = (f >> 2) & 1, zf = (f >> 6) & 1;
+	int sf = (f >> 7) & 1, of = (f >> 11) & 1;
+	switch (cond) {
+	case CC_O: return of;
+	case CC_NO: return !of;
+	case CC_B: return cf;
+	case CC_AE: return !cf;
+	case CC_E: return zf;
+	case CC_NE: return !zf;
+	case CC_BE: return cf || zf;
+	case CC_A: return !cf && !zf;
+	case CC_S: return sf;
+	case CC_NS: return !sf;
+	case CC_P: return pf;
+	case CC_NP: return !pf;
+	case CC_L: return sf != of;
+	case CC_GE: return sf == of;
+	case CC_LE: return zf || sf != of;
+	case CC_G: return !zf && sf == of;
+	case CC_LOOP: return rcx != 0;
+	case CC_LOOPE: return rcx != 0 && zf;
+	case CC_LOOPNE: return rcx != 0 && !zf;
+	case CC_JCXZ: return (rcx & 0xffff) == 0;
+	case CC_JECXZ: return (rcx & 0xffffffffu) == 0;
+	case CC_JRCXZ: return rcx == 0;
+	}
+	return 0;
+}
+
+static void emit(struct bstream *bs, struct retired_block *rb)
+{
+	rb->tid = bs->tid;
+	rb->run_start = (uint8_t)bs->cur_run_start;
+	bs->insns += rb->ninsns;
+	for (int i = 0; i < bs->nsinks; i++)
+		bs->sinks[i].retire(bs->sinks[i].ctx, rb);
+}
+
+static uint64_t count_mask(const struct block_info *bi, uint64_t rcx)
+{
+	return (bi->flags & BI_REP_ECX) ? (rcx & 0xffffffffu) : rcx;
+}
+
+/* Retires the pending TB; control continues at next. */
+static int retire(struct bstream *bs, uint64_t next)
+{
+	const struct block_info *bi = bs->cur;
+	struct retired_block rb = {0};
+	rb.info = bi;
+	rb.next = next;
+	if (bs->tb_end < bi->end) {
+		/* TB stopped before the run's terminator: a plain cut */
+		int idx = block_insn_index(bi, bs->tb_end);
+		if (idx < 0)
+			return PMUSIM_ERR_INTERNAL;
+		rb.ninsns = (uint32_t)idx;
+		rb.kind = BK_NONE;
+		rb.next = bs->tb_end;
+		bs->next_run_start = 0;
+		if (rb.ninsns)
+			emit(bs, &rb);
+		return 0;
+	}
+	rb.ninsns = bi->ninsns;
+	rb.kind = bi->kind;
+	switch (bi->kind) {
+	case BK_COND:
+		if (bi->flags & BI_COND_EQ_FT) {
+			uint64_t f = bs->cpu.read_reg(bs->cpu.ctx, BS_RFLAGS);
+			uint64_t c = bs->cpu.read_reg(bs->cpu.ctx, BS_RCX);
+			rb.taken = (uint8_t)bstream_cond_taken(bi->cond, f, c);
+		} else {
+			rb.taken = next == bi->target;
+		}
+		break;
+	case BK_JMP: case BK_JMP_IND: case BK_CALL: case BK_CALL_IND: case BK_RET:
+		rb.taken = 1;
+		break;
+	case BK_REP:
+		if (bs->in_rep && bs->rep_addr == bi->term) {
+			uint64_t c = count_mask(bi, bs->cpu.read_reg(bs->cpu.ctx, BS_RCX));
+			rb.rep_iters = bs->rep_start_count - c;
+		}
+		bs->in_rep = 0;
+		break;
+	default:
+		break;
+	}
+	bs->next_run_start = bi->kind != BK_NONE;
+	emit(bs, &rb);
+	return 0;
+}
+
+int bstream_is_rep_continuation(const struct bstream *bs, uint64_t addr)
+{
+	return bs->have_cur && bs->in_rep && addr == bs->rep_addr && bs->cur->kind == BK_REP &&
+	       bs->tb_end >= bs->cur->end;
+}
+
+uint64_t bstream_pending_insns(const struct bstream *bs, uint64_t next)
+{
+	if (!bs->have_cur || bstream_is_rep_continuation(bs, next))
+		return 0;
+	if (bs->tb_end >= bs->cur->end)
+		return bs->cur->ninsns;
+	int idx = block_insn_index(bs->cur, bs->tb_end);
+	return idx > 0 ? (uint64_t)idx : 0;
+}
+
+int bstream_tb(struct bstream *bs, uint64_t addr, uint32_t size)
+{
+	const struct block_info *bi = dcache_get(bs->dc, addr, NULL);
+	if (!bi)
+		return PMUSIM_ERR_NOMEM;
+	return bstream_tb_run(bs, bi, size);
+}
+
+int bstream_tb_run(struct bstream *bs, const struct block_info *bi, uint32_t size)
+{
+	uint64_t addr = bi->start;
+	if (bs->have_cur) {
+		/* a further iteration of the REP that ends the pending run */
+		if (bstream_is_rep_continuation(bs, addr))
+			return 0;
+		int err = retire(bs, addr);
+		if (err < 0)
+			return err;
+	}
+	bs->cur = bi;
+	bs->tb_end = addr + size;
+	if (bs->tb_end > bi->end)
+		return PMUSIM_ERR_INTERNAL; /* the emulator ran past a terminator */
+	bs->have_cur = 1;
+	bs->cur_run_start = bs->next_run_start;
+	return 0;
+}
+
+void bstream_rep(struct bstream *bs, uint64_t addr, uint64_t rcx)
+{
+	if (bs->in_rep && bs->rep_addr == addr)
+		return;
+	bs->in_rep = 1;
+	bs->rep_addr = addr;
+	bs->rep_start_count = bs->cur ? count_mask(bs->cur, rcx) : rcx;
+}
+
+void bstream_cut(struct bstream *bs, uint64_t resume)
+{
+	if (bs->have_cur && resume > bs->cur->start && resume < bs->tb_end)
+		bs->tb_end = resume;
+}
+
+void bstream_finish(struct bstream *bs, uint64_t rip, int faulted)
+{
+	if (!bs->have_cur)
+		return;
+	const struct block_info *bi = bs->cur;
+	if (faulted && rip >= bi->start && rip < bs->tb_end) {
+		bs->tb_end = rip;
+		if (rip == bi->start) {
+			bs->have_cur = 0;
+			return;
+		}
+		retire(bs, rip);
+	} else {
+		retire(bs, rip);
+	}
+	bs->have_cur = 0;
+}
+
+uint64_t bstream_insns(const struct bstream *bs)
+{
+	return bs->insns;
+}
+
+uint64_t bstream_insns_before(const struct bstream *bs, uint64_t addr)
+{
+	if (!bs->have_cur)
+		return bs->insns;
+	int idx = block_insn_index(bs->cur, addr);
+	return bs->insns + (idx > 0 ? (uint64_t)idx : 0);
+}
+
+int bstream_current(const struct bstream *bs, const struct block_info **bi, uint64_t *tb_end)
+{
+	if (!bs->have_cur)
+		return 0;
+	*bi = bs->cur;
+	*tb_end = bs->tb_end;
+	return 1;
+}

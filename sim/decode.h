@@ -1,0 +1,73 @@
+/* Decode cache: guest code runs (pmu_model/block.h) decoded once with Capstone.
+ *
+ * A run starts at any address and ends at its first terminator (control
+ * transfer, REP string instruction, SYSCALL, trap) or after DECODE_MAX_INSNS.
+ * The cache does not know Unicorn: it reads guest bytes through a callback, so
+ * it can be tested on hand-made byte arrays.
+ *
+ * Runs are never freed before the cache: an invalidated run (self-modifying code,
+ * munmap, mprotect) is only unlinked, so block_info pointers and ids handed out
+ * stay valid and unique for the cache's lifetime. */
+#ifndef PMUSIM_SIM_DECODE_H
+#define PMUSIM_SIM_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmu_model/block.h"
+
+#define DECODE_MAX_INSNS 1024
+
+/* Reads up to len guest bytes at addr into buf; returns how many bytes could be
+ * read (fewer at the end of mapped executable memory, 0 if none). */
+typedef size_t (*dcache_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+
+/* Instructions inside a run that the machine must hook individually. */
+enum dc_special_kind {
+	DS_REP = 1,   /* REP string instruction (the run's terminator) */
+	DS_RDTSC,     /* rdtsc: result comes from the simulated clock */
+	DS_RDTSCP,
+	DS_RDRAND,    /* rdrand/rdseed: result comes from the seeded generator */
+	DS_PRIV,      /* privileged in user mode (hlt, in/out, cli/sti…): SIGSEGV */
+};
+
+struct dc_special {
+	uint64_t addr;
+	uint8_t kind;  /* enum dc_special_kind */
+	uint8_t len;   /* instruction length */
+	uint8_t reg;   /* rdrand/rdseed: destination register (Capstone id, low byte) */
+	uint8_t size;  /* rdrand/rdseed: operand size in bytes */
+	uint16_t cs_reg; /* rdrand/rdseed: full Capstone register id */
+};
+
+struct dcache;
+
+/* New empty cache; NULL when out of memory or Capstone cannot be opened. */
+struct dcache *dcache_new(dcache_read_fn read, void *ctx);
+void dcache_free(struct dcache *dc);
+
+/* The run starting at addr, decoded on a miss (then *is_new = 1). Bytes that do
+ * not decode end the run with a one-instruction BK_TRAP terminator (ninsns = 0
+ * plus the trap). NULL only when out of memory. */
+const struct block_info *dcache_get(struct dcache *dc, uint64_t addr, int *is_new);
+
+/* Special instructions of a run (see enum dc_special_kind), n set to their count. */
+const struct dc_special *dcache_specials(const struct block_info *bi, size_t *n);
+
+/* Index of the instruction starting at addr inside bi, or -1 if no instruction
+ * of bi starts there. addr == bi->end gives bi->ninsns. */
+int block_insn_index(const struct block_info *bi, uint64_t addr);
+
+/* Unlinks every run that overlaps [addr, addr+len). Returns how many. */
+size_t dcache_invalidate(struct dcache *dc, uint64_t addr, uint64_t len);
+
+/* Number of ids handed out so far (ids are 0 .. count-1). */
+uint32_t dcache_id_count(const struct dcache *dc);
+/* The run with that id, live or invalidated; NULL if id is out of range. */
+const struct block_info *dcache_by_id(const struct dcache *dc, uint32_t id);
+
+/* Disassembles the instruction at addr into text ("mov rax, rbx"); returns 0 and
+ * fills out, or a negative pmusim_err. For diagnostics, not the hot path. */
+int dcache_disasm(struct dcache *dc, uint64_t addr, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,406 @@
+/* The machine: Unicorn engine, hooks and the run loop (see sim/sim.h).
+ * Execution reaches the block stream through one UC_HOOK_BLOCK hook; only the
+ * instructions that need it (REP string, rdtsc, rdrand, privileged) get a
+ * UC_HOOK_CODE hook of their own, installed the first time their code run is
+ * seen, after which emulation restarts at that TB so the hook is translated in. */
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "sim/fault.h"
+#include "sim/sim_internal.h"
+#include "sim/syscall_names.h"
+
+#define UNTIL_NEVER UINT64_MAX
+
+static size_t read_code(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct sim *s = ctx;
+	size_t got = 0;
+	while (got < len) {
+		const struct vma *v = mem_find(s, addr + got);
+		if (!v || !(v->prot & UC_PROT_EXEC))
+			break;
+		size_t n = len - got;
+		if (v->end - (addr + got) < n)
+			n = (size_t)(v->end - (addr + got));
+		if (uc_mem_read(s->uc, addr + got, (char *)buf + got, n) != UC_ERR_OK)
+			break;
+		got += n;
+	}
+	return got;
+}
+
+static uint64_t read_reg(void *ctx, enum bs_reg r)
+{
+	struct sim *s = ctx;
+	uint64_t v = 0;
+	uc_reg_read(s->uc, r == BS_RFLAGS ? UC_X86_REG_RFLAGS : UC_X86_REG_RCX, &v);
+	return v;
+}
+
+void sim_stop(struct sim *s, enum sim_end end, int code)
+{
+	if (s->stop_reason)
+		return;
+	s->res->end = end;
+	if (end == SIM_END_EXIT)
+		s->res->status = code;
+	else if (end == SIM_END_SIGNAL)
+		s->res->signo = code;
+	else if (end == SIM_END_ERROR)
+		s->res->err = code;
+	s->stop_reason = (int)end + 1;
+	uc_emu_stop(s->uc);
+}
+
+uint64_t sim_now_ns(struct sim *s)
+{
+	return bstream_insns_before(s->bs, s->syscall_pc) + 1 + s->time_offset_ns;
+}
+
+void sim_warn_unsupported(struct sim *s, long nr)
+{
+	const char *name = syscall_name(nr);
+	char buf[32];
+	if (!name) {
+		snprintf(buf, sizeof(buf), "syscall_%ld", nr);
+		name = buf;
+	}
+	if (s->opt.strict) {
+		snprintf(s->res->message, sizeof(s->res->message),
+			 "unsupported system call %s (%ld) (--strict)", name, nr);
+		sim_stop(s, SIM_END_ERROR, PMUSIM_ERR_UNSUPPORTED);
+		return;
+	}
+	if (nr >= 0 && nr < 512) {
+		if (s->unsupported_seen[nr / 64] & (1ULL << (nr % 64)))
+			return;
+		s->unsupported_seen[nr / 64] |= 1ULL << (nr % 64);
+	}
+	fprintf(s->opt.log, "pmusim: unsupported system call %s (%ld) returns ENOSYS\n", name, nr);
+}
+
+void sim_note_once(struct sim *s, enum sim_note id, const char *msg)
+{
+	if (s->notes_seen & (1u << id))
+		return;
+	s->notes_seen |= 1u << id;
+	fprintf(s->opt.log, "pmusim: note: %s\n", msg);
+}
+
+/* --- special-instruction hooks ------------------------------------------- */
+
+static const struct hooked_site *site_find(const struct sim *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->nhooked;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s->hooked[mid].sp.addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nhooked && s->hooked[lo].sp.addr == addr ? &s->hooked[lo] : NULL;
+}
+
+static void skip_insn(struct sim *s, uint64_t addr, uint8_t len)
+{
+	uint64_t next = addr + len;
+	uc_reg_write(s->uc, UC_X86_REG_RIP, &next);
+	bstream_cut(s->bs, next);
+}
+
+static void hook_special(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
+{
+	struct sim *s = ud;
+	const struct hooked_site *h = site_find(s, addr);
+	(void)size;
+	if (!h)
+		return;
+	switch (h->sp.kind) {
+	case DS_REP: {
+		uint64_t rcx;
+		uc_reg_read(uc, UC_X86_REG_RCX, &rcx);
+		bstream_rep(s->bs, addr, rcx);
+		break;
+	}
+	case DS_RDTSC:
+	case DS_RDTSCP: {
+		uint64_t t = bstream_insns_before(s->bs, addr) + s->time_offset_ns;
+		uint64_t lo = t & 0xffffffffu, hi = t >> 32, zero = 0;
+		uc_reg_write(uc, UC_X86_REG_RAX, &lo);
+		uc_reg_write(uc, UC_X86_REG_RDX, &hi);
+		if (h->sp.kind == DS_RDTSCP)
+			uc_reg_write(uc, UC_X86_REG_RCX, &zero);
+		skip_insn(s, addr, h->sp.len);
+		break;
+	}
+	case DS_RDRAND: {
+		int sz = 8;
+		int r = fault_uc_reg(h->sp.cs_reg, &sz);
+		uint64_t v = rng_next(&s->rng), f;
+		if (sz < 8)
+			v &= (1ULL << (sz * 8)) - 1;
+		if (r >= 0)
+			uc_reg_write(uc, r, &v);
+		uc_reg_read(uc, UC_X86_REG_RFLAGS, &f);
+		f = (f & ~0x8d5ULL) | 1; /* CF=1, OF SF ZF AF PF = 0 */
+		uc_reg_write(uc, UC_X86_REG_RFLAGS, &f);
+		skip_insn(s, addr, h->sp.len);
+		break;
+	}
+	case DS_PRIV:
+		s->res->fault_pc = addr;
+		sim_stop(s, SIM_END_SIGNAL, SIGSEGV);
+		break;
+	}
+}
+
+/* Hooks every special instruction of bi not hooked yet; returns how many. */
+static int hook_specials(struct sim *s, const struct block_info *bi)
+{
+	size_t n;
+	const struct dc_special *sp = dcache_specials(bi, &n);
+	int added = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (site_find(s, sp[i].addr))
+			continue;
+		if (s->nhooked == s->caphooked) {
+			size_t nc = s->caphooked ? s->caphooked * 2 : 64;
+			struct hooked_site *nh = realloc(s->hooked, nc * sizeof(*nh));
+			if (!nh)
+				return PMUSIM_ERR_NOMEM;
+			s->hooked = nh;
+			s->caphooked = nc;
+		}
+		size_t j = s->nhooked;
+		while (j > 0 && s->hooked[j - 1].sp.addr > sp[i].addr) {
+			s->hooked[j] = s->hooked[j - 1];
+			j--;
+		}
+		s->hooked[j].sp = sp[i];
+		if (uc_hook_add(s->uc, &s->hooked[j].hook, UC_HOOK_CODE, (void *)hook_special, s,
+				sp[i].addr, sp[i].addr) != UC_ERR_OK)
+			return PMUSIM_ERR_EMU;
+		s->nhooked++;
+		added++;
+	}
+	return added;
+}
+
+/* --- the block hook: every TB entry ---------------------------------------- */
+
+static void internal_error(struct sim *s, int err, const char *what, uint64_t addr)
+{
+	snprintf(s->res->message, sizeof(s->res->message), "%s at 0x%llx", what,
+		 (unsigned long long)addr);
+	sim_stop(s, SIM_END_ERROR, err);
+}
+
+static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
+{
+	struct sim *s = ud;
+	if (s->interrupt_flag && *s->interrupt_flag) {
+		sim_stop(s, SIM_END_SIGNAL, SIGINT);
+		return;
+	}
+	int is_new;
+	const struct block_info *bi = dcache_get(s->dc, addr, &is_new);
+	if (!bi) {
+		internal_error(s, PMUSIM_ERR_NOMEM, "out of memory decoding code", addr);
+		return;
+	}
+	if (is_new && bi->kind != BK_NONE) {
+		size_t n;
+		dcache_specials(bi, &n);
+		if (n) {
+			/* the TB was translated before its hooks existed: translate it again */
+			if (hook_specials(s, bi) < 0) {
+				internal_error(s, PMUSIM_ERR_EMU, "cannot hook instruction", addr);
+				return;
+			}
+			uc_ctl_remove_cache(uc, bi->start, bi->end);
+			s->restart = 1;
+			s->restart_pc = addr;
+			uc_emu_stop(uc);
+			return;
+		}
+	}
+	if (s->opt.max_insns && !s->limit_armed) {
+		uint64_t done = bstream_insns(s->bs) + bstream_pending_insns(s->bs, addr);
+		int k = block_insn_index(bi, addr + size);
+		if (!bstream_is_rep_continuation(s->bs, addr) && k > 0 &&
+		    done + (uint64_t)k > s->opt.max_insns) {
+			uint64_t allow = s->opt.max_insns > done ? s->opt.max_insns - done : 0;
+			s->restart = 1;
+			s->restart_pc = addr;
+			s->restart_until = bi->start + bi->off[allow];
+			s->limit_armed = 1;
+			uc_emu_stop(uc);
+			return;
+		}
+	}
+	int err = bstream_tb_run(s->bs, bi, size);
+	if (err < 0)
+		internal_error(s, err, "emulator block disagrees with decoded code", addr);
+}
+
+static void hook_syscall(uc_engine *uc, void *ud)
+{
+	(void)uc;
+	syscall_dispatch(ud);
+}
+
+static int hook_cpuid(uc_engine *uc, void *ud)
+{
+	uint64_t a, c;
+	uint32_t r[4];
+	(void)ud;
+	uc_reg_read(uc, UC_X86_REG_RAX, &a);
+	uc_reg_read(uc, UC_X86_REG_RCX, &c);
+	cpuid_query((uint32_t)a, (uint32_t)c, r);
+	static const int regs[4] = {UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX};
+	for (int i = 0; i < 4; i++) {
+		uint64_t v = r[i];
+		uc_reg_write(uc, regs[i], &v);
+	}
+	return 1; /* skip Unicorn's own CPUID */
+}
+
+static void hook_intr(uc_engine *uc, uint32_t intno, void *ud)
+{
+	struct sim *s = ud;
+	uint64_t rip;
+	uc_reg_read(uc, UC_X86_REG_RIP, &rip);
+	int sig = SIGSEGV;
+	uint64_t pc = rip;
+	switch (intno) {
+	case 0: sig = SIGFPE; break;          /* #DE: RIP at the divide */
+	case 1: case 3: sig = SIGTRAP; pc = rip - (intno == 3); break;
+	case 6: sig = SIGILL; break;
+	case 16: case 19: sig = SIGFPE; break;
+	default: break;                       /* #GP, int n: SIGSEGV as Linux */
+	}
+	s->res->fault_pc = pc;
+	s->intr_rip = rip;
+	sim_stop(s, SIM_END_SIGNAL, sig);
+}
+
+static bool hook_mem_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
+			     int64_t value, void *ud)
+{
+	struct sim *s = ud;
+	(void)uc, (void)size, (void)value;
+	s->mem_fault_type = type;
+	s->mem_fault_addr = addr;
+	return false;
+}
+
+/* --- construction ---------------------------------------------------------- */
+
+static int add_hooks(struct sim *s)
+{
+	uc_hook h;
+	if (uc_hook_add(s->uc, &h, UC_HOOK_BLOCK, (void *)hook_block, s, 1, 0) ||
+	    uc_hook_add(s->uc, &h, UC_HOOK_INSN, (void *)hook_syscall, s, 1, 0, UC_X86_INS_SYSCALL) ||
+	    uc_hook_add(s->uc, &h, UC_HOOK_INSN, (void *)hook_cpuid, s, 1, 0, UC_X86_INS_CPUID) ||
+	    uc_hook_add(s->uc, &h, UC_HOOK_INTR, (void *)hook_intr, s, 1, 0) ||
+	    uc_hook_add(s->uc, &h, UC_HOOK_MEM_INVALID, (void *)hook_mem_invalid, s, 1, 0))
+		return PMUSIM_ERR_EMU;
+	return 0;
+}
+
+int sim_new(const struct sim_options *opt, struct sim **out, char *msg, size_t msglen)
+{
+	*out = NULL;
+	struct sim *s = calloc(1, sizeof(*s));
+	if (!s)
+		return PMUSIM_ERR_NOMEM;
+	s->opt = *opt;
+	if (!s->opt.log)
+		s->opt.log = stderr;
+	rng_init(&s->rng, opt->seed);
+	char abs[PATH_MAX];
+	s->exe_abs = strdup(realpath(opt->path, abs) ? abs : opt->path);
+	int err = PMUSIM_ERR_EMU;
+	if (uc_open(UC_ARCH_X86, UC_MODE_64, &s->uc) != UC_ERR_OK) {
+		snprintf(msg, msglen, "cannot create the Unicorn engine");
+		goto fail;
+	}
+	s->dc = dcache_new(read_code, s);
+	s->bs = bstream_new(s->dc, (struct bstream_cpu){read_reg, s});
+	if (!s->exe_abs || !s->dc || !s->bs) {
+		err = PMUSIM_ERR_NOMEM;
+		snprintf(msg, msglen, "out of memory");
+		goto fail;
+	}
+	err = loader_load(s, msg, msglen);
+	if (err < 0)
+		goto fail;
+	uint64_t sp;
+	err = loader_setup_stack(s, &sp);
+	if (err < 0) {
+		snprintf(msg, msglen, "cannot lay out the initial stack");
+		goto fail;
+	}
+	if (symtab_load(opt->path, s->load_bias, &s->syms) < 0)
+		s->syms = symtab_new_empty();
+	uc_reg_write(s->uc, UC_X86_REG_RSP, &sp);
+	uc_reg_write(s->uc, UC_X86_REG_RIP, &s->entry);
+	err = add_hooks(s);
+	if (err < 0) {
+		snprintf(msg, msglen, "cannot install emulator hooks");
+		goto fail;
+	}
+	syscall_init_fds(s);
+	bstream_set_tid(s->bs, 1000);
+	*out = s;
+	return 0;
+fail:
+	sim_free(s);
+	return err;
+}
+
+void sim_free(struct sim *s)
+{
+	if (!s)
+		return;
+	syscall_close_fds(s);
+	bstream_free(s->bs);
+	dcache_free(s->dc);
+	symtab_free(s->syms);
+	if (s->uc)
+		uc_close(s->uc);
+	free(s->vmas);
+	free(s->hooked);
+	free(s->exe_abs);
+	free(s);
+}
+
+int sim_add_sink(struct sim *s, struct block_sink sink)
+{
+	return bstream_add_sink(s->bs, sink);
+}
+
+void sim_set_interrupt_flag(struct sim *s, volatile int *flag)
+{
+	s->interrupt_flag = flag;
+}
+
+struct dcache *sim_dcache(struct sim *s)
+{
+	return s->dc;
+}
+
+const struct symtab *sim_symtab(const struct sim *s)
+{
+	return s->syms;
+}
+
+uint64_t sim_load_bias(const struct sim *s)
+{
+	return s->load_bias;
+}

@@ -1,0 +1,169 @@
+/* The guest address space: a sorted list of non-overlapping areas mirrored in
+ * Unicorn's memory map, with Linux mmap/munmap/mprotect semantics on top
+ * (page granularity, partial unmap/protect split areas). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "sim/sim_internal.h"
+
+const struct vma *mem_find(const struct sim *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->nvmas;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s->vmas[mid].end <= addr)
+			lo = mid + 1;
+		else if (s->vmas[mid].start > addr)
+			hi = mid;
+		else
+			return &s->vmas[mid];
+	}
+	return NULL;
+}
+
+int mem_is_mapped(const struct sim *s, uint64_t addr, uint64_t len)
+{
+	uint64_t end = addr + len;
+	while (addr < end) {
+		const struct vma *v = mem_find(s, addr);
+		if (!v)
+			return 0;
+		addr = v->end;
+	}
+	return 1;
+}
+
+static int vma_insert(struct sim *s, uint64_t start, uint64_t end, int prot)
+{
+	if (s->nvmas == s->capvmas) {
+		size_t nc = s->capvmas ? s->capvmas * 2 : 64;
+		struct vma *nv = realloc(s->vmas, nc * sizeof(*nv));
+		if (!nv)
+			return PMUSIM_ERR_NOMEM;
+		s->vmas = nv;
+		s->capvmas = nc;
+	}
+	size_t i = 0;
+	while (i < s->nvmas && s->vmas[i].start < start)
+		i++;
+	memmove(&s->vmas[i + 1], &s->vmas[i], (s->nvmas - i) * sizeof(*s->vmas));
+	s->vmas[i] = (struct vma){start, end, prot};
+	s->nvmas++;
+	return 0;
+}
+
+/* Splits areas so that addr is a boundary. */
+static int vma_split_at(struct sim *s, uint64_t addr)
+{
+	const struct vma *v = mem_find(s, addr);
+	if (!v || v->start == addr)
+		return 0;
+	uint64_t end = v->end;
+	int prot = v->prot;
+	((struct vma *)v)->end = addr;
+	return vma_insert(s, addr, end, prot);
+}
+
+int mem_map(struct sim *s, uint64_t addr, uint64_t len, int prot)
+{
+	if (len == 0 || (addr | len) & (GUEST_PAGE - 1))
+		return -EINVAL;
+	if (uc_mem_map(s->uc, addr, len, (uint32_t)prot) != UC_ERR_OK)
+		return -ENOMEM;
+	if (vma_insert(s, addr, addr + len, prot) < 0) {
+		uc_mem_unmap(s->uc, addr, len);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int mem_unmap(struct sim *s, uint64_t addr, uint64_t len)
+{
+	uint64_t end = addr + len;
+	if (vma_split_at(s, addr) < 0 || vma_split_at(s, end) < 0)
+		return -ENOMEM;
+	size_t w = 0;
+	for (size_t i = 0; i < s->nvmas; i++) {
+		struct vma *v = &s->vmas[i];
+		if (v->start >= addr && v->end <= end) {
+			if (v->prot & UC_PROT_EXEC)
+				uc_ctl_remove_cache(s->uc, v->start, v->end);
+			uc_mem_unmap(s->uc, v->start, v->end - v->start);
+			continue;
+		}
+		s->vmas[w++] = *v;
+	}
+	s->nvmas = w;
+	return 0;
+}
+
+int mem_protect(struct sim *s, uint64_t addr, uint64_t len, int prot)
+{
+	uint64_t end = addr + len;
+	if (!mem_is_mapped(s, addr, len))
+		return -ENOMEM;
+	if (vma_split_at(s, addr) < 0 || vma_split_at(s, end) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nvmas; i++) {
+		struct vma *v = &s->vmas[i];
+		if (v->start >= addr && v->end <= end) {
+			if (v->prot & UC_PROT_EXEC)
+				uc_ctl_remove_cache(s->uc, v->start, v->end);
+			if (uc_mem_protect(s->uc, v->start, v->end - v->start, (uint32_t)prot) != UC_ERR_OK)
+				return -ENOMEM;
+			v->prot = prot;
+		}
+	}
+	return 0;
+}
+
+uint64_t mem_find_free(struct sim *s, uint64_t len)
+{
+	uint64_t top = MMAP_TOP;
+	/* walk areas from the highest below MMAP_TOP downwards */
+	for (size_t i = s->nvmas; i-- > 0;) {
+		const struct vma *v = &s->vmas[i];
+		if (v->start >= top)
+			continue;
+		if (v->end <= top && top - v->end >= len)
+			return top - len;
+		if (v->start < top)
+			top = v->start;
+	}
+	if (top - len >= PAGE_UP(s->brk_cur) + (1ULL << 30))
+		return top - len;
+	return 0;
+}
+
+int mem_read(struct sim *s, uint64_t addr, void *buf, size_t len)
+{
+	if (len == 0)
+		return 0;
+	if (addr + len < addr || !mem_is_mapped(s, PAGE_DOWN(addr), PAGE_UP(addr + len) - PAGE_DOWN(addr)))
+		return -EFAULT;
+	return uc_mem_read(s->uc, addr, buf, len) == UC_ERR_OK ? 0 : -EFAULT;
+}
+
+int mem_write(struct sim *s, uint64_t addr, const void *buf, size_t len)
+{
+	if (len == 0)
+		return 0;
+	if (addr + len < addr || !mem_is_mapped(s, PAGE_DOWN(addr), PAGE_UP(addr + len) - PAGE_DOWN(addr)))
+		return -EFAULT;
+	if (s->dc && dcache_invalidate(s->dc, addr, len))
+		uc_ctl_remove_cache(s->uc, addr, addr + len);
+	return uc_mem_write(s->uc, addr, buf, len) == UC_ERR_OK ? 0 : -EFAULT;
+}
+
+int mem_read_str(struct sim *s, uint64_t addr, char *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (mem_read(s, addr + i, &buf[i], 1) < 0)
+			return -EFAULT;
+		if (buf[i] == 0)
+			return 0;
+	}
+	return -ENAMETOOLONG;
+}

@@ -1,0 +1,137 @@
+/* The run loop: starts Unicorn, restarts it where hooks asked for a fresh
+ * translation, and turns the way emulation ended into a sim_result (exit,
+ * signal with the faulting instruction, instruction limit, or pmusim error). */
+#include <signal.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "sim/fault.h"
+#include "sim/sim_internal.h"
+
+#define UNTIL_NEVER UINT64_MAX
+
+static void describe_pc(struct sim *s, uint64_t pc, char *buf, size_t len)
+{
+	const struct sym *sym = symtab_lookup(s->syms, pc);
+	if (sym)
+		snprintf(buf, len, "0x%llx (%s+0x%llx)", (unsigned long long)pc, sym->name,
+			 (unsigned long long)(pc - sym->addr));
+	else
+		snprintf(buf, len, "0x%llx", (unsigned long long)pc);
+}
+
+static void signal_message(struct sim *s, struct sim_result *res)
+{
+	char where[300];
+	describe_pc(s, res->fault_pc, where, sizeof(where));
+	const char *name = sigabbrev_np(res->signo);
+	if (res->fault_pc == 0) {
+		snprintf(res->message, sizeof(res->message), "program terminated by SIG%s (raised by the program)",
+			 name ? name : "?");
+		return;
+	}
+	const char *what = "";
+	char extra[96] = "";
+	if (s->mem_fault_type) {
+		switch (s->mem_fault_type) {
+		case UC_MEM_READ_UNMAPPED: what = "read of unmapped address"; break;
+		case UC_MEM_WRITE_UNMAPPED: what = "write to unmapped address"; break;
+		case UC_MEM_FETCH_UNMAPPED: what = "jump to unmapped address"; break;
+		case UC_MEM_WRITE_PROT: what = "write to read-only address"; break;
+		case UC_MEM_READ_PROT: what = "read of protected address"; break;
+		case UC_MEM_FETCH_PROT: what = "jump to non-executable address"; break;
+		default: what = "invalid access to"; break;
+		}
+		snprintf(extra, sizeof(extra), ": %s 0x%llx", what, (unsigned long long)res->fault_addr);
+	} else if (res->signo == SIGILL) {
+		snprintf(extra, sizeof(extra), ": illegal instruction");
+	} else if (res->signo == SIGFPE) {
+		snprintf(extra, sizeof(extra), ": arithmetic exception");
+	} else if (res->signo == SIGSEGV) {
+		snprintf(extra, sizeof(extra), ": privileged instruction or general protection fault");
+	}
+	snprintf(res->message, sizeof(res->message), "program terminated by SIG%s at %s%s",
+		 name ? name : "?", where, extra);
+}
+
+/* Maps a Unicorn error that ended emulation to a guest signal. */
+static void emu_error(struct sim *s, uc_err e, uint64_t rip, struct sim_result *res)
+{
+	const struct block_info *bi;
+	uint64_t tb_end;
+	res->end = SIM_END_SIGNAL;
+	switch (e) {
+	case UC_ERR_READ_UNMAPPED: case UC_ERR_WRITE_UNMAPPED: case UC_ERR_READ_PROT:
+	case UC_ERR_WRITE_PROT:
+		res->signo = SIGSEGV;
+		res->fault_addr = s->mem_fault_addr;
+		res->fault_pc = bstream_current(s->bs, &bi, &tb_end)
+					? fault_locate(s, bi, tb_end, s->mem_fault_addr, bi->start)
+					: rip;
+		break;
+	case UC_ERR_FETCH_UNMAPPED: case UC_ERR_FETCH_PROT:
+		res->signo = SIGSEGV;
+		res->fault_addr = s->mem_fault_addr;
+		res->fault_pc = s->mem_fault_addr;
+		break;
+	case UC_ERR_INSN_INVALID:
+		res->signo = SIGILL;
+		res->fault_pc = rip;
+		break;
+	default:
+		res->end = SIM_END_ERROR;
+		res->err = PMUSIM_ERR_EMU;
+		snprintf(res->message, sizeof(res->message), "emulator stopped at 0x%llx: %s",
+			 (unsigned long long)rip, uc_strerror(e));
+		break;
+	}
+}
+
+int sim_run(struct sim *s, struct sim_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	s->res = res;
+	uint64_t pc = s->entry, until = UNTIL_NEVER;
+	for (;;) {
+		s->restart = 0;
+		uc_err e = uc_emu_start(s->uc, pc, until, 0, 0);
+		if (s->restart && !s->stop_reason) {
+			pc = s->restart_pc;
+			if (s->restart_until)
+				until = s->restart_until;
+			s->restart_until = 0;
+			continue;
+		}
+		uint64_t rip;
+		uc_reg_read(s->uc, UC_X86_REG_RIP, &rip);
+		if (s->stop_reason) {
+			if (res->end == SIM_END_SIGNAL && res->fault_pc) {
+				/* the faulting instruction did not retire, except a trap (int3) */
+				uint64_t at = res->signo == SIGTRAP ? s->intr_rip : res->fault_pc;
+				bstream_finish(s->bs, at, res->signo != SIGTRAP);
+			} else {
+				bstream_finish(s->bs, rip, 0);
+			}
+		} else if (e == UC_ERR_OK && s->limit_armed && rip == until) {
+			res->end = SIM_END_LIMIT;
+			bstream_finish(s->bs, rip, 1);
+		} else if (e == UC_ERR_OK) {
+			/* emulation ended by itself (e.g. hlt): Linux would fault */
+			res->end = SIM_END_SIGNAL;
+			res->signo = SIGSEGV;
+			res->fault_pc = rip;
+			bstream_finish(s->bs, rip, 1);
+		} else {
+			emu_error(s, e, rip, res);
+			bstream_finish(s->bs, res->end == SIM_END_SIGNAL ? res->fault_pc : rip, 1);
+		}
+		break;
+	}
+	res->insns = bstream_insns(s->bs);
+	if (res->end == SIM_END_SIGNAL)
+		signal_message(s, res);
+	else if (res->end == SIM_END_LIMIT)
+		snprintf(res->message, sizeof(res->message), "stopped after %llu instructions (--max-insns)",
+			 (unsigned long long)res->insns);
+	return res->end == SIM_END_ERROR ? (res->err ? res->err : PMUSIM_ERR_INTERNAL) : 0;
+}

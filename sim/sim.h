@@ -1,0 +1,70 @@
+/* The machine: one x86-64 Linux process emulated on Unicorn. The only module
+ * family that includes unicorn.h. It loads a static ELF, runs it with Linux
+ * system calls, and streams retired blocks (pmu_model/block.h) to sinks.
+ *
+ * Determinism: guest time is simulated (instructions retired, 1 ns each, until
+ * the timing model of #3 supplies cycles), CPUID is a fixed model (sim/cpuid.c),
+ * RDTSC/RDRAND/getrandom/AT_RANDOM come from the seed. */
+#ifndef PMUSIM_SIM_SIM_H
+#define PMUSIM_SIM_SIM_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/symtab.h"
+#include "pmu_model/block.h"
+#include "sim/decode.h"
+
+struct sim_options {
+	const char *path;        /* program to run (host path) */
+	char *const *argv;       /* guest argv (argv[0] as given) */
+	char *const *envp;       /* guest environment */
+	uint64_t seed;
+	uint64_t max_insns;      /* 0: no limit */
+	int strict;              /* unsupported system calls are fatal */
+	FILE *log;               /* pmusim's own messages (stderr) */
+};
+
+enum sim_end {
+	SIM_END_EXIT = 0,        /* guest called exit/exit_group: status */
+	SIM_END_SIGNAL,          /* guest died of a signal: signo, fault_* */
+	SIM_END_LIMIT,           /* --max-insns reached */
+	SIM_END_ERROR,           /* pmusim could not go on: err, message */
+};
+
+struct sim_result {
+	enum sim_end end;
+	int status;              /* exit status, for SIM_END_EXIT */
+	int signo;               /* for SIM_END_SIGNAL */
+	int err;                 /* pmusim_err, for SIM_END_ERROR */
+	uint64_t fault_pc;       /* instruction that faulted */
+	uint64_t fault_addr;     /* data address, for memory faults */
+	uint64_t insns;          /* instructions retired */
+	char message[512];       /* one line, no newline */
+};
+
+struct sim;
+
+/* Loads the program and lays out the process. On failure returns a negative
+ * pmusim_err and, when msg is given, a one-line explanation. */
+int sim_new(const struct sim_options *opt, struct sim **out, char *msg, size_t msglen);
+void sim_free(struct sim *s);
+
+/* Adds a consumer of the retired-block stream (before sim_run). */
+int sim_add_sink(struct sim *s, struct block_sink sink);
+
+/* Runs the guest to its end. Always fills res; returns 0, or a negative
+ * pmusim_err when res->end == SIM_END_ERROR. */
+int sim_run(struct sim *s, struct sim_result *res);
+
+/* Emulation stops (as if by SIGINT) once *flag becomes non-zero, e.g. from a
+ * host SIGINT handler; checked at every block. */
+void sim_set_interrupt_flag(struct sim *s, volatile int *flag);
+
+/* The decode cache (block_info for every id seen) and the program's symbols. */
+struct dcache *sim_dcache(struct sim *s);
+const struct symtab *sim_symtab(const struct sim *s);
+/* Load bias of the program (0 for ET_EXEC). */
+uint64_t sim_load_bias(const struct sim *s);
+
+#endif

@@ -1,0 +1,23 @@
+/* Helpers shared by the system-call modules (syscall.c, sys_file.c, sys_mem.c).
+ * Every handler takes the six argument registers and returns the value the
+ * guest sees in RAX: >= 0 on success, -errno on failure (Linux x86-64 ABI). */
+#ifndef PMUSIM_SIM_SYSCALL_INTERNAL_H
+#define PMUSIM_SIM_SYSCALL_INTERNAL_H
+
+#include <stdint.h>
+
+#include "sim/sim_internal.h"
+
+struct sysargs {
+	long nr;
+	uint64_t a[6];
+};
+
+/* Returns 1 and sets *ret when the call is one of this module's. */
+int sys_file(struct sim *s, const struct sysargs *x, int64_t *ret);
+int sys_mem(struct sim *s, const struct sysargs *x, int64_t *ret);
+
+/* Host fd behind a guest fd, or -1. */
+int fd_host(const struct sim *s, uint64_t gfd);
+
+#endif

@@ -1,0 +1,333 @@
+/* Ground-truth counters fed by retired blocks (see sim/truth.h). Hot path: one
+ * array slot per code-run id; only indirect transfers and partial retirements
+ * go through hash tables. */
+#include "sim/truth.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+
+struct run_count {
+	const struct block_info *bi;
+	uint64_t execs;      /* entered by a control transfer (or at start) */
+	uint64_t full;       /* retired up to and including the terminator */
+	uint64_t taken;      /* cond/jmp/call taken; REP iterations for BK_REP */
+	uint64_t not_taken;
+};
+
+struct pkey {            /* hash key: (a, b) -> count */
+	uint64_t a, b, count;
+	int kind;
+};
+
+struct pmap {
+	struct pkey *slots;
+	size_t cap, used;
+};
+
+struct truth {
+	struct run_count *runs;
+	uint32_t cap;
+	uint64_t insns;
+	struct pmap partial; /* (id, ninsns) */
+	struct pmap edges;   /* (from, to) for indirect, call and return */
+	struct truth_branch *br;
+	size_t nbr;
+	struct truth_edge *ed;
+	size_t ned;
+};
+
+static size_t pmap_hash(uint64_t a, uint64_t b)
+{
+	uint64_t h = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL) * 0xc2b2ae3d27d4eb4fULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static int pmap_add(struct pmap *m, uint64_t a, uint64_t b, int kind, uint64_t n)
+{
+	if ((m->used + 1) * 2 > m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 256;
+		struct pkey *ns = calloc(nc, sizeof(*ns));
+		if (!ns)
+			return PMUSIM_ERR_NOMEM;
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->slots[i].count)
+				continue;
+			size_t j = pmap_hash(m->slots[i].a, m->slots[i].b) & (nc - 1);
+			while (ns[j].count)
+				j = (j + 1) & (nc - 1);
+			ns[j] = m->slots[i];
+		}
+		free(m->slots);
+		m->slots = ns;
+		m->cap = nc;
+	}
+	size_t mask = m->cap - 1;
+	for (size_t j = pmap_hash(a, b) & mask;; j = (j + 1) & mask) {
+		struct pkey *k = &m->slots[j];
+		if (!k->count) {
+			*k = (struct pkey){a, b, n, kind};
+			m->used++;
+			return 0;
+		}
+		if (k->a == a && k->b == b) {
+			k->count += n;
+			return 0;
+		}
+	}
+}
+
+struct truth *truth_new(void)
+{
+	return calloc(1, sizeof(struct truth));
+}
+
+void truth_free(struct truth *t)
+{
+	if (!t)
+		return;
+	free(t->runs);
+	free(t->partial.slots);
+	free(t->edges.slots);
+	free(t->br);
+	free(t->ed);
+	free(t);
+}
+
+static void truth_retire(void *ctx, const struct retired_block *rb)
+{
+	struct truth *t = ctx;
+	const struct block_info *bi = rb->info;
+	uint32_t id = bi->id;
+	if (id >= t->cap) {
+		uint32_t nc = t->cap ? t->cap : 1024;
+		while (nc <= id)
+			nc *= 2;
+		struct run_count *nr = realloc(t->runs, nc * sizeof(*nr));
+		if (!nr)
+			abort(); /* out of memory in the middle of a run: counts would be wrong */
+		memset(nr + t->cap, 0, (nc - t->cap) * sizeof(*nr));
+		t->runs = nr;
+		t->cap = nc;
+	}
+	struct run_count *c = &t->runs[id];
+	c->bi = bi;
+	t->insns += rb->ninsns;
+	c->execs += rb->run_start;
+	if (rb->ninsns != bi->ninsns || rb->kind == BK_NONE) {
+		if (rb->ninsns == bi->ninsns && bi->kind == BK_NONE)
+			c->full++;
+		else
+			pmap_add(&t->partial, id, rb->ninsns, 0, 1);
+		return;
+	}
+	c->full++;
+	switch (rb->kind) {
+	case BK_COND:
+		if (rb->taken)
+			c->taken++;
+		else
+			c->not_taken++;
+		break;
+	case BK_JMP:
+		c->taken++;
+		break;
+	case BK_REP:
+		c->taken += rb->rep_iters;
+		break;
+	case BK_CALL: case BK_CALL_IND: case BK_JMP_IND: case BK_RET:
+		pmap_add(&t->edges, bi->term, rb->next, rb->kind, 1);
+		break;
+	}
+}
+
+struct block_sink truth_sink(struct truth *t)
+{
+	return (struct block_sink){truth_retire, t};
+}
+
+uint64_t truth_insns(const struct truth *t)
+{
+	return t->insns;
+}
+
+static int cmp_branch(const void *a, const void *b)
+{
+	const struct truth_branch *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct truth_edge *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+int truth_branches(struct truth *t, const struct truth_branch **out, size_t *n)
+{
+	free(t->br);
+	t->br = calloc(t->cap + 1, sizeof(*t->br));
+	if (!t->br)
+		return PMUSIM_ERR_NOMEM;
+	size_t k = 0;
+	for (uint32_t i = 0; i < t->cap; i++) {
+		const struct run_count *c = &t->runs[i];
+		if (!c->bi || !c->full || (c->bi->kind != BK_COND && c->bi->kind != BK_JMP))
+			continue;
+		t->br[k++] = (struct truth_branch){c->bi->term, c->bi->end, c->bi->target, c->bi->kind,
+						   c->taken, c->not_taken};
+	}
+	qsort(t->br, k, sizeof(*t->br), cmp_branch);
+	size_t w = 0; /* merge runs that share a terminator */
+	for (size_t i = 0; i < k; i++) {
+		if (w && t->br[w - 1].addr == t->br[i].addr) {
+			t->br[w - 1].taken += t->br[i].taken;
+			t->br[w - 1].not_taken += t->br[i].not_taken;
+		} else {
+			t->br[w++] = t->br[i];
+		}
+	}
+	t->nbr = w;
+	*out = t->br;
+	*n = w;
+	return 0;
+}
+
+int truth_edges(struct truth *t, const struct truth_edge **out, size_t *n)
+{
+	free(t->ed);
+	t->ed = calloc(t->edges.used + 1, sizeof(*t->ed));
+	if (!t->ed)
+		return PMUSIM_ERR_NOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < t->edges.cap; i++) {
+		const struct pkey *p = &t->edges.slots[i];
+		if (p->count)
+			t->ed[k++] = (struct truth_edge){p->a, p->b, p->kind, p->count};
+	}
+	qsort(t->ed, k, sizeof(*t->ed), cmp_edge);
+	t->ned = k;
+	*out = t->ed;
+	*n = k;
+	return 0;
+}
+
+/* --- per-function and per-site aggregates for JSON -------------------------- */
+
+struct fn_count {
+	uint64_t insns, calls;
+};
+
+/* Adds count executions of the first k instructions of bi to per-function totals. */
+static void add_fn_insns(const struct symtab *st, struct fn_count *fc, uint64_t *unknown,
+			 const struct block_info *bi, int k, uint64_t count)
+{
+	for (int i = 0; i < k; i++) {
+		const struct sym *s = symtab_lookup(st, bi->start + bi->off[i]);
+		if (s)
+			fc[s - symtab_at(st, 0)].insns += count;
+		else
+			*unknown += count;
+	}
+}
+
+int truth_function_counts(struct truth *t, const struct symtab *st, uint64_t **insns,
+			  uint64_t **calls, uint64_t *unknown)
+{
+	size_t nf = symtab_count(st);
+	struct fn_count *fc = calloc(nf + 1, sizeof(*fc));
+	*insns = calloc(nf + 1, sizeof(uint64_t));
+	*calls = calloc(nf + 1, sizeof(uint64_t));
+	if (!fc || !*insns || !*calls) {
+		free(fc);
+		return PMUSIM_ERR_NOMEM;
+	}
+	*unknown = 0;
+	for (uint32_t i = 0; i < t->cap; i++) {
+		const struct run_count *c = &t->runs[i];
+		if (c->bi && c->full)
+			add_fn_insns(st, fc, unknown, c->bi, c->bi->ninsns, c->full);
+	}
+	for (size_t i = 0; i < t->partial.cap; i++) {
+		const struct pkey *p = &t->partial.slots[i];
+		if (p->count)
+			add_fn_insns(st, fc, unknown, t->runs[p->a].bi, (int)p->b, p->count);
+	}
+	for (size_t i = 0; i < t->edges.cap; i++) {
+		const struct pkey *p = &t->edges.slots[i];
+		if (!p->count || (p->kind != BK_CALL && p->kind != BK_CALL_IND))
+			continue;
+		const struct sym *s = symtab_lookup(st, p->b);
+		if (s && s->addr == p->b)
+			fc[s - symtab_at(st, 0)].calls += p->count;
+	}
+	for (size_t i = 0; i < nf; i++) {
+		(*insns)[i] = fc[i].insns;
+		(*calls)[i] = fc[i].calls;
+	}
+	free(fc);
+	return 0;
+}
+
+int truth_rep_sites(struct truth *t, uint64_t **addr, uint64_t **execs, uint64_t **iters, size_t *n)
+{
+	size_t k = 0;
+	*addr = calloc(t->cap + 1, 8);
+	*execs = calloc(t->cap + 1, 8);
+	*iters = calloc(t->cap + 1, 8);
+	if (!*addr || !*execs || !*iters)
+		return PMUSIM_ERR_NOMEM;
+	for (uint32_t i = 0; i < t->cap; i++) {
+		const struct run_count *c = &t->runs[i];
+		if (!c->bi || c->bi->kind != BK_REP || !c->full)
+			continue;
+		size_t j = 0;
+		while (j < k && (*addr)[j] != c->bi->term)
+			j++;
+		if (j == k) {
+			/* keep sorted by address */
+			j = 0;
+			while (j < k && (*addr)[j] < c->bi->term)
+				j++;
+			memmove(&(*addr)[j + 1], &(*addr)[j], (k - j) * 8);
+			memmove(&(*execs)[j + 1], &(*execs)[j], (k - j) * 8);
+			memmove(&(*iters)[j + 1], &(*iters)[j], (k - j) * 8);
+			(*addr)[j] = c->bi->term;
+			(*execs)[j] = (*iters)[j] = 0;
+			k++;
+		}
+		(*execs)[j] += c->full;
+		(*iters)[j] += c->taken;
+	}
+	*n = k;
+	return 0;
+}
+
+static int cmp_bi(const void *a, const void *b)
+{
+	const struct block_info *x = *(const struct block_info *const *)a;
+	const struct block_info *y = *(const struct block_info *const *)b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int truth_runs(struct truth *t, const struct block_info ***bi, uint64_t **execs, size_t *n)
+{
+	size_t k = 0;
+	*bi = calloc(t->cap + 1, sizeof(**bi));
+	*execs = calloc(t->cap + 1, 8);
+	if (!*bi || !*execs)
+		return PMUSIM_ERR_NOMEM;
+	for (uint32_t i = 0; i < t->cap; i++)
+		if (t->runs[i].bi && t->runs[i].execs)
+			(*bi)[k++] = t->runs[i].bi;
+	qsort(*bi, k, sizeof(**bi), cmp_bi);
+	for (size_t i = 0; i < k; i++)
+		(*execs)[i] = t->runs[(*bi)[i]->id].execs;
+	*n = k;
+	return 0;
+}

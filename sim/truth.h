@@ -1,0 +1,62 @@
+/* Exact ground truth, counted from the retired-block stream: instructions,
+ * executions per code run, per branch instruction its taken / not-taken counts
+ * and indirect targets, calls (site -> callee), returns, REP iterations per
+ * site, per function (ELF symbols) instructions and calls.
+ *
+ * A truth is a block_sink; it knows no Unicorn and can be fed by hand. Output:
+ * BOLT fdata (llvm-bolt's --data syntax) and JSON. */
+#ifndef PMUSIM_SIM_TRUTH_H
+#define PMUSIM_SIM_TRUTH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/symtab.h"
+#include "pmu_model/block.h"
+
+struct truth;
+
+struct truth *truth_new(void);
+void truth_free(struct truth *t);
+
+/* The sink that feeds t. */
+struct block_sink truth_sink(struct truth *t);
+
+uint64_t truth_insns(const struct truth *t);
+
+/* Per branch site, aggregated over every run ending there. */
+struct truth_branch {
+	uint64_t addr, fallthrough, target; /* target: static target, 0 if indirect */
+	int kind;
+	uint64_t taken, not_taken;
+};
+/* Indirect jumps, calls (direct too) and returns: one per (site, target). */
+struct truth_edge {
+	uint64_t from, to;
+	int kind;
+	uint64_t count;
+};
+
+/* Sorted views, valid until the next retire or truth_free. */
+int truth_branches(struct truth *t, const struct truth_branch **out, size_t *n);
+int truth_edges(struct truth *t, const struct truth_edge **out, size_t *n);
+
+/* Per-function totals, indexed like symtab_at(st, i); caller frees both arrays.
+ * unknown: instructions no symbol covers. calls: entries by call instructions. */
+int truth_function_counts(struct truth *t, const struct symtab *st, uint64_t **insns,
+			  uint64_t **calls, uint64_t *unknown);
+/* REP sites sorted by address: executions and total iterations; caller frees. */
+int truth_rep_sites(struct truth *t, uint64_t **addr, uint64_t **execs, uint64_t **iters, size_t *n);
+/* Runs entered by a control transfer, sorted by start, with entry counts; caller frees. */
+int truth_runs(struct truth *t, const struct block_info ***bi, uint64_t **execs, size_t *n);
+
+/* Writes branch, call and return edges as BOLT fdata:
+ * "<1|0> <sym|dso> <hexoff> <1|0> <sym|dso> <hexoff> <mispreds> <count>", sorted.
+ * dso names the program for addresses no symbol covers (offset from load bias). */
+int truth_write_fdata(struct truth *t, FILE *f, const struct symtab *st, const char *dso,
+		      uint64_t load_bias);
+
+/* Writes everything as one JSON object (see README, "Ground truth"). */
+int truth_write_json(struct truth *t, FILE *f, const struct symtab *st, const char *program);
+
+#endif

@@ -1,0 +1,194 @@
+/* Ground truth output: BOLT fdata (the --data syntax llvm-bolt and perf2bolt
+ * use: "<is_sym> <name> <hex offset> <is_sym> <name> <hex offset> <mispreds>
+ * <count>", bolt/docs and DataReader) and a JSON document. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "sim/truth.h"
+
+static void fdata_loc(FILE *f, const struct symtab *st, const char *dso, uint64_t bias, uint64_t a)
+{
+	const struct sym *s = symtab_lookup(st, a);
+	if (s)
+		fprintf(f, "1 %s %" PRIx64, s->name, a - s->addr);
+	else
+		fprintf(f, "0 %s %" PRIx64, dso, a - bias);
+}
+
+static void fdata_line(FILE *f, const struct symtab *st, const char *dso, uint64_t bias,
+		       uint64_t from, uint64_t to, uint64_t count)
+{
+	fdata_loc(f, st, dso, bias, from);
+	fputc(' ', f);
+	fdata_loc(f, st, dso, bias, to);
+	fprintf(f, " 0 %" PRIu64 "\n", count);
+}
+
+struct line {
+	uint64_t from, to, count;
+};
+
+static int cmp_line(const void *a, const void *b)
+{
+	const struct line *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+int truth_write_fdata(struct truth *t, FILE *f, const struct symtab *st, const char *dso,
+		      uint64_t bias)
+{
+	const struct truth_branch *br;
+	const struct truth_edge *ed;
+	size_t nb, ne;
+	int err = truth_branches(t, &br, &nb);
+	if (err < 0 || (err = truth_edges(t, &ed, &ne)) < 0)
+		return err;
+	struct line *l = calloc(2 * nb + ne + 1, sizeof(*l));
+	if (!l)
+		return PMUSIM_ERR_NOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < nb; i++) {
+		if (br[i].taken)
+			l[k++] = (struct line){br[i].addr, br[i].target, br[i].taken};
+		if (br[i].kind == BK_COND && br[i].not_taken)
+			l[k++] = (struct line){br[i].addr, br[i].fallthrough, br[i].not_taken};
+	}
+	for (size_t i = 0; i < ne; i++)
+		l[k++] = (struct line){ed[i].from, ed[i].to, ed[i].count};
+	qsort(l, k, sizeof(*l), cmp_line);
+	for (size_t i = 0; i < k; i++)
+		fdata_line(f, st, dso, bias, l[i].from, l[i].to, l[i].count);
+	free(l);
+	return ferror(f) ? PMUSIM_ERR_IO : 0;
+}
+
+/* --- JSON ----------------------------------------------------------------- */
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_loc(FILE *f, const struct symtab *st, const char *key, uint64_t a)
+{
+	const struct sym *s = symtab_lookup(st, a);
+	fprintf(f, "\"%s\": \"0x%" PRIx64 "\", \"%s_sym\": ", key, a, key);
+	if (s) {
+		char buf[600];
+		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, s->name, a - s->addr);
+		json_str(f, buf);
+	} else {
+		fputs("null", f);
+	}
+}
+
+static void json_branches(struct truth *t, FILE *f, const struct symtab *st)
+{
+	const struct truth_branch *br;
+	const struct truth_edge *ed;
+	size_t nb = 0, ne = 0;
+	truth_branches(t, &br, &nb);
+	truth_edges(t, &ed, &ne);
+	fputs("  \"branches\": [", f);
+	for (size_t i = 0; i < nb; i++) {
+		fprintf(f, "%s\n    {", i ? "," : "");
+		json_loc(f, st, "addr", br[i].addr);
+		fprintf(f, ", \"kind\": \"%s\", ", br_kind_name(br[i].kind));
+		json_loc(f, st, "target", br[i].target);
+		fprintf(f, ", \"taken\": %" PRIu64 ", \"not_taken\": %" PRIu64 "}", br[i].taken,
+			br[i].not_taken);
+	}
+	fputs("\n  ],\n  \"transfers\": [", f);
+	for (size_t i = 0; i < ne; i++) {
+		fprintf(f, "%s\n    {\"kind\": \"%s\", ", i ? "," : "", br_kind_name(ed[i].kind));
+		json_loc(f, st, "from", ed[i].from);
+		fputs(", ", f);
+		json_loc(f, st, "to", ed[i].to);
+		fprintf(f, ", \"count\": %" PRIu64 "}", ed[i].count);
+	}
+	fputs("\n  ],\n", f);
+}
+
+static int json_functions(struct truth *t, FILE *f, const struct symtab *st)
+{
+	uint64_t *insns, *calls, unknown;
+	int err = truth_function_counts(t, st, &insns, &calls, &unknown);
+	if (err < 0)
+		return err;
+	fputs("  \"functions\": [", f);
+	int first = 1;
+	for (size_t i = 0; i < symtab_count(st); i++) {
+		if (!insns[i] && !calls[i])
+			continue;
+		const struct sym *s = symtab_at(st, i);
+		fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
+		json_str(f, s->name);
+		fprintf(f, ", \"addr\": \"0x%" PRIx64 "\", \"instructions\": %" PRIu64
+			   ", \"calls\": %" PRIu64 "}", s->addr, insns[i], calls[i]);
+		first = 0;
+	}
+	fprintf(f, "\n  ],\n  \"instructions_outside_symbols\": %" PRIu64 ",\n", unknown);
+	free(insns);
+	free(calls);
+	return 0;
+}
+
+static int json_rep_and_runs(struct truth *t, FILE *f, const struct symtab *st)
+{
+	uint64_t *addr, *execs, *iters;
+	size_t n;
+	int err = truth_rep_sites(t, &addr, &execs, &iters, &n);
+	if (err < 0)
+		return err;
+	fputs("  \"rep\": [", f);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%s\n    {", i ? "," : "");
+		json_loc(f, st, "addr", addr[i]);
+		fprintf(f, ", \"executions\": %" PRIu64 ", \"iterations\": %" PRIu64 "}", execs[i], iters[i]);
+	}
+	free(addr);
+	free(execs);
+	free(iters);
+	const struct block_info **bi;
+	uint64_t *ex;
+	if ((err = truth_runs(t, &bi, &ex, &n)) < 0)
+		return err;
+	fputs("\n  ],\n  \"blocks\": [", f);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%s\n    {", i ? "," : "");
+		json_loc(f, st, "start", bi[i]->start);
+		fprintf(f, ", \"instructions\": %u, \"end_kind\": \"%s\", \"executions\": %" PRIu64 "}",
+			bi[i]->ninsns, br_kind_name(bi[i]->kind), ex[i]);
+	}
+	fputs("\n  ]\n", f);
+	free(bi);
+	free(ex);
+	return 0;
+}
+
+int truth_write_json(struct truth *t, FILE *f, const struct symtab *st, const char *program)
+{
+	fputs("{\n  \"program\": ", f);
+	json_str(f, program);
+	fprintf(f, ",\n  \"instructions\": %" PRIu64 ",\n", truth_insns(t));
+	json_branches(t, f, st);
+	int err = json_functions(t, f, st);
+	if (err < 0 || (err = json_rep_and_runs(t, f, st)) < 0)
+		return err;
+	fputs("}\n", f);
+	return ferror(f) ? PMUSIM_ERR_IO : 0;
+}
