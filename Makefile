@@ -47,7 +47,7 @@ WORKLOADS := $(WL_C:workloads/%.c=$(WL_DIR)/%) $(WL_MUSL:workloads/%.c=$(WL_DIR)
 
 # Debian 12 packages the project, its tests and benchmarks use.
 DEPS := build-essential pkg-config libunicorn-dev libcapstone-dev libelf-dev check \
-	valgrind musl-tools python3 linux-perf bolt-16 autofdo llvm
+	valgrind musl-tools busybox-static python3 linux-perf bolt-16 autofdo llvm
 
 .PHONY: all test unit e2e asan-unit bench demo deps workloads clean format syscall-names
 
@@ -70,17 +70,26 @@ $(BUILD)/tests/check_e2e%: tests/e2e/check_e2e%.c tests/e2e/e2e_util.c $(LIB_OBJ
 
 workloads: $(WORKLOADS)
 
-$(WL_DIR)/musl_%: workloads/musl_%.c
+# Each workload keeps its object file: tests read the program's own functions from it.
+.PRECIOUS: $(WL_DIR)/%.o
+$(WL_DIR)/musl_%.o: workloads/musl_%.c
 	@mkdir -p $(WL_DIR)
-	musl-gcc -O2 -static -o $@ $<
+	musl-gcc -O2 -c -o $@ $<
 
-$(WL_DIR)/%: workloads/%.c
-	@mkdir -p $(WL_DIR)
-	gcc -O2 -static -fno-pie -no-pie -fno-omit-frame-pointer -o $@ $<
+$(WL_DIR)/musl_%: $(WL_DIR)/musl_%.o
+	musl-gcc -static -o $@ $<
 
-$(WL_DIR)/%: workloads/%.S
+$(WL_DIR)/%.o: workloads/%.c
 	@mkdir -p $(WL_DIR)
-	gcc -static -nostdlib -o $@ $<
+	gcc -O2 -fno-pie -fno-omit-frame-pointer -c -o $@ $<
+
+$(WL_DIR)/%.o: workloads/%.S
+	@mkdir -p $(WL_DIR)
+	gcc -c -o $@ $<
+
+$(WL_DIR)/%: $(WL_DIR)/%.o
+	case "$*" in asm_*) gcc -static -nostdlib -o $@ $< ;; \
+	*) gcc -static -no-pie -o $@ $< ;; esac
 
 # The README's first command: install what is missing, build, run the default workload.
 demo: deps

@@ -198,6 +198,7 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	signal(SIGINT, on_sigint);
+	signal(SIGPIPE, SIG_IGN); /* a closed pipe is the guest's SIGPIPE, not pmusim's */
 	sim_set_interrupt_flag(sim, &interrupted);
 	struct sim_result res;
 	sim_run(sim, &res);

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,8 @@ static int64_t do_write(struct sim *s, int hfd, uint64_t buf, uint64_t n, int64_
 	else {
 		ssize_t r = off < 0 ? write(hfd, tmp, n) : pwrite(hfd, tmp, n, off);
 		ret = r < 0 ? -errno : r;
+		if (ret == -EPIPE)
+			sys_raise(s, SIGPIPE);
 	}
 	free(tmp);
 	return ret;

@@ -70,8 +70,8 @@ static int sig_default_ignored(int sig)
 	return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT;
 }
 
-/* A signal sent by the guest to itself. */
-static int64_t do_kill_self(struct sim *s, int sig)
+/* A signal sent by the guest to itself (or raised on it, e.g. SIGPIPE). */
+int64_t sys_raise(struct sim *s, int sig)
 {
 	if (sig == 0)
 		return 0;
@@ -213,12 +213,24 @@ static int64_t do_misc(struct sim *s, const struct sysargs *x, int *handled)
 	case SYS_rt_sigprocmask: return do_rt_sigprocmask(s, (int)a[0], a[1], a[2]);
 	case SYS_sigaltstack: return a[1] ? put(s, a[1], (uint64_t[3]){0, 2 /* SS_DISABLE */, 0}, 24) : 0;
 	case SYS_kill:
-		return (a[0] == GUEST_PID || a[0] == 0) ? do_kill_self(s, (int)a[1]) : -EPERM;
+		return (a[0] == GUEST_PID || a[0] == 0) ? sys_raise(s, (int)a[1]) : -EPERM;
 	case SYS_tgkill:
-		return a[1] == GUEST_PID ? do_kill_self(s, (int)a[2]) : -ESRCH;
+		return a[1] == GUEST_PID ? sys_raise(s, (int)a[2]) : -ESRCH;
 	case SYS_tkill:
-		return a[0] == GUEST_PID ? do_kill_self(s, (int)a[1]) : -ESRCH;
+		return a[0] == GUEST_PID ? sys_raise(s, (int)a[1]) : -ESRCH;
 	case SYS_sched_yield: return 0;
+	case SYS_prctl:
+		switch (a[0]) {
+		case 15: /* PR_SET_NAME */
+			return 0;
+		case 16: /* PR_GET_NAME: the program's base name, as Linux's comm */ {
+			char comm[16] = {0};
+			const char *b = strrchr(s->opt.path, '/');
+			strncpy(comm, b ? b + 1 : s->opt.path, 15);
+			return put(s, a[1], comm, 16);
+		}
+		}
+		return -EINVAL;
 	case SYS_sched_getaffinity: {
 		uint64_t mask = 1;
 		if (a[1] < 8)

@@ -17,6 +17,9 @@ struct sysargs {
 int sys_file(struct sim *s, const struct sysargs *x, int64_t *ret);
 int sys_mem(struct sim *s, const struct sysargs *x, int64_t *ret);
 
+/* Raises signal sig on the guest: default actions end the run (syscall.c). */
+int64_t sys_raise(struct sim *s, int sig);
+
 /* Host fd behind a guest fd, or -1. */
 int fd_host(const struct sim *s, uint64_t gfd);
 

@@ -1,0 +1,378 @@
+/* End-to-end tests of `pmusim run` against things nobody here wrote:
+ * - native execution: identical stdout and exit status for every workload and
+ *   for programs of this machine (busybox's static applets);
+ * - valgrind callgrind --collect-jumps: identical taken / executed counts for
+ *   every conditional and unconditional jump of the program's own functions;
+ * - valgrind lackey: identical instruction totals on REP-free programs;
+ * - bad ELF files: exit status 2 and a one-line message;
+ * - determinism: identical truth files from two runs with the same seed.
+ * Environment: PMUSIM (the binary), WORKLOADS (directory of built workloads). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/symtab.h"
+#include "tests/e2e/e2e_util.h"
+
+static const char *pmusim(void)
+{
+	const char *p = getenv("PMUSIM");
+	return p ? p : "build/release/pmusim";
+}
+
+static const char *wl(const char *name)
+{
+	static char buf[8][512];
+	static int slot;
+	const char *d = getenv("WORKLOADS");
+	char *b = buf[slot++ % 8];
+	snprintf(b, 512, "%s/%s", d ? d : "build/workloads", name);
+	return b;
+}
+
+/* --- native vs simulated ------------------------------------------------ */
+
+struct native_case {
+	int line;
+	const char *prog;   /* workload name, or absolute path of a machine program */
+	const char *args[6];
+	const char *stdin_text;
+};
+
+static const struct native_case native_cases[] = {
+	{__LINE__, "loops", {0}, NULL},
+	{__LINE__, "switch", {0}, NULL},
+	{__LINE__, "recursion", {0}, NULL},
+	{__LINE__, "indirect", {0}, NULL},
+	{__LINE__, "strings", {0}, NULL},
+	{__LINE__, "syscalls", {0}, NULL},
+	{__LINE__, "fault_segv", {0}, NULL},
+	{__LINE__, "abort", {0}, NULL},
+	{__LINE__, "exit_code", {0}, NULL},
+	{__LINE__, "args_env", {"one", "two words", "3"}, "some input\nmore input\n"},
+	{__LINE__, "musl_hello", {0}, NULL},
+	{__LINE__, "asm_branches", {0}, NULL},
+	{__LINE__, "asm_tb_split", {0}, NULL},
+	{__LINE__, "/bin/busybox", {"echo", "hello", "from", "busybox"}, NULL},
+	{__LINE__, "/bin/busybox", {"wc"}, "alpha beta\ngamma\n\ndelta epsilon zeta\n"},
+	{__LINE__, "/bin/busybox", {"sort", "-r"}, "pear\napple\nfig\nbanana\n"},
+	{__LINE__, "/bin/busybox", {"sha256sum"}, "The quick brown fox jumps over the lazy dog\n"},
+	{__LINE__, "/bin/busybox", {"tr", "a-z", "A-Z"}, "shout this line\n"},
+	{__LINE__, "/bin/busybox", {"cut", "-d:", "-f2"}, "a:b:c\nd:e:f\n"},
+	{__LINE__, "/bin/busybox", {"sed", "s/o/0/g"}, "foo boo\n"},
+	{__LINE__, "/bin/busybox", {"grep", "-c", "an"}, "banana\napple\nmango\n"},
+	{__LINE__, "/bin/busybox", {"sh", "-c", "x=3; echo $((x*7)); exit 5"}, NULL},
+	{__LINE__, "/bin/busybox", {"false"}, NULL},
+};
+
+static const char *case_path(const struct native_case *c)
+{
+	return c->prog[0] == '/' ? c->prog : wl(c->prog);
+}
+
+START_TEST(native_matches)
+{
+	const struct native_case *c = &native_cases[_i];
+	const char *prog = case_path(c);
+	if (access(prog, X_OK) != 0)
+		ck_abort_msg("line %d: %s is missing (make workloads / make deps)", c->line, prog);
+	const char *in = NULL;
+	if (c->stdin_text) {
+		in = tmp_path("stdin.txt");
+		FILE *f = fopen(in, "w");
+		fputs(c->stdin_text, f);
+		fclose(f);
+	}
+	char *nargv[10] = {(char *)prog}, *sargv[14] = {(char *)pmusim(), "run", "--", (char *)prog};
+	int k = 0;
+	for (; k < 6 && c->args[k]; k++) {
+		nargv[1 + k] = (char *)c->args[k];
+		sargv[4 + k] = (char *)c->args[k];
+	}
+	const char *nout = tmp_path("native.out"), *sout = tmp_path("sim.out"), *serr = tmp_path("sim.err");
+	int ns = run_cmd(nargv, in, nout, NULL);
+	int ss = run_cmd(sargv, in, sout, serr);
+	char *a = slurp(nout, NULL), *b = slurp(sout, NULL), *e = slurp(serr, NULL);
+	ck_assert_msg(ns == ss, "line %d %s: exit status native %d, pmusim %d; pmusim stderr: %s", c->line,
+		      prog, ns, ss, e);
+	ck_assert_msg(strcmp(a, b) == 0, "line %d %s: stdout differs:\nnative: %s\npmusim: %s", c->line,
+		      prog, a, b);
+	if (ns >= 128) /* died of a signal: pmusim reports it in one line */
+		ck_assert_msg(strstr(e, "pmusim: program terminated by SIG") && strchr(e, '\n') == e + strlen(e) - 1,
+			      "line %d: expected a one-line signal report, got: %s", c->line, e);
+	free(a), free(b), free(e);
+}
+END_TEST
+
+/* --- callgrind jump counts ------------------------------------------------ */
+
+struct range {
+	uint64_t lo, hi;
+};
+
+/* Address ranges of the functions defined in the workload's own object file. */
+static size_t own_ranges(const char *name, struct range *r, size_t max)
+{
+	char cmd[1024], obj[600];
+	snprintf(obj, sizeof(obj), "%s.o", wl(name));
+	snprintf(cmd, sizeof(cmd), "nm --defined-only -P %s", obj);
+	struct symtab *st;
+	ck_assert_msg(symtab_load(wl(name), 0, &st) == 0, "%s: cannot read symbols", name);
+	FILE *p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	char line[512], sym[400], type;
+	size_t n = 0;
+	while (fgets(line, sizeof(line), p) && n < max) {
+		if (sscanf(line, "%399s %c", sym, &type) != 2 || (type != 'T' && type != 't'))
+			continue;
+		for (size_t i = 0; i < symtab_count(st); i++) {
+			const struct sym *s = symtab_at(st, i);
+			if (strcmp(s->name, sym) == 0 && s->size) {
+				r[n++] = (struct range){s->addr, s->addr + s->size};
+				break;
+			}
+		}
+	}
+	pclose(p);
+	symtab_free(st);
+	return n;
+}
+
+static int in_ranges(const struct range *r, size_t n, uint64_t a)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a >= r[i].lo && a < r[i].hi)
+			return 1;
+	return 0;
+}
+
+static const struct jump_rec *find_jump(const struct jump_rec *v, size_t n, uint64_t from, uint64_t to)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].from == from && v[i].to == to)
+			return &v[i];
+	return NULL;
+}
+
+static const char *const callgrind_cases[] = {
+	"loops", "switch", "recursion", "indirect", "strings", "asm_branches", "musl_hello",
+};
+
+START_TEST(callgrind_matches)
+{
+	const char *name = callgrind_cases[_i];
+	const char *prog = wl(name);
+	struct range own[256];
+	size_t nown = own_ranges(name, own, 256);
+	ck_assert_msg(nown > 0, "%s: no functions of its own found", name);
+	const char *cg = tmp_path("callgrind.out"), *tj = tmp_path("truth.json");
+	char outopt[600];
+	snprintf(outopt, sizeof(outopt), "--callgrind-out-file=%s", cg);
+	char *vargv[] = {"valgrind", "--tool=callgrind", "--collect-jumps=yes", "--dump-instr=yes",
+			 outopt, (char *)prog, NULL};
+	char *sargv[] = {(char *)pmusim(), "run", "--truth-json", (char *)tj, "--", (char *)prog, NULL};
+	int vs = run_cmd(vargv, NULL, NULL, NULL), ss = run_cmd(sargv, NULL, NULL, NULL);
+	ck_assert_msg(vs == ss, "%s: exit status valgrind %d, pmusim %d", name, vs, ss);
+	struct jump_rec *cj, *tjr;
+	size_t ncj, ntj;
+	ck_assert_int_eq(callgrind_jumps(cg, &cj, &ncj), 0);
+	ck_assert_int_eq(truth_jumps(tj, &tjr, &ntj), 0);
+	int mismatches = 0, compared = 0;
+	char report[4096] = "";
+	size_t rl = 0;
+	/* every jump pmusim saw in the program's own code, as callgrind counted it */
+	for (size_t i = 0; i < ntj; i++) {
+		const struct jump_rec *t = &tjr[i];
+		if (!in_ranges(own, nown, t->from) || t->count + t->executed == 0)
+			continue;
+		const struct jump_rec *c = find_jump(cj, ncj, t->from, t->to);
+		uint64_t cc = c ? c->count : 0, ce = c ? c->executed : 0;
+		compared++;
+		if (cc != t->count || (t->cond && ce != t->executed)) {
+			mismatches++;
+			if (rl < sizeof(report) - 200)
+				rl += (size_t)snprintf(report + rl, sizeof(report) - rl,
+					"  %#llx->%#llx pmusim %llu/%llu callgrind %llu/%llu\n",
+					(unsigned long long)t->from, (unsigned long long)t->to,
+					(unsigned long long)t->count, (unsigned long long)t->executed,
+					(unsigned long long)cc, (unsigned long long)ce);
+		}
+	}
+	/* and nothing callgrind saw there that pmusim missed (REP self-loops aside) */
+	for (size_t i = 0; i < ncj; i++) {
+		const struct jump_rec *c = &cj[i];
+		if (!in_ranges(own, nown, c->from) || c->from == c->to || c->count + c->executed == 0)
+			continue;
+		if (!find_jump(tjr, ntj, c->from, c->to) && c->count) {
+			mismatches++;
+			if (rl < sizeof(report) - 200)
+				rl += (size_t)snprintf(report + rl, sizeof(report) - rl,
+					"  %#llx->%#llx only callgrind %llu/%llu\n",
+					(unsigned long long)c->from, (unsigned long long)c->to,
+					(unsigned long long)c->count, (unsigned long long)c->executed);
+		}
+	}
+	ck_assert_msg(compared > 0, "%s: no jumps compared", name);
+	ck_assert_msg(mismatches == 0, "%s: %d of %d jump sites differ from callgrind:\n%s", name,
+		      mismatches, compared, report);
+	free(cj);
+	free(tjr);
+}
+END_TEST
+
+/* --- lackey instruction totals ---------------------------------------------- */
+
+static const char *const lackey_cases[] = {"asm_branches", "asm_tb_split"};
+
+START_TEST(lackey_matches)
+{
+	const char *prog = wl(lackey_cases[_i]);
+	const char *le = tmp_path("lackey.err"), *tj = tmp_path("truth.json");
+	char *largv[] = {"valgrind", "--tool=lackey", "--basic-counts=yes", (char *)prog, NULL};
+	char *sargv[] = {(char *)pmusim(), "run", "--truth-json", (char *)tj, "--", (char *)prog, NULL};
+	run_cmd(largv, NULL, NULL, le);
+	run_cmd(sargv, NULL, NULL, NULL);
+	char *e = slurp(le, NULL);
+	char *p = e ? strstr(e, "guest instrs:") : NULL;
+	ck_assert_msg(p, "no lackey count for %s", prog);
+	long long lack = 0;
+	for (p += 13; *p == ' ' || (*p >= '0' && *p <= '9') || *p == ','; p++)
+		if (*p >= '0' && *p <= '9')
+			lack = lack * 10 + (*p - '0');
+	long long ours = truth_instructions(tj);
+	ck_assert_msg(lack == ours, "%s: lackey %lld instructions, pmusim %lld", prog, lack, ours);
+	free(e);
+}
+END_TEST
+
+/* --- bad programs ------------------------------------------------------------ */
+
+struct bad_case {
+	int line;
+	const char *what;
+	const char *make; /* shell snippet writing $F */
+	const char *expect;
+};
+
+static const struct bad_case bad_cases[] = {
+	{__LINE__, "garbage", "head -c 3000 /dev/urandom > $F", "not an ELF file"},
+	{__LINE__, "empty", ": > $F", "not an ELF file"},
+	{__LINE__, "truncated", "head -c 200 $W/loops > $F", "truncated"},
+	{__LINE__, "half", "head -c $(( $(stat -c %s $W/loops) / 2 )) $W/loops > $F", "truncated"},
+	{__LINE__, "aarch64", "cp $W/loops $F && printf '\\267' | dd of=$F bs=1 seek=18 conv=notrunc 2>/dev/null",
+	 "not an x86-64 program"},
+	{__LINE__, "32-bit", "cp $W/loops $F && printf '\\001' | dd of=$F bs=1 seek=4 conv=notrunc 2>/dev/null",
+	 "not a 64-bit ELF"},
+	{__LINE__, "dynamic", "cp /bin/true $F", "dynamic programs are not supported yet"},
+	{__LINE__, "missing", "rm -f $F", "cannot read program"},
+	{__LINE__, "directory", "rm -f $F && mkdir -p $F", "cannot read program"},
+};
+
+START_TEST(bad_elf_exits_2)
+{
+	const struct bad_case *c = &bad_cases[_i];
+	const char *f = tmp_path("bad.elf"), *err = tmp_path("bad.err");
+	char cmd[1024];
+	const char *d = getenv("WORKLOADS");
+	snprintf(cmd, sizeof(cmd), "F=%s; W=%s; rm -rf $F; %s", f, d ? d : "build/workloads", c->make);
+	ck_assert_int_eq(system(cmd), 0);
+	char *argv[] = {(char *)pmusim(), "run", (char *)f, NULL};
+	int st = run_cmd(argv, NULL, NULL, err);
+	char *e = slurp(err, NULL);
+	ck_assert_msg(st == 2, "line %d (%s): exit %d, stderr %s", c->line, c->what, st, e);
+	ck_assert_msg(strstr(e, c->expect), "line %d (%s): message lacks '%s': %s", c->line, c->what,
+		      c->expect, e);
+	ck_assert_msg(strchr(e, '\n') == e + strlen(e) - 1, "line %d: not one line: %s", c->line, e);
+	free(e);
+}
+END_TEST
+
+START_TEST(bad_options_exit_2)
+{
+	char *a1[] = {(char *)pmusim(), "run", "--seed", "x", "/bin/true", NULL};
+	char *a2[] = {(char *)pmusim(), "run", "--no-such-option", NULL};
+	char *a3[] = {(char *)pmusim(), "frobnicate", NULL};
+	char *a4[] = {(char *)pmusim(), "run", NULL};
+	ck_assert_int_eq(run_cmd(a1, NULL, NULL, NULL), 2);
+	ck_assert_int_eq(run_cmd(a2, NULL, NULL, NULL), 2);
+	ck_assert_int_eq(run_cmd(a3, NULL, NULL, NULL), 2);
+	ck_assert_int_eq(run_cmd(a4, NULL, NULL, NULL), 2);
+	char *h[] = {(char *)pmusim(), "run", "--help", NULL};
+	const char *o = tmp_path("help.out");
+	ck_assert_int_eq(run_cmd(h, NULL, o, NULL), 0);
+	char *t = slurp(o, NULL);
+	const char *opts[] = {"--seed", "--max-insns", "--strict", "--truth", "--truth-json"};
+	for (size_t i = 0; i < 5; i++)
+		ck_assert_msg(strstr(t, opts[i]), "run --help does not describe %s", opts[i]);
+	free(t);
+}
+END_TEST
+
+/* --- determinism and limits ---------------------------------------------------- */
+
+START_TEST(same_seed_same_bytes)
+{
+	const char *f1 = tmp_path("a.fdata"), *f2 = tmp_path("b.fdata");
+	const char *j1 = tmp_path("a.json"), *j2 = tmp_path("b.json");
+	const char *o1 = tmp_path("a.out"), *o2 = tmp_path("b.out");
+	char *a[] = {(char *)pmusim(), "run", "--seed", "42", "--truth", (char *)f1, "--truth-json",
+		     (char *)j1, "--", (char *)wl("syscalls"), NULL};
+	char *b[] = {(char *)pmusim(), "run", "--seed", "42", "--truth", (char *)f2, "--truth-json",
+		     (char *)j2, "--", (char *)wl("syscalls"), NULL};
+	ck_assert_int_eq(run_cmd(a, NULL, o1, NULL), run_cmd(b, NULL, o2, NULL));
+	size_t l1, l2;
+	char *x = slurp(f1, &l1), *y = slurp(f2, &l2);
+	ck_assert_msg(x && y && l1 > 0 && l1 == l2 && memcmp(x, y, l1) == 0, "fdata differs between runs");
+	free(x), free(y);
+	x = slurp(j1, &l1), y = slurp(j2, &l2);
+	ck_assert_msg(x && y && l1 == l2 && memcmp(x, y, l1) == 0, "truth JSON differs between runs");
+	free(x), free(y);
+	x = slurp(o1, &l1), y = slurp(o2, &l2);
+	ck_assert_msg(l1 == l2 && memcmp(x, y, l1) == 0, "program output differs between runs");
+	free(x), free(y);
+}
+END_TEST
+
+START_TEST(max_insns_is_exact)
+{
+	const char *j = tmp_path("lim.json");
+	char *a[] = {(char *)pmusim(), "run", "--max-insns", "12345", "--truth-json", (char *)j, "--",
+		     (char *)wl("loops"), NULL};
+	ck_assert_int_eq(run_cmd(a, NULL, NULL, NULL), 124);
+	ck_assert_int_eq(truth_instructions(j), 12345);
+}
+END_TEST
+
+static Suite *e2e_suite(void)
+{
+	Suite *s = suite_create("e2e");
+	TCase *tc = tcase_create("vs_native");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, native_matches, 0, (int)(sizeof(native_cases) / sizeof(native_cases[0])));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("vs_valgrind");
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, callgrind_matches, 0,
+			    (int)(sizeof(callgrind_cases) / sizeof(callgrind_cases[0])));
+	tcase_add_loop_test(tc, lackey_matches, 0, (int)(sizeof(lackey_cases) / sizeof(lackey_cases[0])));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("errors_and_determinism");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, bad_elf_exits_2, 0, (int)(sizeof(bad_cases) / sizeof(bad_cases[0])));
+	tcase_add_test(tc, bad_options_exit_2);
+	tcase_add_test(tc, same_seed_same_bytes);
+	tcase_add_test(tc, max_insns_is_exact);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(e2e_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

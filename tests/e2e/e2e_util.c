@@ -1,0 +1,235 @@
+/* End-to-end test helpers (see e2e_util.h). */
+#include "tests/e2e/e2e_util.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int run_cmd(char *const argv[], const char *in, const char *out, const char *err)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fi = open(in ? in : "/dev/null", O_RDONLY);
+		int fo = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fe = open(err ? err : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fi < 0 || fo < 0 || fe < 0)
+			_exit(126);
+		dup2(fi, 0);
+		dup2(fo, 1);
+		dup2(fe, 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	int st;
+	if (waitpid(pid, &st, 0) < 0)
+		return -1;
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return WEXITSTATUS(st);
+}
+
+char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	size_t r;
+	while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += r;
+		if (cap - n < 2) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+			}
+			buf = nb;
+		}
+	}
+	fclose(f);
+	if (buf)
+		buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}
+
+static int push(struct jump_rec **v, size_t *n, size_t *cap, struct jump_rec r)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 256;
+		struct jump_rec *nv = realloc(*v, *cap * sizeof(**v));
+		if (!nv)
+			return -1;
+		*v = nv;
+	}
+	(*v)[(*n)++] = r;
+	return 0;
+}
+
+/* Callgrind position: "0x..." absolute, "+N"/"-N" relative (decimal), "*" same. */
+static uint64_t parse_pos(const char *p, uint64_t ref, const char **end)
+{
+	uint64_t v = ref;
+	if (*p == '*') {
+		p++;
+	} else if (*p == '+' || *p == '-') {
+		int neg = *p == '-';
+		uint64_t d = strtoull(p + 1, (char **)&p, 10);
+		v = neg ? ref - d : ref + d;
+	} else {
+		v = strtoull(p, (char **)&p, 0);
+	}
+	if (end)
+		*end = p;
+	return v;
+}
+
+int callgrind_jumps(const char *path, struct jump_rec **out, size_t *n)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char line[4096];
+	uint64_t ref = 0;
+	size_t cap = 0;
+	*out = NULL;
+	*n = 0;
+	int pending = 0;
+	struct jump_rec pj = {0};
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = line;
+		if (strncmp(p, "jump=", 5) == 0 || strncmp(p, "jcnd=", 5) == 0) {
+			pj = (struct jump_rec){0};
+			pj.cond = p[1] == 'c';
+			p += 5;
+			pj.count = strtoull(p, (char **)&p, 10);
+			if (pj.cond && *p == '/')
+				pj.executed = strtoull(p + 1, (char **)&p, 10);
+			while (*p == ' ')
+				p++;
+			pj.to = parse_pos(p, ref, NULL);
+			pending = 1;
+			continue;
+		}
+		if ((*p >= '0' && *p <= '9') || *p == '+' || *p == '-' || *p == '*') {
+			ref = parse_pos(p, ref, NULL);
+			if (pending) {
+				pj.from = ref;
+				push(out, n, &cap, pj);
+				pending = 0;
+			}
+			continue;
+		}
+		/* calls= lines are followed by the call site's position line: not a jump */
+		if (strncmp(p, "calls=", 6) == 0) {
+			pending = 0;
+			continue;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+static int json_u64(const char *line, const char *key, uint64_t *v)
+{
+	char k[64];
+	snprintf(k, sizeof(k), "\"%s\": ", key);
+	const char *p = strstr(line, k);
+	if (!p)
+		return -1;
+	p += strlen(k);
+	if (*p == '"')
+		p++;
+	*v = strtoull(p, NULL, 0);
+	return 0;
+}
+
+static int json_kind(const char *line, char *kind, size_t len)
+{
+	const char *p = strstr(line, "\"kind\": \"");
+	if (!p)
+		return -1;
+	p += 9;
+	size_t i = 0;
+	while (*p && *p != '"' && i + 1 < len)
+		kind[i++] = *p++;
+	kind[i] = 0;
+	return 0;
+}
+
+int truth_jumps(const char *path, struct jump_rec **out, size_t *n)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char line[8192], kind[32];
+	size_t cap = 0;
+	int section = 0;
+	*out = NULL;
+	*n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "\"branches\": ["))
+			section = 1;
+		else if (strstr(line, "\"transfers\": ["))
+			section = 2;
+		else if (strstr(line, "\"functions\": ["))
+			section = 0;
+		if (!section || json_kind(line, kind, sizeof(kind)) < 0)
+			continue;
+		struct jump_rec r = {0};
+		if (section == 1) {
+			uint64_t taken, nt;
+			json_u64(line, "addr", &r.from);
+			json_u64(line, "target", &r.to);
+			json_u64(line, "taken", &taken);
+			json_u64(line, "not_taken", &nt);
+			r.cond = strcmp(kind, "cond") == 0;
+			r.count = taken;
+			r.executed = r.cond ? taken + nt : 0;
+			push(out, n, &cap, r);
+		} else if (strcmp(kind, "jmp_ind") == 0) {
+			json_u64(line, "from", &r.from);
+			json_u64(line, "to", &r.to);
+			json_u64(line, "count", &r.count);
+			push(out, n, &cap, r);
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+long long truth_instructions(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char line[256];
+	long long v = -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " \"instructions\": %lld,", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+const char *tmp_path(const char *name)
+{
+	static char dir[256];
+	static char buf[8][512];
+	static int slot;
+	if (!dir[0]) {
+		snprintf(dir, sizeof(dir), "/tmp/pmusim-e2e-XXXXXX");
+		if (!mkdtemp(dir))
+			abort();
+	}
+	char *b = buf[slot++ % 8];
+	snprintf(b, 512, "%s/%s", dir, name);
+	return b;
+}

@@ -1,0 +1,41 @@
+/* Helpers for end-to-end tests: running commands with redirected streams,
+ * reading files, parsing callgrind output and pmusim's truth JSON. */
+#ifndef PMUSIM_TESTS_E2E_UTIL_H
+#define PMUSIM_TESTS_E2E_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Runs argv (NULL-terminated) with stdin from in (NULL: /dev/null), stdout and
+ * stderr to the given files (NULL: /dev/null). Returns the exit status, or
+ * 128+N when killed by signal N, or -1 when it could not run. */
+int run_cmd(char *const argv[], const char *in, const char *out, const char *err);
+
+/* Whole file as a NUL-terminated string (caller frees); NULL if unreadable. */
+char *slurp(const char *path, size_t *len);
+
+/* One conditional or unconditional jump site: taken count per target, and how
+ * often the site executed (conditional only). */
+struct jump_rec {
+	uint64_t from, to;
+	uint64_t count;     /* taken to `to` */
+	uint64_t executed;  /* for conditional jumps: executions of the site; 0 otherwise */
+	int cond;
+};
+
+/* Parses a callgrind.out written with --dump-instr=yes --collect-jumps=yes:
+ * every jump=/jcnd= record (callgrind format spec, "Jump information"). */
+int callgrind_jumps(const char *path, struct jump_rec **out, size_t *n);
+
+/* Parses pmusim's --truth-json: conditional and direct-jump sites from
+ * "branches" (cond: count = taken, executed = taken + not_taken) and indirect
+ * jumps from "transfers". */
+int truth_jumps(const char *path, struct jump_rec **out, size_t *n);
+
+/* The top-level "instructions" count of a truth JSON, or -1. */
+long long truth_instructions(const char *path);
+
+/* A path under a fresh temporary directory made once per process. */
+const char *tmp_path(const char *name);
+
+#endif
