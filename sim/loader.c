@@ -67,7 +67,7 @@ static int check_elf(Elf *elf, size_t flen, GElf_Ehdr *eh, size_t *phnum, char *
 	if (gelf_getclass(elf) != ELFCLASS64)
 		return fail(msg, ml, PMUSIM_ERR_ARCH, "%s: not a 64-bit ELF file", path);
 	if (!gelf_getehdr(elf, eh))
-		return fail(msg, ml, PMUSIM_ERR_ELF, "%s: corrupt ELF header", path);
+		return fail(msg, ml, PMUSIM_ERR_ELF, "%s: truncated or corrupt ELF header", path);
 	if (eh->e_machine != EM_X86_64)
 		return fail(msg, ml, PMUSIM_ERR_ARCH, "%s: not an x86-64 program", path);
 	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
@@ -75,12 +75,12 @@ static int check_elf(Elf *elf, size_t flen, GElf_Ehdr *eh, size_t *phnum, char *
 	if (elf_getphdrnum(elf, phnum) != 0 || *phnum == 0 || *phnum > 256 ||
 	    eh->e_phentsize != sizeof(Elf64_Phdr) ||
 	    eh->e_phoff > flen || *phnum * sizeof(Elf64_Phdr) > flen - eh->e_phoff)
-		return fail(msg, ml, PMUSIM_ERR_ELF, "%s: corrupt or truncated program headers", path);
+		return fail(msg, ml, PMUSIM_ERR_ELF, "%s: truncated or corrupt program headers", path);
 	int loads = 0;
 	for (size_t i = 0; i < *phnum; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf, (int)i, &ph))
-			return fail(msg, ml, PMUSIM_ERR_ELF, "%s: corrupt program header", path);
+			return fail(msg, ml, PMUSIM_ERR_ELF, "%s: truncated or corrupt program header", path);
 		if (ph.p_type == PT_INTERP)
 			return fail(msg, ml, PMUSIM_ERR_DYNAMIC,
 				    "%s: dynamic programs are not supported yet (it needs an interpreter); "
@@ -157,7 +157,7 @@ int loader_load(struct sim *s, char *msg, size_t ml)
 	GElf_Ehdr eh;
 	size_t phnum = 0;
 	if (!elf)
-		err = fail(msg, ml, PMUSIM_ERR_ELF, "%s: corrupt ELF file", s->opt.path);
+		err = fail(msg, ml, PMUSIM_ERR_ELF, "%s: truncated or corrupt ELF file", s->opt.path);
 	else
 		err = check_elf(elf, flen, &eh, &phnum, msg, ml, s->opt.path);
 	if (!err) {

@@ -239,6 +239,8 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
 			s->restart_pc = addr;
 			s->restart_until = bi->start + bi->off[allow];
 			s->limit_armed = 1;
+			/* Unicorn checks the stop address when translating: translate again */
+			uc_ctl_remove_cache(uc, bi->start, bi->end);
 			uc_emu_stop(uc);
 			return;
 		}

@@ -109,6 +109,7 @@ static void json_branches(struct truth *t, FILE *f, const struct symtab *st)
 		json_loc(f, st, "addr", br[i].addr);
 		fprintf(f, ", \"kind\": \"%s\", ", br_kind_name(br[i].kind));
 		json_loc(f, st, "target", br[i].target);
+		fprintf(f, ", \"fallthrough\": \"0x%" PRIx64 "\"", br[i].fallthrough);
 		fprintf(f, ", \"taken\": %" PRIu64 ", \"not_taken\": %" PRIu64 "}", br[i].taken,
 			br[i].not_taken);
 	}

@@ -121,8 +121,18 @@ int callgrind_jumps(const char *path, struct jump_rec **out, size_t *n)
 		if ((*p >= '0' && *p <= '9') || *p == '+' || *p == '-' || *p == '*') {
 			ref = parse_pos(p, ref, NULL);
 			if (pending) {
+				/* the same jump appears once per context callgrind separates
+				 * (recursion levels, cycles): sum them */
 				pj.from = ref;
-				push(out, n, &cap, pj);
+				size_t k = 0;
+				while (k < *n && ((*out)[k].from != pj.from || (*out)[k].to != pj.to))
+					k++;
+				if (k < *n) {
+					(*out)[k].count += pj.count;
+					(*out)[k].executed += pj.executed;
+				} else {
+					push(out, n, &cap, pj);
+				}
 				pending = 0;
 			}
 			continue;
@@ -135,6 +145,39 @@ int callgrind_jumps(const char *path, struct jump_rec **out, size_t *n)
 	}
 	fclose(f);
 	return 0;
+}
+
+uint64_t callgrind_executions(const char *path, uint64_t addr)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	char line[4096];
+	uint64_t ref = 0, total = 0;
+	int after_call = 0;
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = line;
+		if (strncmp(p, "calls=", 6) == 0) {
+			after_call = 1; /* the next position line carries inclusive call cost */
+			continue;
+		}
+		if (strncmp(p, "jump=", 5) == 0 || strncmp(p, "jcnd=", 5) == 0)
+			continue;
+		if ((*p >= '0' && *p <= '9') || *p == '+' || *p == '-' || *p == '*') {
+			const char *q;
+			ref = parse_pos(p, ref, &q);
+			if (after_call) {
+				after_call = 0;
+				continue;
+			}
+			/* "<line> <Ir>" follow the position */
+			unsigned long long ln, ir;
+			if (ref == addr && sscanf(q, " %llu %llu", &ln, &ir) == 2)
+				total += ir;
+		}
+	}
+	fclose(f);
+	return total;
 }
 
 static int json_u64(const char *line, const char *key, uint64_t *v)
@@ -188,6 +231,7 @@ int truth_jumps(const char *path, struct jump_rec **out, size_t *n)
 			uint64_t taken, nt;
 			json_u64(line, "addr", &r.from);
 			json_u64(line, "target", &r.to);
+			json_u64(line, "fallthrough", &r.fallthrough);
 			json_u64(line, "taken", &taken);
 			json_u64(line, "not_taken", &nt);
 			r.cond = strcmp(kind, "cond") == 0;

@@ -20,8 +20,13 @@ struct jump_rec {
 	uint64_t from, to;
 	uint64_t count;     /* taken to `to` */
 	uint64_t executed;  /* for conditional jumps: executions of the site; 0 otherwise */
+	uint64_t fallthrough; /* pmusim records: the next instruction */
 	int cond;
 };
+
+/* Execution count of the instruction at addr in a callgrind.out (its Ir cost
+ * summed over every context), 0 if absent. */
+uint64_t callgrind_executions(const char *path, uint64_t addr);
 
 /* Parses a callgrind.out written with --dump-instr=yes --collect-jumps=yes:
  * every jump=/jcnd= record (callgrind format spec, "Jump information"). */
