@@ -76,6 +76,10 @@ $(WL_DIR)/musl_%.o: workloads/musl_%.c
 	@mkdir -p $(WL_DIR)
 	musl-gcc -O2 -c -o $@ $<
 
+$(WL_DIR)/pie_%.o: workloads/pie_%.c
+	@mkdir -p $(WL_DIR)
+	gcc -O2 -fPIE -c -o $@ $<
+
 $(WL_DIR)/%.o: workloads/%.c
 	@mkdir -p $(WL_DIR)
 	gcc -O2 -fno-pie -fno-omit-frame-pointer -c -o $@ $<
@@ -87,6 +91,7 @@ $(WL_DIR)/%.o: workloads/%.S
 $(WL_DIR)/%: $(WL_DIR)/%.o
 	case "$*" in asm_*) gcc -static -nostdlib -o $@ $< ;; \
 	musl_*) musl-gcc -static -o $@ $< ;; \
+	pie_*) gcc -static-pie -o $@ $< ;; \
 	*) gcc -static -no-pie -o $@ $< ;; esac
 
 # The README's first command: install what is missing, build, run the default workload.

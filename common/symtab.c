@@ -132,9 +132,13 @@ const struct sym *symtab_lookup(const struct symtab *st, uint64_t addr)
 			hi = mid;
 	}
 	const struct sym *s = &st->syms[lo];
-	if (s->size ? addr < s->addr + s->size : (lo + 1 == st->n || addr < st->syms[lo + 1].addr))
-		return s;
-	return NULL;
+	if (s->size)
+		return addr < s->addr + s->size ? s : NULL;
+	/* no size (assembly, _init/_fini): up to the next symbol, at most 64 KiB */
+	uint64_t limit = s->addr + 0x10000;
+	if (lo + 1 < st->n && st->syms[lo + 1].addr < limit)
+		limit = st->syms[lo + 1].addr;
+	return addr < limit ? s : NULL;
 }
 
 size_t symtab_count(const struct symtab *st)

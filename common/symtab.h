@@ -23,7 +23,8 @@ struct symtab *symtab_new_empty(void);
 void symtab_free(struct symtab *st);
 
 /* The function containing addr: the nearest symbol at or below addr whose
- * [addr, addr+size) covers it (a size-0 symbol covers up to the next symbol).
+ * [addr, addr+size) covers it (a size-0 symbol covers up to the next symbol,
+ * at most 64 KiB).
  * NULL when none does. */
 const struct sym *symtab_lookup(const struct symtab *st, uint64_t addr);
 

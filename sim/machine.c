@@ -191,6 +191,56 @@ static int hook_specials(struct sim *s, const struct block_info *bi)
 	return added;
 }
 
+void code_invalidate(struct sim *s, uint64_t addr, uint64_t len)
+{
+	uint64_t end = addr + len;
+	size_t w = 0;
+	int dropped = 0;
+	for (size_t i = 0; i < s->nhooked; i++) {
+		if (s->hooked[i].sp.addr >= addr && s->hooked[i].sp.addr < end) {
+			uc_hook_del(s->uc, s->hooked[i].hook);
+			dropped = 1;
+			continue;
+		}
+		s->hooked[w++] = s->hooked[i];
+	}
+	s->nhooked = w;
+	if (dcache_invalidate(s->dc, addr, len) || dropped)
+		uc_ctl_remove_cache(s->uc, addr, end);
+}
+
+static void hook_code_write(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
+			    int64_t value, void *ud)
+{
+	(void)uc, (void)type, (void)value;
+	code_invalidate(ud, addr, (uint64_t)size);
+}
+
+void code_watch_refresh(struct sim *s)
+{
+	size_t want = 0;
+	for (size_t i = 0; i < s->nvmas; i++)
+		if ((s->vmas[i].prot & (UC_PROT_WRITE | UC_PROT_EXEC)) == (UC_PROT_WRITE | UC_PROT_EXEC))
+			want++;
+	if (want == 0 && s->nwx == 0)
+		return;
+	for (size_t i = 0; i < s->nwx; i++)
+		uc_hook_del(s->uc, s->wx_hooks[i]);
+	s->nwx = 0;
+	free(s->wx_hooks);
+	s->wx_hooks = want ? calloc(want, sizeof(uc_hook)) : NULL;
+	if (!s->wx_hooks)
+		return;
+	for (size_t i = 0; i < s->nvmas; i++) {
+		const struct vma *v = &s->vmas[i];
+		if ((v->prot & (UC_PROT_WRITE | UC_PROT_EXEC)) != (UC_PROT_WRITE | UC_PROT_EXEC))
+			continue;
+		if (uc_hook_add(s->uc, &s->wx_hooks[s->nwx], UC_HOOK_MEM_WRITE, (void *)hook_code_write, s,
+				v->start, v->end - 1) == UC_ERR_OK)
+			s->nwx++;
+	}
+}
+
 /* --- the block hook: every TB entry ---------------------------------------- */
 
 static void internal_error(struct sim *s, int err, const char *what, uint64_t addr)
@@ -378,6 +428,7 @@ void sim_free(struct sim *s)
 		uc_close(s->uc);
 	free(s->vmas);
 	free(s->hooked);
+	free(s->wx_hooks);
 	free(s->exe_abs);
 	free(s);
 }

@@ -152,8 +152,8 @@ int mem_write(struct sim *s, uint64_t addr, const void *buf, size_t len)
 		return 0;
 	if (addr + len < addr || !mem_is_mapped(s, PAGE_DOWN(addr), PAGE_UP(addr + len) - PAGE_DOWN(addr)))
 		return -EFAULT;
-	if (s->dc && dcache_invalidate(s->dc, addr, len))
-		uc_ctl_remove_cache(s->uc, addr, addr + len);
+	if (s->dc)
+		code_invalidate(s, addr, len);
 	return uc_mem_write(s->uc, addr, buf, len) == UC_ERR_OK ? 0 : -EFAULT;
 }
 

@@ -55,6 +55,8 @@ struct sim {
 	uint64_t mem_fault_addr;
 	uint64_t restart_until;
 	int limit_armed;
+	uc_hook *wx_hooks;           /* write watches on writable+executable areas */
+	size_t nwx;
 	volatile int *interrupt_flag;
 	uint64_t intr_rip;           /* RIP when an interrupt ended the run */
 	/* run state */
@@ -98,6 +100,13 @@ void syscall_close_fds(struct sim *s);
 
 /* cpuid.c */
 void cpuid_query(uint32_t leaf, uint32_t subleaf, uint32_t out[4]);
+
+/* machine.c: guest code at [addr, addr+len) changed or went away: forget its
+ * decoded runs, per-instruction hooks and Unicorn translations. */
+void code_invalidate(struct sim *s, uint64_t addr, uint64_t len);
+/* machine.c: re-arms the write watch on every writable+executable area
+ * (self-modifying code); call after the address space changed. */
+void code_watch_refresh(struct sim *s);
 
 /* machine.c helpers for the syscall layer */
 uint64_t sim_now_ns(struct sim *s);          /* simulated time since boot */

@@ -12,8 +12,7 @@
 
 static void invalidate_code(struct sim *s, uint64_t addr, uint64_t len)
 {
-	dcache_invalidate(s->dc, addr, len);
-	uc_ctl_remove_cache(s->uc, addr, addr + len);
+	code_invalidate(s, addr, len);
 }
 
 static int64_t do_brk(struct sim *s, uint64_t want)
@@ -168,7 +167,17 @@ static int64_t do_madvise(struct sim *s, uint64_t addr, uint64_t len, int advice
 	return 0;
 }
 
+static int sys_mem_calls(struct sim *s, const struct sysargs *x, int64_t *ret);
+
 int sys_mem(struct sim *s, const struct sysargs *x, int64_t *ret)
+{
+	int handled = sys_mem_calls(s, x, ret);
+	if (handled && x->nr != SYS_brk && x->nr != SYS_madvise)
+		code_watch_refresh(s);
+	return handled;
+}
+
+static int sys_mem_calls(struct sim *s, const struct sysargs *x, int64_t *ret)
 {
 	const uint64_t *a = x->a;
 	switch (x->nr) {

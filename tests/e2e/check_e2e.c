@@ -55,6 +55,8 @@ static const struct native_case native_cases[] = {
 	{__LINE__, "musl_hello", {0}, NULL},
 	{__LINE__, "asm_branches", {0}, NULL},
 	{__LINE__, "asm_tb_split", {0}, NULL},
+	{__LINE__, "jit", {0}, NULL},
+	{__LINE__, "pie_hello", {"static", "pie"}, NULL},
 	{__LINE__, "/bin/busybox", {"echo", "hello", "from", "busybox"}, NULL},
 	{__LINE__, "/bin/busybox", {"wc"}, "alpha beta\ngamma\n\ndelta epsilon zeta\n"},
 	{__LINE__, "/bin/busybox", {"sort", "-r"}, "pear\napple\nfig\nbanana\n"},
