@@ -68,7 +68,11 @@ $(BUILD)/tests/check_e2e: tests/e2e/check_e2e.c tests/e2e/e2e_util.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wno-write-strings -Wno-discarded-qualifiers $(CHECK_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CHECK_LIBS)
 
-workloads: $(WORKLOADS) $(WORKLOADS:%=%.o)
+workloads: $(WORKLOADS) $(WORKLOADS:%=%.o) $(WL_DIR)/loops.relocs
+
+# loops linked with its relocations kept, as llvm-bolt needs to rewrite it
+$(WL_DIR)/loops.relocs: $(WL_DIR)/loops.o
+	gcc -static -no-pie -Wl,--emit-relocs -o $@ $<
 
 # Each workload keeps its object file: tests read the program's own functions from it.
 .PRECIOUS: $(WL_DIR)/%.o

@@ -2,6 +2,7 @@
 #include "common/symtab.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
@@ -65,9 +66,44 @@ static int read_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct symtab *st
 		char *dup = strdup(name);
 		if (!dup)
 			return PMUSIM_ERR_NOMEM;
-		st->syms[st->n++] = (struct sym){s.st_value + bias, s.st_size, dup};
+		st->syms[st->n++] = (struct sym){s.st_value + bias, s.st_size, dup,
+						 GELF_ST_BIND(s.st_info) == STB_LOCAL};
 	}
 	return 0;
+}
+
+static int cmp_name_addr(const void *a, const void *b)
+{
+	const struct sym *x = *(const struct sym *const *)a, *y = *(const struct sym *const *)b;
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Local functions sharing a name are numbered 1, 2, … by address. */
+static void number_locals(struct symtab *st)
+{
+	struct sym **v = malloc((st->n + 1) * sizeof(*v));
+	size_t k = 0;
+	if (!v)
+		return;
+	for (size_t i = 0; i < st->n; i++)
+		if (st->syms[i].local_index)
+			v[k++] = &st->syms[i];
+	qsort(v, k, sizeof(*v), cmp_name_addr);
+	for (size_t i = 0; i < k; i++)
+		v[i]->local_index = (i > 0 && strcmp(v[i - 1]->name, v[i]->name) == 0)
+					    ? v[i - 1]->local_index + 1 : 1;
+	free(v);
+}
+
+void symtab_bolt_name(const struct sym *s, char *buf, size_t len)
+{
+	if (s->local_index)
+		snprintf(buf, len, "%s/%u", s->name, s->local_index);
+	else
+		snprintf(buf, len, "%s", s->name);
 }
 
 int symtab_load(const char *path, uint64_t bias, struct symtab **out)
@@ -115,6 +151,7 @@ int symtab_load(const char *path, uint64_t bias, struct symtab **out)
 		st->syms[w++] = st->syms[i];
 	}
 	st->n = w;
+	number_locals(st);
 	*out = st;
 	return 0;
 }

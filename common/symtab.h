@@ -10,6 +10,9 @@ struct sym {
 	uint64_t addr;     /* run-time address (symbol value + load bias) */
 	uint64_t size;     /* 0 when the ELF gives none */
 	const char *name;
+	uint32_t local_index; /* 0 for global symbols; N >= 1 for the Nth local
+	                       * function of that name by address, as BOLT names
+	                       * locals "name/N" (bolt RewriteInstance, NameResolver) */
 };
 
 struct symtab;
@@ -27,6 +30,9 @@ void symtab_free(struct symtab *st);
  * at most 64 KiB).
  * NULL when none does. */
 const struct sym *symtab_lookup(const struct symtab *st, uint64_t addr);
+
+/* The name BOLT gives the function: "name" or "name/N" for locals. */
+void symtab_bolt_name(const struct sym *s, char *buf, size_t len);
 
 size_t symtab_count(const struct symtab *st);
 const struct sym *symtab_at(const struct symtab *st, size_t i);

@@ -11,10 +11,13 @@
 static void fdata_loc(FILE *f, const struct symtab *st, const char *dso, uint64_t bias, uint64_t a)
 {
 	const struct sym *s = symtab_lookup(st, a);
-	if (s)
-		fprintf(f, "1 %s %" PRIx64, s->name, a - s->addr);
-	else
+	if (s) {
+		char name[512];
+		symtab_bolt_name(s, name, sizeof(name));
+		fprintf(f, "1 %s %" PRIx64, name, a - s->addr);
+	} else {
 		fprintf(f, "0 %s %" PRIx64, dso, a - bias);
+	}
 }
 
 static void fdata_line(FILE *f, const struct symtab *st, const char *dso, uint64_t bias,

@@ -249,6 +249,130 @@ START_TEST(callgrind_matches)
 }
 END_TEST
 
+/* --- BOLT instrumentation --------------------------------------------------------
+ * llvm-bolt -instrument counts every edge of the program's own functions; its
+ * profile must equal pmusim's --truth for all edges between them (BOLT's
+ * instrumentation does not record returns, and records block-to-block
+ * fall-throughs where no branch is, which pmusim's branch edges leave out). */
+static int own_name(char names[][128], size_t n, const char *fn)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], fn) == 0)
+			return 1;
+	return 0;
+}
+
+static const struct fdata_edge *find_edge(const struct fdata_edge *v, size_t n, const struct fdata_edge *e,
+					  int source_only)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i].from_fn, e->from_fn) == 0 && v[i].from_off == e->from_off &&
+		    (source_only || (strcmp(v[i].to_fn, e->to_fn) == 0 && v[i].to_off == e->to_off)))
+			return &v[i];
+	return NULL;
+}
+
+static int considered(char names[][128], size_t n, const struct fdata_edge *e)
+{
+	if (!own_name(names, n, e->from_fn) || !own_name(names, n, e->to_fn))
+		return 0;
+	/* a return lands mid-function in another function */
+	return strcmp(e->from_fn, e->to_fn) == 0 || e->to_off == 0;
+}
+
+START_TEST(bolt_instrumentation_matches)
+{
+	const char *prog = wl("loops.relocs");
+	const char *inst = tmp_path("loops.inst"), *prof = tmp_path("bolt.fdata"), *ours = tmp_path("ours.fdata");
+	char fileopt[600];
+	snprintf(fileopt, sizeof(fileopt), "--instrumentation-file=%s", prof);
+	/* the llvm-16 directory's binary finds BOLT's instrumentation runtime */
+	char *bargv[] = {"/usr/lib/llvm-16/bin/llvm-bolt", (char *)prog, "-instrument", "-o", (char *)inst, fileopt,
+			 "--instrumentation-sleep-time=1", "--instrumentation-no-counters-clear", NULL};
+	ck_assert_msg(run_cmd(bargv, NULL, NULL, NULL) == 0, "llvm-bolt -instrument failed (make deps installs bolt-16)");
+	unlink(prof);
+	char *iargv[] = {(char *)inst, "--linger", NULL};
+	ck_assert_int_eq(run_cmd(iargv, NULL, NULL, NULL), 0);
+	size_t len = 0;
+	char *txt = NULL;
+	for (int i = 0; i < 50 && len == 0; i++) { /* BOLT's dumper process may still be writing */
+		usleep(200000);
+		free(txt);
+		txt = slurp(prof, &len);
+	}
+	free(txt);
+	ck_assert_msg(len > 0, "BOLT wrote no profile");
+	/* the same run: --linger's sleep is simulated time under pmusim */
+	char *sargv[] = {(char *)pmusim(), "run", "--truth", (char *)ours, "--", (char *)prog, "--linger", NULL};
+	ck_assert_int_eq(run_cmd(sargv, NULL, NULL, NULL), 0);
+	char names[64][128];
+	size_t nn = 0;
+	FILE *p = popen("nm --defined-only -P build/workloads/loops.o", "r");
+	char line[256], type;
+	while (p && fgets(line, sizeof(line), p) && nn < 64)
+		if (sscanf(line, "%127s %c", names[nn], &type) == 2 && (type == 'T' || type == 't'))
+			nn++;
+	if (p)
+		pclose(p);
+	ck_assert_int_ge(nn, 3);
+	struct fdata_edge *b, *o;
+	size_t nb, no;
+	ck_assert_int_eq(fdata_read(prof, &b, &nb), 0);
+	ck_assert_int_eq(fdata_read(ours, &o, &no), 0);
+	int compared = 0, mismatches = 0;
+	for (size_t i = 0; i < no; i++) {
+		if (!considered(names, nn, &o[i]))
+			continue;
+		const struct fdata_edge *x = find_edge(b, nb, &o[i], 0);
+		compared++;
+		if (!x || x->count != o[i].count) {
+			mismatches++;
+			fprintf(stderr, "edge %s+%llx -> %s+%llx: pmusim %llu, BOLT %llu\n", o[i].from_fn,
+				(unsigned long long)o[i].from_off, o[i].to_fn, (unsigned long long)o[i].to_off,
+				(unsigned long long)o[i].count, (unsigned long long)(x ? x->count : 0));
+		}
+	}
+	for (size_t i = 0; i < nb; i++) {
+		if (!considered(names, nn, &b[i]) || !find_edge(o, no, &b[i], 1))
+			continue; /* a fall-through between blocks, not a branch */
+		if (!find_edge(o, no, &b[i], 0)) {
+			mismatches++;
+			fprintf(stderr, "edge %s+%llx -> %s+%llx only in BOLT's profile (%llu)\n", b[i].from_fn,
+				(unsigned long long)b[i].from_off, b[i].to_fn, (unsigned long long)b[i].to_off,
+				(unsigned long long)b[i].count);
+		}
+	}
+	ck_assert_int_ge(compared, 8);
+	ck_assert_msg(mismatches == 0, "%d of %d edges differ from BOLT instrumentation", mismatches, compared);
+	free(b);
+	free(o);
+}
+END_TEST
+
+/* llvm-bolt reads pmusim's --truth as its --data profile and matches it fully. */
+START_TEST(bolt_reads_truth)
+{
+	const char *prog = wl("loops.relocs");
+	const char *ours = tmp_path("ours2.fdata"), *log = tmp_path("bolt.log"), *out = tmp_path("loops.bolt");
+	char *sargv[] = {(char *)pmusim(), "run", "--truth", (char *)ours, "--", (char *)prog, NULL};
+	ck_assert_int_eq(run_cmd(sargv, NULL, NULL, NULL), 0);
+	char dataopt[600];
+	snprintf(dataopt, sizeof(dataopt), "--data=%s", ours);
+	char *bargv[] = {"llvm-bolt-16", (char *)prog, "-o", (char *)out, dataopt, "--print-cfg",
+			 "--print-only=run_loops/1,mix/1", "--reorder-blocks=ext-tsp", NULL};
+	ck_assert_int_eq(run_cmd(bargv, NULL, log, log), 0);
+	char *t = slurp(log, NULL);
+	ck_assert_msg(strstr(t, "Binary Function \"run_loops/1") && strstr(t, "Binary Function \"mix/1"),
+		      "llvm-bolt did not print the functions:\n%.2000s", t);
+	int full = 0;
+	for (const char *q = t; (q = strstr(q, "Profile Acc : 100.0%")); q++)
+		full++;
+	ck_assert_msg(full == 2, "llvm-bolt matched %d of 2 functions' profile fully:\n%.3000s", full, t);
+	ck_assert_msg(strstr(t, "Exec Count  : 200000"), "mix's execution count is not 200000");
+	free(t);
+}
+END_TEST
+
 /* --- hand-counted edge cases ----------------------------------------------------
  * workloads/asm_branches.S, counted by hand from its source and the SDM (not by
  * pmusim): a jmp and a call to the next instruction are taken; a jz whose
@@ -418,6 +542,8 @@ static Suite *e2e_suite(void)
 	tcase_add_loop_test(tc, callgrind_matches, 0,
 			    (int)(sizeof(callgrind_cases) / sizeof(callgrind_cases[0])));
 	tcase_add_test(tc, asm_branches_facts);
+	tcase_add_test(tc, bolt_instrumentation_matches);
+	tcase_add_test(tc, bolt_reads_truth);
 	tcase_add_loop_test(tc, lackey_matches, 0, (int)(sizeof(lackey_cases) / sizeof(lackey_cases[0])));
 	suite_add_tcase(s, tc);
 	tc = tcase_create("errors_and_determinism");

@@ -16,7 +16,9 @@ int run_cmd(char *const argv[], const char *in, const char *out, const char *err
 	if (pid == 0) {
 		int fi = open(in ? in : "/dev/null", O_RDONLY);
 		int fo = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int fe = open(err ? err : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fe = (err && out && strcmp(err, out) == 0)
+				 ? dup(fo) /* one file for both: share the offset */
+				 : open(err ? err : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fi < 0 || fo < 0 || fe < 0)
 			_exit(126);
 		dup2(fi, 0);
@@ -276,4 +278,43 @@ const char *tmp_path(const char *name)
 	char *b = buf[slot++ % 8];
 	snprintf(b, 512, "%s/%s", dir, name);
 	return b;
+}
+
+static void strip_local_suffix(char *name)
+{
+	char *slash = strrchr(name, '/');
+	if (slash && slash[1] >= '0' && slash[1] <= '9')
+		*slash = 0;
+}
+
+int fdata_read(const char *path, struct fdata_edge **out, size_t *n)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char line[1024];
+	size_t cap = 0;
+	*out = NULL;
+	*n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		struct fdata_edge e;
+		int fs, ts;
+		unsigned long long fo, to, mis, cnt;
+		if (sscanf(line, "%d %127s %llx %d %127s %llx %llu %llu", &fs, e.from_fn, &fo, &ts, e.to_fn,
+			   &to, &mis, &cnt) != 8 || fs != 1 || ts != 1)
+			continue;
+		strip_local_suffix(e.from_fn);
+		strip_local_suffix(e.to_fn);
+		e.from_off = fo, e.to_off = to, e.count = cnt;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 256;
+			struct fdata_edge *nv = realloc(*out, cap * sizeof(*nv));
+			if (!nv)
+				return -1;
+			*out = nv;
+		}
+		(*out)[(*n)++] = e;
+	}
+	fclose(f);
+	return 0;
 }

@@ -44,3 +44,16 @@ long long truth_instructions(const char *path);
 const char *tmp_path(const char *name);
 
 #endif
+
+#ifndef PMUSIM_TESTS_E2E_FDATA
+#define PMUSIM_TESTS_E2E_FDATA
+/* One line of BOLT fdata: "1 from_fn from_off 1 to_fn to_off mispreds count";
+ * function names lose BOLT's "/N" suffix for local symbols. */
+struct fdata_edge {
+	char from_fn[128], to_fn[128];
+	uint64_t from_off, to_off, count;
+};
+
+/* Symbolised lines of an fdata file (lines with "0 dso off" ends are skipped). */
+int fdata_read(const char *path, struct fdata_edge **out, size_t *n);
+#endif
