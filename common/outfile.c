@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/err.h"
@@ -24,6 +25,11 @@ int outfile_open(struct outfile *o, const char *path)
 	}
 	snprintf(o->tmp, n, "%s.tmp.XXXXXX", path);
 	int fd = mkstemp(o->tmp);
+	if (fd >= 0) { /* mkstemp makes 0600; give the file the usual 0666 & ~umask */
+		mode_t um = umask(0);
+		umask(um);
+		fchmod(fd, 0666 & ~um);
+	}
 	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
 		if (fd >= 0)
 			close(fd), unlink(o->tmp);

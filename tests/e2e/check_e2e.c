@@ -8,6 +8,9 @@
  * - determinism: identical truth files from two runs with the same seed.
  * Environment: PMUSIM (the binary), WORKLOADS (directory of built workloads). */
 #include <check.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -530,6 +533,51 @@ START_TEST(max_insns_is_exact)
 }
 END_TEST
 
+/* A fault is reported in one line with the symbol; its truth file is complete. */
+START_TEST(fault_report_and_truth)
+{
+	const char *err = tmp_path("fault.err"), *j = tmp_path("fault.json");
+	char *a[] = {(char *)pmusim(), "run", "--truth-json", (char *)j, "--", (char *)wl("fault_segv"), NULL};
+	ck_assert_int_eq(run_cmd(a, NULL, NULL, err), 139);
+	char *e = slurp(err, NULL);
+	ck_assert_msg(strstr(e, "SIGSEGV at 0x") && strstr(e, "(main+0x") && strstr(e, "address 0x10\n"),
+		      "fault report lacks signal, main+offset or data address: %s", e);
+	free(e);
+	char *t = slurp(j, NULL);
+	ck_assert_msg(t && strlen(t) > 2 && strcmp(t + strlen(t) - 2, "}\n") == 0, "truth JSON incomplete");
+	free(t);
+	ck_assert_int_gt(truth_instructions(j), 1000);
+}
+END_TEST
+
+/* Ctrl-C ends the run with status 130 and complete output files. */
+START_TEST(sigint_keeps_outputs)
+{
+	const char *j = tmp_path("int.json"), *err = tmp_path("int.err"), *prog = tmp_path("spin");
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "printf 'int main(void){for(volatile long i=0;;i++);}' | "
+		 "cc -O1 -static -x c -o %s -", prog);
+	ck_assert_int_eq(system(cmd), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 2);
+		execl(pmusim(), pmusim(), "run", "--truth-json", j, "--", prog, (char *)NULL);
+		_exit(127);
+	}
+	usleep(700000);
+	kill(pid, SIGINT);
+	int st;
+	waitpid(pid, &st, 0);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 130, "status %d", st);
+	char *t = slurp(j, NULL), *e = slurp(err, NULL);
+	ck_assert_msg(t && strcmp(t + strlen(t) - 2, "}\n") == 0, "truth JSON incomplete after SIGINT");
+	ck_assert_msg(strstr(e, "interrupted (SIGINT)"), "no interruption message: %s", e);
+	ck_assert_int_gt(truth_instructions(j), 100000);
+	free(t), free(e);
+}
+END_TEST
+
 static Suite *e2e_suite(void)
 {
 	Suite *s = suite_create("e2e");
@@ -552,6 +600,8 @@ static Suite *e2e_suite(void)
 	tcase_add_test(tc, bad_options_exit_2);
 	tcase_add_test(tc, same_seed_same_bytes);
 	tcase_add_test(tc, max_insns_is_exact);
+	tcase_add_test(tc, fault_report_and_truth);
+	tcase_add_test(tc, sigint_keeps_outputs);
 	suite_add_tcase(s, tc);
 	return s;
 }
