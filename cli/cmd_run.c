@@ -175,26 +175,44 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	return build_env(a);
 }
 
+static int exit_status(const struct sim_result *res)
+{
+	switch (res->end) {
+	case SIM_END_EXIT:
+		return res->status;
+	case SIM_END_SIGNAL:
+		fprintf(stderr, "pmusim: %s\n", res->message);
+		return 128 + res->signo;
+	case SIM_END_LIMIT:
+		fprintf(stderr, "pmusim: %s\n", res->message);
+		return EXIT_LIMIT;
+	default:
+		fprintf(stderr, "pmusim: %s\n", res->message[0] ? res->message : pmusim_strerror(res->err));
+		return EXIT_PMUSIM_ERROR;
+	}
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_args a;
+	struct sim *sim = NULL;
+	struct truth *t = NULL;
+	int status = EXIT_PMUSIM_ERROR;
 	memset(&a, 0, sizeof(a));
 	if (parse_args(argc, argv, &a) < 0)
-		return EXIT_PMUSIM_ERROR;
+		goto out;
 	a.so.log = stderr;
 	char msg[512] = "";
-	struct sim *sim;
 	int err = sim_new(&a.so, &sim, msg, sizeof(msg));
 	if (err < 0) {
 		fprintf(stderr, "pmusim: %s\n", msg[0] ? msg : pmusim_strerror(err));
-		return EXIT_PMUSIM_ERROR;
+		goto out;
 	}
-	struct truth *t = NULL;
 	if (a.truth || a.truth_json) {
 		t = truth_new();
 		if (!t || sim_add_sink(sim, truth_sink(t)) < 0) {
 			fprintf(stderr, "pmusim: out of memory\n");
-			return EXIT_PMUSIM_ERROR;
+			goto out;
 		}
 	}
 	signal(SIGINT, on_sigint);
@@ -203,26 +221,10 @@ int cmd_run(int argc, char **argv)
 	struct sim_result res;
 	sim_run(sim, &res);
 	fflush(stdout);
-	int status;
-	switch (res.end) {
-	case SIM_END_EXIT:
-		status = res.status;
-		break;
-	case SIM_END_SIGNAL:
-		fprintf(stderr, "pmusim: %s\n", res.message);
-		status = 128 + res.signo;
-		break;
-	case SIM_END_LIMIT:
-		fprintf(stderr, "pmusim: %s\n", res.message);
-		status = EXIT_LIMIT;
-		break;
-	default:
-		fprintf(stderr, "pmusim: %s\n", res.message[0] ? res.message : pmusim_strerror(res.err));
-		status = EXIT_PMUSIM_ERROR;
-		break;
-	}
+	status = exit_status(&res);
 	if (t && write_truth(sim, t, a.truth, a.truth_json, a.so.path) < 0)
 		status = EXIT_PMUSIM_ERROR;
+out:
 	truth_free(t);
 	sim_free(sim);
 	free(a.env);

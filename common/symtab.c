@@ -91,7 +91,8 @@ static void number_locals(struct symtab *st)
 	for (size_t i = 0; i < st->n; i++)
 		if (st->syms[i].local_index)
 			v[k++] = &st->syms[i];
-	qsort(v, k, sizeof(*v), cmp_name_addr);
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_name_addr);
 	for (size_t i = 0; i < k; i++)
 		v[i]->local_index = (i > 0 && strcmp(v[i - 1]->name, v[i]->name) == 0)
 					    ? v[i - 1]->local_index + 1 : 1;
@@ -140,7 +141,8 @@ int symtab_load(const char *path, uint64_t bias, struct symtab **out)
 		symtab_free(st);
 		return err;
 	}
-	qsort(st->syms, st->n, sizeof(*st->syms), cmp_sym);
+	if (st->n)
+		qsort(st->syms, st->n, sizeof(*st->syms), cmp_sym);
 	/* drop aliases: keep the first symbol at each address */
 	size_t w = 0;
 	for (size_t i = 0; i < st->n; i++) {
