@@ -49,7 +49,7 @@ WORKLOADS := $(WL_C:workloads/%.c=$(WL_DIR)/%) $(WL_MUSL:workloads/%.c=$(WL_DIR)
 DEPS := build-essential pkg-config libunicorn-dev libcapstone-dev libelf-dev check \
 	valgrind musl-tools busybox-static python3 linux-perf bolt-16 autofdo llvm
 
-.PHONY: all test unit e2e asan-unit bench demo deps workloads clean format syscall-names
+.PHONY: all test unit e2e e2e-asan asan-unit bench demo deps workloads clean format syscall-names
 
 all: $(PMUSIM) workloads
 
@@ -102,14 +102,17 @@ $(WL_DIR)/%: $(WL_DIR)/%.o
 demo: deps
 	$(MAKE) all
 	$(PMUSIM) run --truth build/demo.fdata --truth-json build/demo.json -- $(WL_DIR)/loops
-	@echo "--- exact ground truth: build/demo.fdata (BOLT fdata), build/demo.json; first edges:"
-	@head -5 build/demo.fdata
+	@echo "--- exact ground truth written to build/demo.fdata (BOLT fdata) and build/demo.json"
+	@grep -m1 '"instructions"' build/demo.json
+	@echo "--- hottest edges (from, to, mispredicts, count):"
+	@sort -k8,8nr build/demo.fdata | head -6
 
 deps:
 	@missing=""; for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -z "$$missing" ]; then echo "deps: all installed"; \
 	elif [ "$$(id -u)" = 0 ]; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+		echo "deps: installing$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	else echo "deps: missing:$$missing"; echo "run: sudo apt-get install -y$$missing"; exit 1; fi
 
 unit: $(UNIT_BIN)
@@ -121,10 +124,18 @@ e2e: $(PMUSIM) workloads $(E2E_BIN)
 asan-unit:
 	$(MAKE) MODE=asan unit
 
-# All tests: sanitizer unit suites, unit suites, end-to-end. Ends with Check's summary.
+# The end-to-end suite against pmusim built with ASan+UBSan.
+e2e-asan: $(E2E_BIN) workloads
+	$(MAKE) MODE=asan build/asan/pmusim
+	PMUSIM=build/asan/pmusim WORKLOADS=$(WL_DIR) $(E2E_BIN)
+
+# All tests: unit suites and end-to-end suite with ASan+UBSan, then in the release
+# build. Ends with Check's summary line.
 test: deps
 	$(MAKE) asan-unit
-	$(MAKE) all unit
+	$(MAKE) all
+	$(MAKE) e2e-asan
+	$(MAKE) unit
 	$(MAKE) e2e
 
 bench: $(PMUSIM) workloads
