@@ -523,6 +523,27 @@ START_TEST(same_seed_same_bytes)
 }
 END_TEST
 
+/* What a native run takes from the host comes from --seed and the simulated
+ * clock under pmusim; CPUID is the documented model (sim/cpuid.c) on any host. */
+START_TEST(seed_controls_randomness)
+{
+	const char *o[3] = {tmp_path("s1.out"), tmp_path("s1b.out"), tmp_path("s2.out")};
+	const char *seeds[3] = {"1", "1", "2"};
+	char *out[3];
+	for (int i = 0; i < 3; i++) {
+		char *a[] = {(char *)pmusim(), "run", "--seed", (char *)seeds[i], "--", (char *)wl("seeded"), NULL};
+		ck_assert_int_eq(run_cmd(a, NULL, o[i], NULL), 0);
+		out[i] = slurp(o[i], NULL);
+	}
+	ck_assert_str_eq(out[0], out[1]);
+	ck_assert_msg(strncmp(out[0], out[2], strlen("getrandom=0123456789abcdef")) != 0,
+		      "different seeds gave the same getrandom bytes:\n%s%s", out[0], out[2]);
+	ck_assert_msg(strstr(out[0], "cpuid=GenuineIntel 0x00050654 "), "CPUID not the documented model: %s", out[0]);
+	for (int i = 0; i < 3; i++)
+		free(out[i]);
+}
+END_TEST
+
 START_TEST(max_insns_is_exact)
 {
 	const char *j = tmp_path("lim.json");
@@ -600,6 +621,7 @@ static Suite *e2e_suite(void)
 	tcase_add_test(tc, bad_options_exit_2);
 	tcase_add_test(tc, same_seed_same_bytes);
 	tcase_add_test(tc, max_insns_is_exact);
+	tcase_add_test(tc, seed_controls_randomness);
 	tcase_add_test(tc, fault_report_and_truth);
 	tcase_add_test(tc, sigint_keeps_outputs);
 	suite_add_tcase(s, tc);
