@@ -299,6 +299,7 @@ static int special_of(const cs_insn *in, int kind, struct dc_special *sp)
 	case X86_INS_INSD: case X86_INS_OUTSB: case X86_INS_OUTSW: case X86_INS_OUTSD:
 	case X86_INS_CLI: case X86_INS_STI: case X86_INS_LGDT: case X86_INS_LIDT:
 	case X86_INS_WRMSR: case X86_INS_RDMSR: case X86_INS_INVD: case X86_INS_WBINVD:
+	case X86_INS_HLT:
 		sp->kind = DS_PRIV;
 		return 1;
 	}

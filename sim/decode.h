@@ -28,7 +28,7 @@ enum dc_special_kind {
 	DS_RDTSC,     /* rdtsc: result comes from the simulated clock */
 	DS_RDTSCP,
 	DS_RDRAND,    /* rdrand/rdseed: result comes from the seeded generator */
-	DS_PRIV,      /* privileged in user mode (hlt, in/out, cli/sti…): SIGSEGV */
+	DS_PRIV,      /* privileged in user mode (hlt, in/out, cli/sti, msr…): SIGSEGV as Linux */
 };
 
 struct dc_special {

@@ -263,7 +263,7 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
 		internal_error(s, PMUSIM_ERR_NOMEM, "out of memory decoding code", addr);
 		return;
 	}
-	if (is_new && bi->kind != BK_NONE) {
+	if (is_new) {
 		size_t n;
 		dcache_specials(bi, &n);
 		if (n) {
