@@ -544,6 +544,33 @@ START_TEST(seed_controls_randomness)
 }
 END_TEST
 
+/* An unsupported system call returns ENOSYS and is named once; --strict stops. */
+START_TEST(unsupported_syscall)
+{
+	const char *prog = tmp_path("nosys"), *out = tmp_path("nosys.out"), *err = tmp_path("nosys.err");
+	const char *src = tmp_path("nosys.c");
+	FILE *f = fopen(src, "w");
+	fputs("#include <errno.h>\n#include <stdio.h>\n#include <unistd.h>\n"
+	      "int main(void) { long a = syscall(499), b = syscall(499);\n"
+	      "printf(\"%ld %ld %d\\n\", a, b, errno == ENOSYS); return 0; }\n", f);
+	fclose(f);
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "cc -O1 -static -o %s %s", prog, src);
+	ck_assert_int_eq(system(cmd), 0);
+	char *a[] = {(char *)pmusim(), "run", "--", (char *)prog, NULL};
+	ck_assert_int_eq(run_cmd(a, NULL, out, err), 0);
+	char *o = slurp(out, NULL), *e = slurp(err, NULL);
+	ck_assert_str_eq(o, "-1 -1 1\n");
+	ck_assert_str_eq(e, "pmusim: unsupported system call syscall_499 (499) returns ENOSYS\n");
+	free(o), free(e);
+	char *b[] = {(char *)pmusim(), "run", "--strict", "--", (char *)prog, NULL};
+	ck_assert_int_eq(run_cmd(b, NULL, out, err), 2);
+	e = slurp(err, NULL);
+	ck_assert_msg(strstr(e, "unsupported system call") && strstr(e, "--strict"), "strict message: %s", e);
+	free(e);
+}
+END_TEST
+
 START_TEST(max_insns_is_exact)
 {
 	const char *j = tmp_path("lim.json");
@@ -622,6 +649,7 @@ static Suite *e2e_suite(void)
 	tcase_add_test(tc, same_seed_same_bytes);
 	tcase_add_test(tc, max_insns_is_exact);
 	tcase_add_test(tc, seed_controls_randomness);
+	tcase_add_test(tc, unsupported_syscall);
 	tcase_add_test(tc, fault_report_and_truth);
 	tcase_add_test(tc, sigint_keeps_outputs);
 	suite_add_tcase(s, tc);
