@@ -11,6 +11,8 @@
 
 #include "common/err.h"
 
+#define FRONT_SIZE 4096
+
 struct dentry {
 	struct block_info bi;      /* first member: block_info pointers map back */
 	struct dc_special *specials;
@@ -28,9 +30,15 @@ struct dcache {
 	struct dentry **all;       /* by id, live or not */
 	uint32_t nall, capall;
 	uint64_t lo, hi;           /* bounds of every live run, for cheap invalidation */
+	struct dentry *front[FRONT_SIZE]; /* direct-mapped cache in front of the table */
 };
 
 #define TOMB ((struct dentry *)1)
+
+static size_t front_slot(uint64_t a)
+{
+	return (size_t)((a ^ (a >> 12)) & (FRONT_SIZE - 1));
+}
 
 static size_t hash_addr(uint64_t a)
 {
@@ -433,8 +441,16 @@ static struct dentry *decode_run(struct dcache *dc, uint64_t start)
 
 const struct block_info *dcache_get(struct dcache *dc, uint64_t addr, int *is_new)
 {
-	struct dentry *e = table_find(dc, addr);
+	struct dentry **fr = &dc->front[front_slot(addr)];
+	struct dentry *e = *fr;
+	if (e && e->bi.start == addr) {
+		if (is_new)
+			*is_new = 0;
+		return &e->bi;
+	}
+	e = table_find(dc, addr);
 	if (e) {
+		*fr = e;
 		if (is_new)
 			*is_new = 0;
 		return &e->bi;
@@ -442,6 +458,8 @@ const struct block_info *dcache_get(struct dcache *dc, uint64_t addr, int *is_ne
 	e = decode_run(dc, addr);
 	if (is_new)
 		*is_new = 1;
+	if (e)
+		*fr = e;
 	return e ? &e->bi : NULL;
 }
 
@@ -476,6 +494,9 @@ size_t dcache_invalidate(struct dcache *dc, uint64_t addr, uint64_t len)
 	size_t n = 0;
 	if (dc->used == 0 || end <= dc->lo || addr >= dc->hi)
 		return 0;
+	for (size_t i = 0; i < FRONT_SIZE; i++)
+		if (dc->front[i] && dc->front[i]->bi.start < end && dc->front[i]->bi.end > addr)
+			dc->front[i] = NULL;
 	for (size_t i = 0; i < dc->cap; i++) {
 		struct dentry *e = dc->slots[i];
 		if (!e || e == TOMB)

@@ -95,40 +95,41 @@ void truth_free(struct truth *t)
 	free(t);
 }
 
-static void truth_retire(void *ctx, const struct retired_block *rb)
+static void truth_grow(struct truth *t, uint32_t id)
 {
-	struct truth *t = ctx;
+	uint32_t nc = t->cap ? t->cap : 1024;
+	while (nc <= id)
+		nc *= 2;
+	struct run_count *nr = realloc(t->runs, nc * sizeof(*nr));
+	if (!nr)
+		abort(); /* out of memory in the middle of a run: counts would be wrong */
+	memset(nr + t->cap, 0, (nc - t->cap) * sizeof(*nr));
+	t->runs = nr;
+	t->cap = nc;
+}
+
+/* Everything but the common case: first sight of a run, growth, blocks cut
+ * short, and transfers whose targets go to the hash table. */
+__attribute__((noinline)) static void truth_retire_slow(struct truth *t, const struct retired_block *rb)
+{
 	const struct block_info *bi = rb->info;
 	uint32_t id = bi->id;
-	if (id >= t->cap) {
-		uint32_t nc = t->cap ? t->cap : 1024;
-		while (nc <= id)
-			nc *= 2;
-		struct run_count *nr = realloc(t->runs, nc * sizeof(*nr));
-		if (!nr)
-			abort(); /* out of memory in the middle of a run: counts would be wrong */
-		memset(nr + t->cap, 0, (nc - t->cap) * sizeof(*nr));
-		t->runs = nr;
-		t->cap = nc;
-	}
+	if (id >= t->cap)
+		truth_grow(t, id);
 	struct run_count *c = &t->runs[id];
 	c->bi = bi;
 	t->insns += rb->ninsns;
 	c->execs += rb->run_start;
-	if (rb->ninsns != bi->ninsns || rb->kind == BK_NONE) {
-		if (rb->ninsns == bi->ninsns && bi->kind == BK_NONE)
-			c->full++;
-		else
-			pmap_add(&t->partial, id, rb->ninsns, 0, 1);
+	if (rb->ninsns != bi->ninsns || rb->kind != bi->kind) {
+		/* cut short (emulator block limit, fault, stop) */
+		pmap_add(&t->partial, id, rb->ninsns, 0, 1);
 		return;
 	}
 	c->full++;
 	switch (rb->kind) {
 	case BK_COND:
-		if (rb->taken)
-			c->taken++;
-		else
-			c->not_taken++;
+		c->taken += rb->taken;
+		c->not_taken += !rb->taken;
 		break;
 	case BK_JMP:
 		c->taken++;
@@ -140,6 +141,27 @@ static void truth_retire(void *ctx, const struct retired_block *rb)
 		pmap_add(&t->edges, bi->term, rb->next, rb->kind, 1);
 		break;
 	}
+}
+
+/* Hot path: a fully retired run already seen, ending in a conditional branch,
+ * a direct jump or nothing; kept small so it needs no saved registers. */
+static void truth_retire(void *ctx, const struct retired_block *rb)
+{
+	struct truth *t = ctx;
+	const struct block_info *bi = rb->info;
+	uint32_t id = bi->id;
+	int kind = rb->kind;
+	if (id >= t->cap || !t->runs[id].bi || rb->ninsns != bi->ninsns || kind != bi->kind ||
+	    (kind != BK_COND && kind != BK_JMP && kind != BK_NONE && kind != BK_SYSCALL)) {
+		truth_retire_slow(t, rb);
+		return;
+	}
+	struct run_count *c = &t->runs[id];
+	t->insns += rb->ninsns;
+	c->execs += rb->run_start;
+	c->full++;
+	c->taken += kind == BK_JMP || rb->taken;
+	c->not_taken += kind == BK_COND && !rb->taken;
 }
 
 struct block_sink truth_sink(struct truth *t)

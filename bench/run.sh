@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# make bench: per workload, median wall time of native, `pmusim run`,
+# `pmusim run --truth`, and callgrind --collect-jumps; MIPS; ratios.
+# Usage: bench/run.sh PMUSIM WORKLOAD_DIR   (BENCH_RUNS=N, default 5)
+set -u
+PMUSIM=${1:?usage: bench/run.sh PMUSIM WORKLOAD_DIR}
+WL=${2:?usage: bench/run.sh PMUSIM WORKLOAD_DIR}
+RUNS=${BENCH_RUNS:-5}
+[ -x "$PMUSIM" ] || { echo "bench: $PMUSIM is missing (make)" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+bdir=build/bench
+mkdir -p "$bdir"
+for b in hot_compute hot_store; do
+	[ "$bdir/$b" -nt "$here/$b.c" ] || gcc -O2 -static -o "$bdir/$b" "$here/$b.c" || exit 2
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# median wall seconds of RUNS runs of "$@"
+median() {
+	local i t0 t1
+	for ((i = 0; i < RUNS; i++)); do
+		t0=$(date +%s.%N)
+		"$@" >/dev/null 2>&1 </dev/null
+		t1=$(date +%s.%N)
+		echo "$t1 - $t0" | bc -l
+	done | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'
+}
+
+printf '%-13s %9s %9s %9s %9s %12s %8s %10s %9s %10s\n' workload native_s run_s truth_s cgrind_s instructions MIPS run/native truth/run truth/cgrind
+rows=$tmp/rows
+for w in hot_compute hot_store loops switch recursion indirect strings musl_hello; do
+	prog=$bdir/$w
+	[ -x "$prog" ] || prog=$WL/$w
+	[ -x "$prog" ] || { echo "bench: $w not built, skipped" >&2; continue; }
+	n=$(median "$prog")
+	r=$(median "$PMUSIM" run -- "$prog")
+	t=$(median "$PMUSIM" run --truth "$tmp/t.fdata" -- "$prog")
+	c=$(median valgrind --tool=callgrind --collect-jumps=yes --callgrind-out-file=/dev/null "$prog")
+	"$PMUSIM" run --truth-json "$tmp/t.json" -- "$prog" >/dev/null 2>&1 </dev/null
+	insns=$(awk -F'[:,]' '/"instructions"/ {gsub(/ /, "", $2); print $2; exit}' "$tmp/t.json")
+	awk -v w="$w" -v n="$n" -v r="$r" -v t="$t" -v c="$c" -v i="$insns" 'BEGIN {
+		printf "%-13s %9.3f %9.3f %9.3f %9.3f %12d %8.0f %10.1f %9.3f %10.3f\n",
+			w, n, r, t, c, i, i / r / 1e6, r / n, t / r, t / c }' | tee -a "$rows"
+done
+m=$(awk '{print $9}' "$rows" | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}')
+mx=$(awk '{print $9}' "$rows" | sort -g | tail -1)
+echo "truth/run: median $m, worst $mx over workloads (target <= 1.25)"
+awk '{if ($10 < 1) fast++} END {printf "pmusim --truth faster than callgrind on %d of %d workloads\n", fast, NR}' "$rows"
+echo "(medians of $RUNS runs; every guest store costs ~70 ns in Unicorn 2.0.1, see README)"
+exit 0
