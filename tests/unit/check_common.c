@@ -1,0 +1,154 @@
+/* common/: seeded generator, complete-or-absent output files, ELF symbols,
+ * error texts. */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/outfile.h"
+#include "common/rng.h"
+#include "common/symtab.h"
+
+START_TEST(rng_is_seeded)
+{
+	struct rng a, b, c;
+	rng_init(&a, 42);
+	rng_init(&b, 42);
+	rng_init(&c, 43);
+	int differ = 0;
+	for (int i = 0; i < 100; i++) {
+		uint64_t x = rng_next(&a), y = rng_next(&b), z = rng_next(&c);
+		ck_assert_uint_eq(x, y);
+		differ += x != z;
+	}
+	ck_assert_int_gt(differ, 95);
+}
+END_TEST
+
+START_TEST(rng_uniform_bounds)
+{
+	struct rng r;
+	rng_init(&r, 0);
+	int seen[4] = {0};
+	for (int i = 0; i < 4000; i++) {
+		uint64_t v = rng_uniform(&r, 3);
+		ck_assert_uint_le(v, 3);
+		seen[v]++;
+	}
+	for (int i = 0; i < 4; i++) /* each value ~1000 times; 800 is > 6 sigma away */
+		ck_assert_int_gt(seen[i], 800);
+	ck_assert_uint_le(rng_uniform(&r, 0), 0);
+	unsigned char buf[13] = {0};
+	rng_fill(&r, buf, sizeof(buf));
+	int nonzero = 0;
+	for (size_t i = 0; i < sizeof(buf); i++)
+		nonzero += buf[i] != 0;
+	ck_assert_int_gt(nonzero, 8);
+}
+END_TEST
+
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+START_TEST(outfile_complete_or_absent)
+{
+	char dir[] = "/tmp/pmusim-outfile-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char path[300];
+	snprintf(path, sizeof(path), "%s/out.txt", dir);
+	struct outfile o;
+	ck_assert_int_eq(outfile_open(&o, path), 0);
+	fputs("half", o.f);
+	ck_assert_int_eq(access(path, F_OK), -1); /* nothing at the target until commit */
+	outfile_abort(&o);
+	ck_assert_int_eq(count_entries(dir), 0);  /* and no temporary left behind */
+	ck_assert_int_eq(outfile_open(&o, path), 0);
+	fputs("whole\n", o.f);
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	FILE *f = fopen(path, "r");
+	char line[16] = "";
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	fclose(f);
+	ck_assert_str_eq(line, "whole\n");
+	ck_assert_int_eq(count_entries(dir), 1);
+	unlink(path);
+	rmdir(dir);
+	ck_assert_int_lt(outfile_open(&o, "/nonexistent-dir/x"), 0);
+}
+END_TEST
+
+__attribute__((noinline)) int check_common_marker(int x);
+__attribute__((noinline)) int check_common_marker(int x)
+{
+	return x * 3 + 1;
+}
+
+START_TEST(symbols_of_this_test)
+{
+	/* the test binary is a PIE: find its load bias from a known function */
+	struct symtab *st;
+	ck_assert_int_eq(symtab_load("/proc/self/exe", 0, &st), 0);
+	const struct sym *found = NULL;
+	for (size_t i = 0; i < symtab_count(st); i++)
+		if (strcmp(symtab_at(st, i)->name, "check_common_marker") == 0)
+			found = symtab_at(st, i);
+	ck_assert_ptr_nonnull(found);
+	ck_assert_uint_gt(found->size, 0);
+	uint64_t bias = (uint64_t)(uintptr_t)check_common_marker - found->addr;
+	symtab_free(st);
+	ck_assert_int_eq(symtab_load("/proc/self/exe", bias, &st), 0);
+	const struct sym *s = symtab_lookup(st, (uint64_t)(uintptr_t)check_common_marker + 3);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(s->name, "check_common_marker");
+	ck_assert_ptr_null(symtab_lookup(st, 16));
+	char name[64];
+	symtab_bolt_name(s, name, sizeof(name));
+	ck_assert_str_eq(name, "check_common_marker"); /* global: no /N */
+	symtab_free(st);
+	ck_assert_int_eq(symtab_load("/nonexistent", 0, &st), PMUSIM_ERR_IO);
+	ck_assert_int_eq(symtab_load("/etc/passwd", 0, &st), PMUSIM_ERR_ELF);
+}
+END_TEST
+
+START_TEST(error_texts)
+{
+	const int codes[] = {PMUSIM_OK, PMUSIM_ERR_NOMEM, PMUSIM_ERR_IO, PMUSIM_ERR_ELF, PMUSIM_ERR_ARCH,
+			     PMUSIM_ERR_DYNAMIC, PMUSIM_ERR_UNSUPPORTED, PMUSIM_ERR_ARG, PMUSIM_ERR_EMU,
+			     PMUSIM_ERR_DECODE, PMUSIM_ERR_INTERNAL, PMUSIM_ERR_FORMAT};
+	size_t n = sizeof(codes) / sizeof(codes[0]);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_gt(strlen(pmusim_strerror(codes[i])), 3);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_str_ne(pmusim_strerror(codes[i]), pmusim_strerror(codes[j]));
+	}
+	ck_assert_str_eq(pmusim_strerror(-999), "unknown error");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("common");
+	TCase *tc = tcase_create("common");
+	tcase_add_test(tc, rng_is_seeded);
+	tcase_add_test(tc, rng_uniform_bounds);
+	tcase_add_test(tc, outfile_complete_or_absent);
+	tcase_add_test(tc, symbols_of_this_test);
+	tcase_add_test(tc, error_texts);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
