@@ -2,6 +2,7 @@
 # make [MODE=release|debug|asan|ubsan] [all|test|unit|e2e|bench|demo|deps|clean|format]
 
 MODE ?= release
+MAKEFLAGS += --no-print-directory
 BUILD := build/$(MODE)
 CC ?= cc
 
@@ -141,8 +142,18 @@ test: deps
 bench: $(PMUSIM) workloads
 	bench/run.sh $(PMUSIM) $(WL_DIR)
 
+# Regenerates the system-call name table from the kernel's UAPI header.
+UNISTD := /usr/include/x86_64-linux-gnu/asm/unistd_64.h
 syscall-names:
-	@echo "sim/syscall_names.c is generated from <asm/unistd_64.h>; see its header."
+	{ echo '/* Linux x86-64 system-call names by number, generated from the kernel UAPI header'; \
+	  echo ' * <asm/unistd_64.h> (Debian 12 linux-libc-dev) with: make syscall-names. */'; \
+	  echo '#include "sim/syscall_names.h"'; echo; echo '#include <stddef.h>'; echo; \
+	  echo 'static const char *const names[] = {'; \
+	  awk '/^#define __NR_[a-z0-9_]+ [0-9]+$$/ {sub("__NR_", "", $$2); printf "\t[%s] = \"%s\",\n", $$3, $$2}' $(UNISTD); \
+	  echo '};'; echo; \
+	  echo 'const char *syscall_name(long nr)'; echo '{'; \
+	  echo '	if (nr < 0 || (unsigned long)nr >= sizeof(names) / sizeof(names[0]) || !names[nr])'; \
+	  echo '		return NULL;'; echo '	return names[nr];'; echo '}'; } > sim/syscall_names.c
 
 format:
 	clang-format -i $(LIB_SRC) $(CLI_SRC) $(wildcard */*.h) $(UNIT_SRC) $(E2E_SRC)
