@@ -18,6 +18,7 @@
 
 #include "common/symtab.h"
 #include "tests/e2e/e2e_util.h"
+#include "tests/unit/run_suite.h"
 
 static const char *pmusim(void)
 {
@@ -658,9 +659,5 @@ static Suite *e2e_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(e2e_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(e2e_suite());
 }

@@ -6,6 +6,7 @@
 
 #include "sim/blockstream.h"
 #include "tests/unit/guest_mem.h"
+#include "tests/unit/run_suite.h"
 
 #define MAXREC 64
 
@@ -291,9 +292,5 @@ int main(void)
 	tc = tcase_create("conditions");
 	tcase_add_loop_test(tc, conditions, 0, (int)(sizeof(cond_cases) / sizeof(cond_cases[0])));
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

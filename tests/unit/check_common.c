@@ -11,6 +11,7 @@
 #include "common/outfile.h"
 #include "common/rng.h"
 #include "common/symtab.h"
+#include "tests/unit/run_suite.h"
 
 START_TEST(rng_is_seeded)
 {
@@ -146,9 +147,5 @@ int main(void)
 	tcase_add_test(tc, symbols_of_this_test);
 	tcase_add_test(tc, error_texts);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

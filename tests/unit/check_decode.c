@@ -5,6 +5,7 @@
 
 #include "sim/decode.h"
 #include "tests/unit/guest_mem.h"
+#include "tests/unit/run_suite.h"
 
 static struct guest_mem mem;
 
@@ -216,9 +217,5 @@ int main(void)
 	tcase_add_test(tc, unreadable_bytes_trap);
 	tcase_add_test(tc, long_runs_stop_at_the_limit);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

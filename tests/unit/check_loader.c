@@ -8,6 +8,7 @@
 
 #include "common/err.h"
 #include "sim/sim.h"
+#include "tests/unit/run_suite.h"
 
 static char dir[64];
 
@@ -158,9 +159,5 @@ int main(void)
 	tcase_add_loop_test(tc, bad_files, 0, (int)(sizeof(bad_cases) / sizeof(bad_cases[0])));
 	tcase_add_test(tc, good_program_runs);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

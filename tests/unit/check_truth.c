@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "sim/truth.h"
+#include "tests/unit/run_suite.h"
 
 /* Two runs sharing one conditional branch at 0x40100a (run A from 0x401000,
  * run B from 0x401008), an indirect jump run, a call, a ret and a REP run. */
@@ -161,9 +162,5 @@ int main(void)
 	tcase_add_test(tc, function_instructions_include_partial_blocks);
 	tcase_add_test(tc, run_entries);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

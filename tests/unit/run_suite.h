@@ -1,0 +1,18 @@
+/* Runs one Check suite in fork mode, prints Check's summary line, and returns
+ * the process exit status (non-zero when any test failed). */
+#ifndef PMUSIM_TESTS_UNIT_RUN_SUITE_H
+#define PMUSIM_TESTS_UNIT_RUN_SUITE_H
+
+#include <check.h>
+#include <stdlib.h>
+
+static inline int run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+#endif
