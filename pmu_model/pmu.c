@@ -1,0 +1,319 @@
+/* PMU: counters, overflow interrupts with period + random delta, skid and
+ * pipeline refill, LBR freeze on PMI (see pmu.h). The fast path handles a whole
+ * retired block with a few additions; a block in which a counter overflows or a
+ * pending PMI lands is replayed instruction by instruction. */
+#include "pmu_model/pmu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "common/rng.h"
+#include "pmu_model/bpred.h"
+
+struct counter {
+	enum pmu_event ev;
+	uint64_t period;   /* 0: counting */
+	uint64_t count;    /* events so far */
+	uint64_t left;     /* events until the next overflow (sampling) */
+	uint64_t cur;      /* period of the interval in progress */
+};
+
+struct pmu {
+	struct pmu_config cfg;
+	const struct cpu_model *cpu;
+	struct pmu_sample_sink sink;
+	struct counter ctr[PMU_MAX_COUNTERS];
+	uint32_t nctr;
+	struct bpred bp;
+	struct lbr lbr;
+	struct rng rng;
+	uint64_t q;         /* quarter cycles so far */
+	uint64_t debt_q;    /* refill cycles to charge to the next instruction */
+	uint64_t insns, samples, mispredicts;
+	uint32_t *cost;     /* cached full-run cost (quarter cycles + 1) by run id, 0 unknown */
+	uint32_t ncost;
+	/* the pending PMI */
+	int pending;
+	uint64_t land;      /* instruction number (1-based) or quarter cycle it lands at */
+	uint64_t pend_period[PMU_MAX_COUNTERS]; /* 0: counter not in it */
+	struct lbr_entry snap[LBR_MAX_DEPTH];
+};
+
+static uint64_t next_period(struct pmu *p, uint64_t period)
+{
+	return period + (p->cfg.delta ? rng_uniform(&p->rng, p->cfg.delta) : 0);
+}
+
+static int check_config(const struct pmu_config *cfg, const struct cpu_model *cpu, char *msg,
+			size_t ml)
+{
+	uint32_t gp = 0;
+	int fixed_instr = 0, fixed_cyc = 0;
+	if (cfg->nctr > PMU_MAX_COUNTERS) {
+		snprintf(msg, ml, "too many events (at most %d)", PMU_MAX_COUNTERS);
+		return PMUSIM_ERR_ARG;
+	}
+	for (uint32_t i = 0; i < cfg->nctr; i++) {
+		if ((unsigned)cfg->ctr[i].ev >= EV_COUNT) {
+			snprintf(msg, ml, "unknown event %d", (int)cfg->ctr[i].ev);
+			return PMUSIM_ERR_ARG;
+		}
+		if (cfg->ctr[i].ev == EV_INSTRUCTIONS && !fixed_instr)
+			fixed_instr = 1;
+		else if (cfg->ctr[i].ev == EV_CYCLES && !fixed_cyc)
+			fixed_cyc = 1;
+		else
+			gp++;
+	}
+	if (gp > cpu->nr_gp_counters) {
+		snprintf(msg, ml, "%u events need programmable counters; the %s model has %u "
+			 "(instructions and cycles use fixed counters)", gp, cpu->name, cpu->nr_gp_counters);
+		return PMUSIM_ERR_ARG;
+	}
+	return 0;
+}
+
+int pmu_new(const struct pmu_config *cfg, struct pmu_sample_sink sink, struct pmu **out,
+	    char *msg, size_t ml)
+{
+	const struct cpu_model *cpu = cfg->cpu ? cfg->cpu : cpu_model_default();
+	int err = check_config(cfg, cpu, msg, ml);
+	if (err < 0)
+		return err;
+	struct pmu *p = calloc(1, sizeof(*p));
+	if (!p)
+		return PMUSIM_ERR_NOMEM;
+	p->cfg = *cfg;
+	p->cpu = cpu;
+	p->sink = sink;
+	p->nctr = cfg->nctr;
+	rng_init(&p->rng, cfg->seed ^ 0x504d552d64656c74ULL); /* own stream: "PMU-delt" */
+	if ((err = lbr_init(&p->lbr, cfg->lbr_depth ? cfg->lbr_depth : 4,
+			    cfg->lbr_depth ? cfg->lbr_filter : 0)) < 0) {
+		snprintf(msg, ml, "LBR depth must be 4, 8, 16, 32 or 64, not %u", cfg->lbr_depth);
+		free(p);
+		return err;
+	}
+	if ((err = bpred_init(&p->bp, cpu)) < 0) {
+		free(p);
+		return err;
+	}
+	for (uint32_t i = 0; i < p->nctr; i++) {
+		p->ctr[i].ev = cfg->ctr[i].ev;
+		p->ctr[i].period = cfg->ctr[i].period;
+		if (p->ctr[i].period)
+			p->ctr[i].left = p->ctr[i].cur = next_period(p, p->ctr[i].period);
+		else
+			p->ctr[i].left = UINT64_MAX;
+	}
+	*out = p;
+	return 0;
+}
+
+void pmu_free(struct pmu *p)
+{
+	if (!p)
+		return;
+	bpred_fini(&p->bp);
+	free(p->cost);
+	free(p);
+}
+
+uint64_t pmu_block_cost_q(const struct cpu_model *cpu, const struct block_info *bi, uint32_t n)
+{
+	uint64_t q = 0;
+	for (uint32_t i = 0; i < n; i++)
+		q += cpu->cost_q[bi->cls[i] < IC_COUNT ? bi->cls[i] : IC_OTHER];
+	return q;
+}
+
+static uint64_t block_cost(struct pmu *p, const struct block_info *bi, uint32_t n)
+{
+	if (n != bi->ninsns)
+		return pmu_block_cost_q(p->cpu, bi, n);
+	if (bi->id < p->ncost && p->cost[bi->id])
+		return p->cost[bi->id] - 1;
+	if (bi->id >= p->ncost) {
+		uint32_t nn = p->ncost ? p->ncost : 1024;
+		while (nn <= bi->id)
+			nn *= 2;
+		uint32_t *c = realloc(p->cost, nn * sizeof(*c));
+		if (!c)
+			return pmu_block_cost_q(p->cpu, bi, n);
+		memset(c + p->ncost, 0, (nn - p->ncost) * sizeof(*c));
+		p->cost = c;
+		p->ncost = nn;
+	}
+	uint64_t q = pmu_block_cost_q(p->cpu, bi, n);
+	if (q < UINT32_MAX)
+		p->cost[bi->id] = (uint32_t)q + 1;
+	return q;
+}
+
+/* What one retired block (or, in the slow path, its terminator) adds to an
+ * event other than instructions and cycles. */
+static uint64_t term_events(enum pmu_event ev, int kind, int taken, int mis, uint64_t rep)
+{
+	switch (ev) {
+	case EV_BRANCHES: return br_kind_is_branch(kind);
+	case EV_BRANCH_MISSES: return (uint64_t)mis;
+	case EV_NEAR_TAKEN: return br_kind_is_branch(kind) && taken;
+	case EV_COND: return kind == BK_COND;
+	case EV_COND_TAKEN: return kind == BK_COND && taken;
+	case EV_NEAR_CALL: return kind == BK_CALL || kind == BK_CALL_IND;
+	case EV_NEAR_RETURN: return kind == BK_RET;
+	case EV_INDIRECT: return kind == BK_JMP_IND || kind == BK_CALL_IND;
+	case EV_REP_ITERATIONS: return kind == BK_REP ? rep : 0;
+	default: return 0;
+	}
+}
+
+/* A retired block as the replay sees it. */
+struct blk {
+	const struct retired_block *rb;
+	const struct block_info *bi;
+	uint32_t n;
+	int kind, taken, mis;
+	uint64_t term_extra_q; /* REP iterations and misprediction, on the terminator */
+};
+
+static void deliver_pmi(struct pmu *p, uint64_t ip, uint32_t tid)
+{
+	uint32_t nbr = 0;
+	if (p->cfg.lbr_depth) {
+		lbr_freeze(&p->lbr);
+		nbr = lbr_read(&p->lbr, p->snap);
+	}
+	for (uint32_t c = 0; c < p->nctr; c++) {
+		if (!p->pend_period[c])
+			continue;
+		struct pmu_sample s = {
+			.counter = c, .tid = tid, .ip = ip, .cycle = p->q >> 2,
+			.period = p->pend_period[c], .nbr = nbr, .br = p->snap,
+		};
+		p->pend_period[c] = 0;
+		p->samples++;
+		if (p->sink.sample)
+			p->sink.sample(p->sink.ctx, &s);
+	}
+	if (p->cfg.lbr_depth)
+		lbr_unfreeze(&p->lbr);
+	p->pending = 0;
+	p->debt_q += (uint64_t)p->cfg.refill_cycles * 4;
+}
+
+/* Counts `ev_n` events of counter c at the current instruction; overflows
+ * schedule (or join) the PMI. */
+static void count_events(struct pmu *p, uint32_t c, uint64_t ev_n)
+{
+	struct counter *k = &p->ctr[c];
+	while (k->period && ev_n >= k->left) {
+		ev_n -= k->left;
+		k->count += k->left;
+		p->pend_period[c] += k->cur;
+		if (!p->pending) {
+			p->pending = 1;
+			p->land = p->cfg.skid_in_cycles ? p->q + p->cfg.skid * 4 : p->insns + p->cfg.skid;
+		}
+		k->left = k->cur = next_period(p, k->period);
+	}
+	k->count += ev_n;
+	k->left -= k->period ? ev_n : 0;
+}
+
+/* Replays one block instruction by instruction (a counter overflows in it or a
+ * PMI lands in it). p->q and p->insns advance per instruction. */
+static void replay(struct pmu *p, const struct blk *b)
+{
+	for (uint32_t i = 0; i < b->n; i++) {
+		int term = i + 1 == b->n && b->kind != BK_NONE;
+		uint64_t q0 = p->q;
+		p->q += p->cpu->cost_q[b->bi->cls[i] < IC_COUNT ? b->bi->cls[i] : IC_OTHER] + p->debt_q;
+		p->debt_q = 0;
+		if (term)
+			p->q += b->term_extra_q;
+		p->insns++;
+		for (uint32_t c = 0; c < p->nctr; c++) {
+			enum pmu_event ev = p->ctr[c].ev;
+			uint64_t e = ev == EV_INSTRUCTIONS ? 1
+				   : ev == EV_CYCLES	   ? (p->q >> 2) - (q0 >> 2)
+				   : term ? term_events(ev, b->kind, b->taken, b->mis, b->rb->rep_iters) : 0;
+			if (e)
+				count_events(p, c, e);
+		}
+		if (term && b->taken && br_kind_is_branch(b->kind))
+			lbr_record(&p->lbr, b->bi->term, b->rb->next, b->kind, b->mis, p->q >> 2);
+		if (p->pending && (p->cfg.skid_in_cycles ? p->q >= p->land : p->insns >= p->land))
+			deliver_pmi(p, b->bi->start + b->bi->off[i], b->rb->tid);
+	}
+}
+
+static void pmu_retire(void *ctx, const struct retired_block *rb)
+{
+	struct pmu *p = ctx;
+	struct blk b = {.rb = rb, .bi = rb->info, .n = rb->ninsns, .kind = rb->kind, .taken = rb->taken};
+	if (b.n == 0)
+		return;
+	if (br_kind_is_branch(b.kind)) {
+		b.mis = bpred_update(&p->bp, b.kind, b.bi->term, b.bi->end, b.taken, rb->next);
+		p->mispredicts += (uint64_t)b.mis;
+		b.term_extra_q = (uint64_t)b.mis * p->cpu->mispredict_cycles * 4;
+	} else if (b.kind == BK_REP) {
+		b.term_extra_q = rb->rep_iters * p->cpu->rep_iter_q;
+	}
+	uint64_t q_end = p->q + p->debt_q + block_cost(p, b.bi, b.n) + b.term_extra_q;
+	uint64_t inc[PMU_MAX_COUNTERS];
+	int slow = p->pending && (p->cfg.skid_in_cycles ? q_end >= p->land : p->insns + b.n >= p->land);
+	for (uint32_t c = 0; c < p->nctr; c++) {
+		enum pmu_event ev = p->ctr[c].ev;
+		inc[c] = ev == EV_INSTRUCTIONS ? b.n
+		       : ev == EV_CYCLES       ? (q_end >> 2) - (p->q >> 2)
+		       : b.kind != BK_NONE ? term_events(ev, b.kind, b.taken, b.mis, rb->rep_iters) : 0;
+		slow |= inc[c] >= p->ctr[c].left;
+	}
+	if (slow) {
+		replay(p, &b);
+		return;
+	}
+	for (uint32_t c = 0; c < p->nctr; c++) {
+		p->ctr[c].count += inc[c];
+		p->ctr[c].left -= p->ctr[c].period ? inc[c] : 0;
+	}
+	p->q = q_end;
+	p->debt_q = 0;
+	p->insns += b.n;
+	if (b.taken && br_kind_is_branch(b.kind))
+		lbr_record(&p->lbr, b.bi->term, rb->next, b.kind, b.mis, p->q >> 2);
+}
+
+struct block_sink pmu_block_sink(struct pmu *p)
+{
+	return (struct block_sink){.retire = pmu_retire, .ctx = p};
+}
+
+uint64_t pmu_count(const struct pmu *p, uint32_t i)
+{
+	return i < p->nctr ? p->ctr[i].count : 0;
+}
+
+uint64_t pmu_cycles(const struct pmu *p)
+{
+	return (p->q + p->debt_q) >> 2;
+}
+
+uint64_t pmu_instructions(const struct pmu *p)
+{
+	return p->insns;
+}
+
+uint64_t pmu_samples(const struct pmu *p)
+{
+	return p->samples;
+}
+
+uint64_t pmu_mispredicts(const struct pmu *p)
+{
+	return p->mispredicts;
+}

@@ -1,0 +1,87 @@
+/* The performance-monitoring unit: fixed and programmable counters fed by the
+ * retired-block stream, the timing model (cpu_model + bpred) that supplies
+ * cycles, overflow interrupts (PMIs) and the LBR. No Unicorn, no I/O: samples go
+ * to a callback, so the unit is tested with hand-made block streams.
+ *
+ * Overflow: a counter with a sampling period P overflows at exactly the P-th
+ * event it counts, even in the middle of a block (instructions and cycles are
+ * attributed per instruction from the decode cache's classes; branch events and
+ * REP iterations belong to the run's terminator). With --delta D every period is
+ * P + U[0, D], drawn from a generator seeded with the seed.
+ *
+ * PMI: taken `skid` instructions (or cycles) after the overflowing event; skid 0
+ * is a precise PMI at the eventing instruction. The sample IP is the instruction
+ * at which the PMI is taken; the LBR snapshot holds every recorded branch that
+ * retired up to and including it, then the LBR is frozen while the sample is
+ * handed over (FREEZE_LBRS_ON_PMI), and `refill` cycles are charged to the
+ * instruction after it. Overflows that happen while a PMI is pending join it
+ * (one sample per overflowed counter, its period the sum of the periods). */
+#ifndef PMUSIM_PMU_MODEL_PMU_H
+#define PMUSIM_PMU_MODEL_PMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmu_model/block.h"
+#include "pmu_model/cpu_model.h"
+#include "pmu_model/events.h"
+#include "pmu_model/lbr.h"
+
+#define PMU_MAX_COUNTERS 10 /* 2 fixed (instructions, cycles) + up to 8 programmable */
+
+struct pmu_counter_config {
+	enum pmu_event ev;
+	uint64_t period; /* 0: counting only */
+};
+
+struct pmu_config {
+	const struct cpu_model *cpu; /* NULL: cpu_model_default() */
+	struct pmu_counter_config ctr[PMU_MAX_COUNTERS];
+	uint32_t nctr;
+	uint64_t delta;          /* extra period per sample, uniform in [0, delta] */
+	uint64_t skid;           /* instructions (or cycles) between overflow and PMI */
+	int skid_in_cycles;
+	uint32_t refill_cycles;  /* charged after each PMI */
+	uint32_t lbr_depth;      /* 0: no LBR; else 4, 8, 16, 32 or 64 */
+	uint32_t lbr_filter;     /* LBR_F_* */
+	uint64_t seed;
+};
+
+struct pmu_sample {
+	uint32_t counter;          /* index into pmu_config.ctr */
+	uint32_t tid;
+	uint64_t ip;               /* instruction at which the PMI was taken */
+	uint64_t cycle;            /* core cycle of the PMI */
+	uint64_t period;           /* events this sample stands for */
+	uint32_t nbr;              /* LBR entries, newest first */
+	const struct lbr_entry *br;
+};
+
+struct pmu_sample_sink {
+	void (*sample)(void *ctx, const struct pmu_sample *s);
+	void *ctx;
+};
+
+struct pmu;
+
+/* 0, PMUSIM_ERR_ARG (too many counters for the model, bad LBR depth, zero
+ * period with delta) with a reason in msg, or PMUSIM_ERR_NOMEM. */
+int pmu_new(const struct pmu_config *cfg, struct pmu_sample_sink sink, struct pmu **out,
+	    char *msg, size_t msglen);
+void pmu_free(struct pmu *p);
+
+/* The consumer of the retired-block stream that drives p. */
+struct block_sink pmu_block_sink(struct pmu *p);
+
+/* Events counted by counter i so far (exact). */
+uint64_t pmu_count(const struct pmu *p, uint32_t i);
+uint64_t pmu_cycles(const struct pmu *p);
+uint64_t pmu_instructions(const struct pmu *p);
+uint64_t pmu_samples(const struct pmu *p);
+uint64_t pmu_mispredicts(const struct pmu *p);
+
+/* Quarter cycles a run costs when its first n instructions retire (no
+ * misprediction, no REP iterations): the timing model's static block cost. */
+uint64_t pmu_block_cost_q(const struct cpu_model *cpu, const struct block_info *bi, uint32_t n);
+
+#endif

@@ -1,0 +1,199 @@
+/* perf.data, the file `perf record` writes ("PERFILE2"), written and read by
+ * pmusim. The writer streams records to a temporary file and renames it into
+ * place when closed, so a recording is complete or absent; the reader accepts
+ * pmusim's files and real perf's (several attrs, sample_id_all trailers, MMAP
+ * and MMAP2, feature sections).
+ *
+ * Layout facts come from Linux tools/perf/Documentation/perf.data-file-format.txt
+ * and include/uapi/linux/perf_event.h (perf 6.1); field order of a sample is the
+ * order of its PERF_SAMPLE_* bits. Plain C, no Unicorn, no pmu_model/: the
+ * profiler stands alone and the front end converts the hardware model's records. */
+#ifndef PMUSIM_PROFILER_PERFDATA_H
+#define PMUSIM_PROFILER_PERFDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* perf_event.h: perf_type_id, sample_type bits, branch_sample_type bits. */
+#define PERF_TYPE_HARDWARE 0u
+#define PERF_TYPE_RAW 4u
+#define PERF_COUNT_HW_CPU_CYCLES 0u
+#define PERF_COUNT_HW_INSTRUCTIONS 1u
+#define PERF_COUNT_HW_BRANCH_INSTRUCTIONS 4u
+#define PERF_COUNT_HW_BRANCH_MISSES 5u
+
+#define PERF_SAMPLE_IP (1u << 0)
+#define PERF_SAMPLE_TID (1u << 1)
+#define PERF_SAMPLE_TIME (1u << 2)
+#define PERF_SAMPLE_ADDR (1u << 3)
+#define PERF_SAMPLE_READ (1u << 4)
+#define PERF_SAMPLE_CALLCHAIN (1u << 5)
+#define PERF_SAMPLE_ID (1u << 6)
+#define PERF_SAMPLE_CPU (1u << 7)
+#define PERF_SAMPLE_PERIOD (1u << 8)
+#define PERF_SAMPLE_STREAM_ID (1u << 9)
+#define PERF_SAMPLE_RAW (1u << 10)
+#define PERF_SAMPLE_BRANCH_STACK (1u << 11)
+#define PERF_SAMPLE_IDENTIFIER (1u << 16)
+
+#define PERF_SAMPLE_BRANCH_USER (1u << 0)
+#define PERF_SAMPLE_BRANCH_KERNEL (1u << 1)
+#define PERF_SAMPLE_BRANCH_HV (1u << 2)
+#define PERF_SAMPLE_BRANCH_ANY (1u << 3)
+#define PERF_SAMPLE_BRANCH_ANY_CALL (1u << 4)
+#define PERF_SAMPLE_BRANCH_ANY_RETURN (1u << 5)
+#define PERF_SAMPLE_BRANCH_IND_CALL (1u << 6)
+#define PERF_SAMPLE_BRANCH_COND (1u << 10)
+#define PERF_SAMPLE_BRANCH_IND_JUMP (1u << 12)
+#define PERF_SAMPLE_BRANCH_CALL (1u << 13)
+#define PERF_SAMPLE_BRANCH_TYPE_SAVE (1u << 16)
+
+/* perf_event.h enum perf_branch_type (the 4-bit `type` of a branch entry). */
+enum perf_br_type {
+	PERF_BR_UNKNOWN = 0,
+	PERF_BR_COND = 1,
+	PERF_BR_UNCOND = 2,
+	PERF_BR_IND = 3,
+	PERF_BR_CALL = 4,
+	PERF_BR_IND_CALL = 5,
+	PERF_BR_RET = 6,
+};
+
+/* Record types (perf_event.h enum perf_event_type; 67+ are perf's user records). */
+#define PERF_RECORD_MMAP 1u
+#define PERF_RECORD_COMM 3u
+#define PERF_RECORD_EXIT 4u
+#define PERF_RECORD_FORK 7u
+#define PERF_RECORD_SAMPLE 9u
+#define PERF_RECORD_MMAP2 10u
+#define PERF_RECORD_FINISHED_ROUND 68u
+
+#define PERF_RECORD_MISC_USER 2u
+
+/* One branch-stack entry as perf_branch_entry: flags word bit 0 mispred,
+ * bit 1 predicted, bits 4..19 cycles, bits 20..23 type; all other bits zero. */
+struct perf_branch {
+	uint64_t from, to;
+	uint16_t cycles;   /* cycles since the previous entry; 0 = not known */
+	uint8_t mispred;   /* 1: mispredicted */
+	uint8_t predicted; /* 1: predicted correctly */
+	uint8_t type;      /* enum perf_br_type */
+};
+
+/* One event of a recording (one perf_event_attr). */
+struct perfdata_event {
+	const char *name;           /* as the user gave it ("cycles:u"), for EVENT_DESC */
+	uint32_t type;              /* PERF_TYPE_* */
+	uint64_t config;
+	uint64_t sample_period;     /* fixed period (freq = 0) */
+	uint64_t sample_type;       /* PERF_SAMPLE_* */
+	uint64_t branch_sample_type;/* PERF_SAMPLE_BRANCH_*, 0 without a branch stack */
+	uint64_t id;                /* unique sample id of the event (>= 1) */
+	uint8_t precise_ip;         /* 0..3 */
+};
+
+/* A decoded PERF_RECORD_SAMPLE (fields absent from sample_type are 0). */
+struct perf_sample {
+	uint64_t id;                /* IDENTIFIER/ID: which event */
+	uint64_t ip, time, period, addr;
+	uint32_t pid, tid, cpu;
+	uint16_t misc;              /* cpumode in the low 3 bits (PERF_RECORD_MISC_USER) */
+	uint64_t nbr;               /* branch-stack entries, newest first */
+	const struct perf_branch *br;
+};
+
+/* What a recording says about itself (feature sections). */
+struct perfdata_info {
+	const char *hostname, *os_release, *version, *arch, *cpudesc, *cpuid;
+	uint32_t nr_cpus;
+	uint64_t total_mem_kb;
+	const char *const *cmdline; /* argv of the command that recorded */
+	size_t ncmdline;
+};
+
+/* ---- writing ---- */
+
+struct perfdata_writer;
+
+/* Opens path for writing (under a temporary name: path.tmp.XXXXXX) with the
+ * given events; every event gets the same sample_type, which must include
+ * PERF_SAMPLE_IDENTIFIER when there are several. Attr flags written: disabled,
+ * exclude_kernel, exclude_hv, mmap, comm, enable_on_exec, task, sample_id_all,
+ * exclude_guest, mmap2, comm_exec (as `perf record` of a user program). Returns
+ * 0 or a negative pmusim_err, with a one-line reason in msg. */
+int perfdata_writer_open(struct perfdata_writer **out, const char *path,
+			 const struct perfdata_event *ev, size_t nev,
+			 const struct perfdata_info *info, char *msg, size_t msglen);
+
+/* Records, in time order. The sample_id_all trailer is added from the first
+ * event's sample_type (its id is used). Strings are padded to 8 bytes. */
+int perfdata_write_comm(struct perfdata_writer *w, uint32_t pid, uint32_t tid,
+			const char *comm, uint64_t time);
+/* MMAP2 with misc = USER; maj/min/ino/ino_generation 0 (reproducible bytes). */
+int perfdata_write_mmap2(struct perfdata_writer *w, uint32_t pid, uint32_t tid, uint64_t addr,
+			 uint64_t len, uint64_t pgoff, uint32_t prot, uint32_t flags,
+			 const char *filename, uint64_t time);
+/* A sample of event s->id, fields per that event's sample_type. */
+int perfdata_write_sample(struct perfdata_writer *w, const struct perf_sample *s);
+/* A build id (up to 20 bytes) for a file, written to the BUILD_ID feature. */
+int perfdata_add_build_id(struct perfdata_writer *w, const char *filename,
+			  const uint8_t *id, size_t idlen);
+
+/* Writes the feature sections and the final header, then renames the file into
+ * place. After a write error (e.g. a full disk) it cuts the data back to the last
+ * complete record and still tries to finish the file. Frees w. 0 or a negative
+ * pmusim_err. */
+int perfdata_writer_close(struct perfdata_writer *w);
+/* Removes the temporary file and frees w (nothing reaches the path). */
+void perfdata_writer_abort(struct perfdata_writer *w);
+
+/* Records written so far, by kind. */
+uint64_t perfdata_writer_samples(const struct perfdata_writer *w);
+
+/* ---- reading ---- */
+
+struct perfdata;
+
+/* One record of the data section. Pointers stay valid until the next call. */
+struct perf_record {
+	uint32_t type;   /* PERF_RECORD_* */
+	uint16_t misc;
+	uint64_t offset; /* file offset of the record */
+	union {
+		struct perf_sample sample;
+		struct {
+			uint32_t pid, tid;
+			const char *comm;
+		} comm;
+		struct { /* MMAP and MMAP2 */
+			uint32_t pid, tid;
+			uint64_t addr, len, pgoff;
+			uint32_t prot, flags; /* MMAP2 only */
+			const char *filename;
+		} mmap;
+	} u;
+	uint64_t time;   /* sample time, or the sample_id_all trailer's */
+};
+
+/* Opens and checks a perf.data file (header, attrs, ids, section bounds).
+ * 0 or a negative pmusim_err (PMUSIM_ERR_FORMAT for a corrupt or truncated
+ * file, PMUSIM_ERR_IO when unreadable) with a one-line reason in msg. */
+int perfdata_open(const char *path, struct perfdata **out, char *msg, size_t msglen);
+void perfdata_close(struct perfdata *pd);
+
+size_t perfdata_nevents(const struct perfdata *pd);
+/* Event i as stored (name from EVENT_DESC when present, else NULL). */
+const struct perfdata_event *perfdata_event(const struct perfdata *pd, size_t i);
+/* The event index of a sample id, or -1. */
+int perfdata_event_of_id(const struct perfdata *pd, uint64_t id);
+
+/* Next record of the data section: 1 and *rec filled, 0 at the end, or a
+ * negative pmusim_err (message in msg) when a record is corrupt. */
+int perfdata_next(struct perfdata *pd, struct perf_record *rec, char *msg, size_t msglen);
+
+/* Build ids of the BUILD_ID feature: count, and the i-th (id bytes, length, file). */
+size_t perfdata_nbuild_ids(const struct perfdata *pd);
+int perfdata_build_id(const struct perfdata *pd, size_t i, const uint8_t **id, size_t *idlen,
+		      const char **filename);
+
+#endif
