@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -134,6 +135,13 @@ static int map_segments(struct sim *s, Elf *elf, size_t phnum, const unsigned ch
 			continue;
 		uint64_t va = ph.p_vaddr + bias;
 		mem_protect(s, PAGE_DOWN(va), PAGE_UP(va + ph.p_memsz) - PAGE_DOWN(va), prot_of(ph.p_flags));
+		if ((ph.p_flags & PF_X) && s->nexec_maps < SIM_MAX_MAPPINGS)
+			s->exec_maps[s->nexec_maps++] = (struct sim_mapping){
+				.addr = PAGE_DOWN(va), .len = PAGE_UP(va + ph.p_memsz) - PAGE_DOWN(va),
+				.pgoff = PAGE_DOWN(ph.p_offset), .path = s->exe_abs,
+				.prot = ((ph.p_flags & PF_R) ? PROT_READ : 0) | ((ph.p_flags & PF_W) ? PROT_WRITE : 0) |
+					PROT_EXEC,
+			};
 	}
 	s->brk_start = s->brk_cur = hi;
 	s->entry = eh->e_entry + bias;

@@ -408,7 +408,7 @@ int sim_new(const struct sim_options *opt, struct sim **out, char *msg, size_t m
 		goto fail;
 	}
 	syscall_init_fds(s);
-	bstream_set_tid(s->bs, 1000);
+	bstream_set_tid(s->bs, GUEST_PID);
 	*out = s;
 	return 0;
 fail:
@@ -456,4 +456,21 @@ const struct symtab *sim_symtab(const struct sim *s)
 uint64_t sim_load_bias(const struct sim *s)
 {
 	return s->load_bias;
+}
+
+size_t sim_exec_mappings(const struct sim *s, const struct sim_mapping **out)
+{
+	*out = s->exec_maps;
+	return s->nexec_maps;
+}
+
+const char *sim_exe_path(const struct sim *s)
+{
+	return s->exe_abs;
+}
+
+uint32_t sim_pid(const struct sim *s)
+{
+	(void)s;
+	return GUEST_PID;
 }

@@ -67,4 +67,19 @@ const struct symtab *sim_symtab(const struct sim *s);
 /* Load bias of the program (0 for ET_EXEC). */
 uint64_t sim_load_bias(const struct sim *s);
 
+/* An executable file mapping of the guest (for perf.data MMAP2 records). */
+struct sim_mapping {
+	uint64_t addr, len;  /* page-aligned guest range */
+	uint64_t pgoff;      /* file offset of addr */
+	int prot;            /* PROT_* */
+	const char *path;    /* absolute host path of the file */
+};
+#define SIM_MAX_MAPPINGS 16
+
+/* The executable mappings made so far (the program's PF_X segments), in load order. */
+size_t sim_exec_mappings(const struct sim *s, const struct sim_mapping **out);
+/* Absolute path of the program, its process id and main thread id. */
+const char *sim_exe_path(const struct sim *s);
+uint32_t sim_pid(const struct sim *s);
+
 #endif

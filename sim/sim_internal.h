@@ -20,6 +20,7 @@
 #define MMAP_TOP      0x7ffff7fff000ULL   /* mmap areas grow down from here */
 #define PIE_BASE      0x555555554000ULL   /* where ET_DYN programs are placed */
 #define GUEST_FD_MAX  1024
+#define GUEST_PID     1000                 /* pid and main thread id of the guest */
 
 struct vma {
 	uint64_t start, end;
@@ -75,6 +76,8 @@ struct sim {
 	uint64_t pid;
 	int pending_signal;
 	uint64_t max_insns_left_at;  /* emulation 'until' address when limiting */
+	struct sim_mapping exec_maps[SIM_MAX_MAPPINGS];
+	size_t nexec_maps;
 };
 
 /* loader.c */

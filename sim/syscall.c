@@ -14,7 +14,6 @@
 
 #include "sim/syscall_internal.h"
 
-#define GUEST_PID 1000
 #define EPOCH_BASE_S 1767225600ULL  /* guest boots at 2026-01-01T00:00:00Z */
 #define ARCH_SET_GS 0x1001
 #define ARCH_SET_FS 0x1002

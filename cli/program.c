@@ -1,0 +1,197 @@
+/* Shared program options and run life cycle of run/stat/record (see program.h). */
+#include "cli/program.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/err.h"
+#include "common/outfile.h"
+
+extern char **environ;
+
+#define EXIT_LIMIT 124
+
+static volatile int interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || s[0] == '-')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int program_init(struct program *p, const char *cmd, int argc)
+{
+	memset(p, 0, sizeof(*p));
+	p->cmd = cmd;
+	p->env = calloc((size_t)argc + 1, sizeof(char *));
+	return p->env ? 0 : -1;
+}
+
+int program_option(struct program *p, int code, const char *arg)
+{
+	switch (code) {
+	case PROG_O_SEED:
+		if (parse_u64(arg, &p->so.seed) < 0)
+			return fprintf(stderr, "%s: --seed needs a number, not '%s'\n", p->cmd, arg), -1;
+		return 1;
+	case PROG_O_MAX:
+		if (parse_u64(arg, &p->so.max_insns) < 0 || p->so.max_insns == 0)
+			return fprintf(stderr, "%s: --max-insns needs a positive number, not '%s'\n", p->cmd, arg), -1;
+		return 1;
+	case PROG_O_STRICT: p->so.strict = 1; return 1;
+	case PROG_O_TRUTH: p->truth = arg; return 1;
+	case PROG_O_TRUTH_JSON: p->truth_json = arg; return 1;
+	case PROG_O_ENV:
+		if (!strchr(arg, '='))
+			return fprintf(stderr, "%s: --env needs NAME=VALUE, not '%s'\n", p->cmd, arg), -1;
+		p->env[p->nenv++] = (char *)arg;
+		return 1;
+	case PROG_O_CLEAR_ENV: p->clear_env = 1; return 1;
+	default: return 0;
+	}
+}
+
+static int build_env(struct program *p)
+{
+	size_t n = 0;
+	if (!p->clear_env)
+		while (environ[n])
+			n++;
+	char **env = calloc(n + p->nenv + 1, sizeof(char *));
+	if (!env)
+		return -1;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		int overridden = 0;
+		for (size_t j = 0; j < p->nenv; j++) {
+			size_t l = strcspn(p->env[j], "=");
+			if (strncmp(environ[i], p->env[j], l) == 0 && environ[i][l] == '=')
+				overridden = 1;
+		}
+		if (!overridden)
+			env[k++] = environ[i];
+	}
+	for (size_t j = 0; j < p->nenv; j++)
+		env[k++] = p->env[j];
+	p->so.envp = env;
+	return 0;
+}
+
+int program_args(struct program *p, int argc, char **argv, int optind_)
+{
+	if (optind_ >= argc) {
+		fprintf(stderr, "%s: no program given (see %s --help)\n", p->cmd, p->cmd);
+		return -1;
+	}
+	p->so.path = argv[optind_];
+	p->so.argv = argv + optind_;
+	if (build_env(p) < 0)
+		return fprintf(stderr, "%s: out of memory\n", p->cmd), -1;
+	return 0;
+}
+
+int program_load(struct program *p)
+{
+	char msg[512] = "";
+	p->so.log = stderr;
+	int err = sim_new(&p->so, &p->sim, msg, sizeof(msg));
+	if (err < 0) {
+		fprintf(stderr, "pmusim: %s\n", msg[0] ? msg : pmusim_strerror(err));
+		return -1;
+	}
+	if (p->truth || p->truth_json) {
+		p->t = truth_new();
+		if (!p->t || sim_add_sink(p->sim, truth_sink(p->t)) < 0) {
+			fprintf(stderr, "pmusim: out of memory\n");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void program_run(struct program *p)
+{
+	signal(SIGINT, on_sigint);
+	signal(SIGPIPE, SIG_IGN); /* a closed pipe is the guest's SIGPIPE, not pmusim's */
+	sim_set_interrupt_flag(p->sim, &interrupted);
+	sim_run(p->sim, &p->res);
+	fflush(stdout);
+}
+
+typedef int (*truth_writer)(struct program *p, FILE *f);
+
+static int fdata_writer(struct program *p, FILE *f)
+{
+	const char *prog = p->so.path;
+	const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	return truth_write_fdata(p->t, f, sim_symtab(p->sim), base, sim_load_bias(p->sim));
+}
+
+static int json_writer(struct program *p, FILE *f)
+{
+	return truth_write_json(p->t, f, sim_symtab(p->sim), p->so.path);
+}
+
+static int write_one(struct program *p, const char *path, truth_writer w)
+{
+	struct outfile o;
+	int err;
+	if ((err = outfile_open(&o, path)) >= 0) {
+		err = w(p, o.f);
+		err = err < 0 ? (outfile_abort(&o), err) : outfile_commit(&o);
+	}
+	if (err < 0)
+		fprintf(stderr, "pmusim: cannot write %s: %s\n", path, pmusim_strerror(err));
+	return err < 0 ? -1 : 0;
+}
+
+int program_write_truth(struct program *p)
+{
+	if (p->truth && write_one(p, p->truth, fdata_writer) < 0)
+		return -1;
+	if (p->truth_json && write_one(p, p->truth_json, json_writer) < 0)
+		return -1;
+	return 0;
+}
+
+int program_status(const struct program *p)
+{
+	const struct sim_result *res = &p->res;
+	switch (res->end) {
+	case SIM_END_EXIT:
+		return res->status;
+	case SIM_END_SIGNAL:
+		fprintf(stderr, "pmusim: %s\n", res->message);
+		return 128 + res->signo;
+	case SIM_END_LIMIT:
+		fprintf(stderr, "pmusim: %s\n", res->message);
+		return EXIT_LIMIT;
+	default:
+		fprintf(stderr, "pmusim: %s\n", res->message[0] ? res->message : pmusim_strerror(res->err));
+		return EXIT_PMUSIM_ERROR;
+	}
+}
+
+void program_free(struct program *p)
+{
+	truth_free(p->t);
+	sim_free(p->sim);
+	free(p->env);
+	free((void *)p->so.envp);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,76 @@
+/* What `run`, `stat` and `record` share: the options that describe the program
+ * and how it runs (--seed, --max-insns, --strict, --truth, --truth-json, --env,
+ * --clear-env), starting the machine with a ground-truth sink when asked,
+ * running it with SIGINT handled, writing the truth files and turning the end
+ * of the run into pmusim's exit status. */
+#ifndef PMUSIM_CLI_PROGRAM_H
+#define PMUSIM_CLI_PROGRAM_H
+
+#include <getopt.h>
+#include <stdint.h>
+
+#include "sim/sim.h"
+#include "sim/truth.h"
+
+/* getopt_long codes of the shared options (commands use codes below 256 or
+ * from PROG_OPT_END on). */
+enum {
+	PROG_O_SEED = 256, PROG_O_MAX, PROG_O_STRICT, PROG_O_TRUTH, PROG_O_TRUTH_JSON, PROG_O_ENV,
+	PROG_O_CLEAR_ENV, PROG_OPT_END
+};
+
+#define PROG_LONG_OPTIONS                                                                        \
+	{"seed", required_argument, 0, PROG_O_SEED}, {"max-insns", required_argument, 0, PROG_O_MAX}, \
+	{"strict", no_argument, 0, PROG_O_STRICT}, {"truth", required_argument, 0, PROG_O_TRUTH},    \
+	{"truth-json", required_argument, 0, PROG_O_TRUTH_JSON},                                     \
+	{"env", required_argument, 0, PROG_O_ENV}, {"clear-env", no_argument, 0, PROG_O_CLEAR_ENV}
+
+/* --help text of the shared options. */
+#define PROG_OPTIONS_HELP                                                                   \
+	"  --seed N          seed for getrandom, AT_RANDOM, rdrand and every random\n"        \
+	"                    choice of the model (default 0)\n"                                \
+	"  --max-insns N     stop after exactly N instructions (exit status 124)\n"            \
+	"  --strict          an unsupported system call is fatal (exit 2) instead of\n"        \
+	"                    returning ENOSYS to the program\n"                                \
+	"  --truth FILE      write exact branch, call and return edges in BOLT fdata\n"        \
+	"                    syntax (\"1 sym off 1 sym off mispreds count\")\n"                \
+	"  --truth-json FILE write all exact counts as JSON (instructions, branches,\n"        \
+	"                    transfers, functions, REP sites, blocks)\n"                       \
+	"  --env NAME=VALUE  set a variable in the program's environment (repeatable)\n"       \
+	"  --clear-env       start the program with an empty environment\n"
+
+struct program {
+	const char *cmd;        /* "pmusim run" etc., for messages */
+	struct sim_options so;
+	const char *truth, *truth_json;
+	char **env;
+	size_t nenv;
+	int clear_env;
+	struct sim *sim;
+	struct truth *t;
+	struct sim_result res;
+};
+
+/* Prepares p for argument parsing (cmd names the command in messages). */
+int program_init(struct program *p, const char *cmd, int argc);
+/* Handles a shared option code: 1 handled, 0 not a shared option, -1 bad value
+ * (message printed). */
+int program_option(struct program *p, int code, const char *arg);
+/* After option parsing: PROG [ARGS...] at argv[optind]; builds the guest
+ * environment. 0, or -1 with a message printed. */
+int program_args(struct program *p, int argc, char **argv, int optind);
+
+/* Loads the program and adds the truth sink if asked; 0 or -1 (message printed). */
+int program_load(struct program *p);
+/* Runs it with SIGINT stopping the guest (the outputs stay complete). */
+void program_run(struct program *p);
+/* Writes the truth files if asked; 0 or -1 (message printed). */
+int program_write_truth(struct program *p);
+/* The exit status for the way the run ended (message printed when not an exit). */
+int program_status(const struct program *p);
+void program_free(struct program *p);
+
+/* Parses an unsigned number (decimal or 0x hex); 0 or -1. */
+int parse_u64(const char *s, uint64_t *out);
+
+#endif
