@@ -8,5 +8,8 @@
 #define EXIT_PMUSIM_ERROR 2
 
 int cmd_run(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_script(int argc, char **argv);
 
 #endif

@@ -7,11 +7,15 @@
 static const char usage[] =
 	"usage: pmusim <command> [options] [-- PROG [ARGS...]]\n"
 	"\n"
-	"Runs unmodified static x86-64 Linux programs on an emulated CPU and counts\n"
-	"exactly what they execute.\n"
+	"Runs unmodified static x86-64 Linux programs on an emulated CPU with modelled\n"
+	"performance-monitoring hardware (counters, overflow interrupts, LBR), counts\n"
+	"exactly what they execute and records samples as perf.data.\n"
 	"\n"
 	"commands:\n"
 	"  run        run a program; optionally write its exact branch/call ground truth\n"
+	"  stat       run a program and print exact counts of the modelled PMU events\n"
+	"  record     run a program with sampling counters and an LBR; write perf.data\n"
+	"  script     print the samples of a perf.data file (perf script's text)\n"
 	"\n"
 	"`pmusim COMMAND --help` describes a command's options.\n"
 	"exit status: the program's own for `run` (128+N when it dies of signal N);\n"
@@ -28,8 +32,13 @@ int main(int argc, char **argv)
 		puts("pmusim 0.1");
 		return 0;
 	}
-	if (strcmp(argv[1], "run") == 0)
-		return cmd_run(argc - 1, argv + 1);
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **);
+	} cmds[] = {{"run", cmd_run}, {"stat", cmd_stat}, {"record", cmd_record}, {"script", cmd_script}};
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (strcmp(argv[1], cmds[i].name) == 0)
+			return cmds[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "pmusim: unknown command '%s' (see pmusim --help)\n", argv[1]);
 	return EXIT_PMUSIM_ERROR;
 }

@@ -27,6 +27,7 @@ static const struct cpu_model models[] = {
 			[IC_OTHER] = 80,  /* cpuid, rdtsc, fences: serialising */
 		},
 		.rep_iter_q = 4,
+		.taken_branch_q = 4, /* one taken branch per cycle */
 		.mispredict_cycles = 16,
 		.gshare_bits = 14,
 		.hist_bits = 12,

@@ -18,6 +18,7 @@ struct cpu_model {
 	uint32_t mhz;                /* core clock: sample time = cycles * 1000 / mhz ns */
 	uint16_t cost_q[IC_COUNT];   /* quarter cycles per instruction of each class */
 	uint16_t rep_iter_q;         /* quarter cycles per REP string iteration */
+	uint16_t taken_branch_q;     /* quarter cycles of a taken branch (front-end redirect) */
 	uint16_t mispredict_cycles;  /* pipeline flush after a mispredicted branch */
 	uint8_t gshare_bits;         /* direction predictor: 2^bits 2-bit counters */
 	uint8_t hist_bits;           /* global history length */

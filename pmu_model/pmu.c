@@ -260,6 +260,8 @@ static void pmu_retire(void *ctx, const struct retired_block *rb)
 		b.mis = bpred_update(&p->bp, b.kind, b.bi->term, b.bi->end, b.taken, rb->next);
 		p->mispredicts += (uint64_t)b.mis;
 		b.term_extra_q = (uint64_t)b.mis * p->cpu->mispredict_cycles * 4;
+		if (b.taken && p->cpu->taken_branch_q > p->cpu->cost_q[IC_BRANCH])
+			b.term_extra_q += p->cpu->taken_branch_q - p->cpu->cost_q[IC_BRANCH];
 	} else if (b.kind == BK_REP) {
 		b.term_extra_q = rb->rep_iters * p->cpu->rep_iter_q;
 	}

@@ -44,13 +44,15 @@ static void on_sample(void *ctx, const struct pmu_sample *s)
 	ngot++;
 }
 
-/* The default model without a misprediction penalty, for tests that count
- * cycles by hand (a cold predictor mispredicts the first taken branches). */
+/* The default model without a misprediction penalty or taken-branch bubble,
+ * for tests that count cycles by hand (a cold predictor mispredicts the first
+ * taken branches). */
 static const struct cpu_model *flat_cpu(void)
 {
 	static struct cpu_model m;
 	m = *cpu_model_default();
 	m.mispredict_cycles = 0;
+	m.taken_branch_q = m.cost_q[IC_BRANCH];
 	return &m;
 }
 
@@ -443,7 +445,12 @@ START_TEST(mispredict_penalty)
 	struct pmu *p = mk(&cfg);
 	loop_iter(p, 1); /* weakly-not-taken counters: the first taken branch mispredicts */
 	ck_assert_uint_eq(pmu_count(p, 0), 1);
-	ck_assert_uint_eq(pmu_cycles(p), (9 + 4 * cpu_model_default()->mispredict_cycles) / 4);
+	/* 7 ALU (7 quarters) + a taken branch (4 quarters, the redirect) + 16 cycles */
+	ck_assert_uint_eq(cpu_model_default()->mispredict_cycles, 16);
+	ck_assert_uint_eq(pmu_cycles(p), (7 + 4 + 4 * 16) / 4);
+	loop_iter(p, 0); /* predicted: 9 quarters */
+	ck_assert_uint_eq(pmu_count(p, 0), 1);
+	ck_assert_uint_eq(pmu_cycles(p), (7 + 4 + 4 * 16 + 9) / 4);
 	pmu_free(p);
 }
 END_TEST

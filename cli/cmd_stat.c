@@ -1,0 +1,181 @@
+/* pmusim stat: runs a program and prints exact counts of the modelled events,
+ * as `perf stat` does (table, or -x SEP lines: count, unit, event, run time,
+ * percentage running — perf-stat(1) "CSV FORMAT"). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/eventlist.h"
+#include "cli/program.h"
+#include "common/err.h"
+#include "common/outfile.h"
+
+static const char stat_usage[] =
+	"usage: pmusim stat [-e EV,...] [-x SEP] [-o FILE] [options] [--] PROG [ARGS...]\n"
+	"\n"
+	"Runs PROG on the emulated CPU and prints exact counts of the modelled events\n"
+	"(perf stat's layout). The counts are exact: nothing is sampled or multiplexed.\n"
+	"\n"
+	"options:\n"
+	"  -e, --event EV,...   events to count (repeatable; `-e list` lists them);\n"
+	"                       default: instructions, cycles, branches, branch-misses,\n"
+	"                       br_inst_retired.near_taken, .cond, .near_call,\n"
+	"                       .near_return, rep_iterations\n"
+	"  -x, --field-separator SEP  one line per event: count SEP unit SEP event SEP\n"
+	"                       run time (ns) SEP percentage running\n"
+	"  -o, --output FILE    write the counts to FILE instead of stderr\n" PROG_OPTIONS_HELP
+	"  -h, --help           this text\n"
+	"\n"
+	"exit status: the program's; 124 when --max-insns stopped it; 2 on pmusim errors.\n";
+
+struct stat_args {
+	struct eventlist el;
+	const char *sep, *out;
+};
+
+static int parse_args(int argc, char **argv, struct program *p, struct stat_args *a)
+{
+	static const struct option opts[] = {
+		PROG_LONG_OPTIONS, {"event", required_argument, 0, 'e'},
+		{"field-separator", required_argument, 0, 'x'}, {"output", required_argument, 0, 'o'},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "+he:x:o:", opts, NULL)) != -1) {
+		int r = program_option(p, c, optarg);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			continue;
+		switch (c) {
+		case 'e':
+			if (strcmp(optarg, "list") == 0) {
+				eventlist_print_known();
+				exit(0);
+			}
+			if (eventlist_add(&a->el, optarg, p->cmd) < 0)
+				return -1;
+			break;
+		case 'x': a->sep = optarg; break;
+		case 'o': a->out = optarg; break;
+		case 'h': fputs(stat_usage, stdout); exit(0);
+		default:
+			fprintf(stderr, "pmusim stat: unknown or incomplete option '%s' (see pmusim stat --help)\n",
+				argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (a->el.n == 0 &&
+	    eventlist_add(&a->el, "instructions,cycles,branches,branch-misses,br_inst_retired.near_taken,"
+			  "br_inst_retired.cond,br_inst_retired.near_call,br_inst_retired.near_return,"
+			  "rep_iterations", p->cmd) < 0)
+		return -1;
+	return program_args(p, argc, argv, optind);
+}
+
+/* 1234567 -> "1,234,567" */
+static void thousands(uint64_t v, char *out)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v), k = 0;
+	for (int i = 0; i < n; i++) {
+		out[k++] = tmp[i];
+		if ((n - i - 1) % 3 == 0 && i != n - 1)
+			out[k++] = ',';
+	}
+	out[k] = 0;
+}
+
+static uint64_t count_of(const struct pmu *pmu, const struct stat_args *a, enum pmu_event ev, int *found)
+{
+	for (size_t i = 0; i < a->el.n; i++)
+		if (a->el.spec[i].ev == ev)
+			return *found = 1, pmu_count(pmu, (uint32_t)i);
+	return *found = 0, 0;
+}
+
+static void print_table(FILE *f, const struct program *p, const struct pmu *pmu,
+			const struct stat_args *a, uint64_t ns)
+{
+	int has_ins, has_cyc, has_br;
+	uint64_t ins = count_of(pmu, a, EV_INSTRUCTIONS, &has_ins);
+	uint64_t cyc = count_of(pmu, a, EV_CYCLES, &has_cyc);
+	uint64_t br = count_of(pmu, a, EV_BRANCHES, &has_br);
+	fprintf(f, "\n Performance counter stats for '");
+	for (char *const *v = p->so.argv; *v; v++)
+		fprintf(f, "%s%s", v == p->so.argv ? "" : " ", *v);
+	fprintf(f, "':\n\n");
+	for (size_t i = 0; i < a->el.n; i++) {
+		char num[40];
+		uint64_t v = pmu_count(pmu, (uint32_t)i);
+		thousands(v, num);
+		fprintf(f, "%18s      %-30s", num, a->el.name[i]);
+		if (a->el.spec[i].ev == EV_INSTRUCTIONS && has_cyc && cyc)
+			fprintf(f, " #  %6.2f  insn per cycle", (double)v / (double)cyc);
+		else if (a->el.spec[i].ev == EV_BRANCH_MISSES && has_br && br)
+			fprintf(f, " #  %6.2f%% of all branches", 100.0 * (double)v / (double)br);
+		else if (a->el.spec[i].ev == EV_CYCLES && has_ins && ins)
+			fprintf(f, " #  %6.2f  cycles per insn", (double)v / (double)ins);
+		fputc('\n', f);
+	}
+	fprintf(f, "\n %18.9f seconds time elapsed (simulated, %s model at %u MHz)\n\n", (double)ns / 1e9,
+		cpu_model_default()->name, cpu_model_default()->mhz);
+}
+
+static int print_counts(const struct program *p, const struct pmu *pmu, const struct stat_args *a)
+{
+	struct outfile o = {.f = stderr};
+	int err = a->out ? outfile_open(&o, a->out) : 0;
+	if (err < 0) {
+		fprintf(stderr, "pmusim: cannot write %s: %s\n", a->out, pmusim_strerror(err));
+		return -1;
+	}
+	uint64_t ns = pmu_cycles(pmu) * 1000 / cpu_model_default()->mhz;
+	if (a->sep) {
+		for (size_t i = 0; i < a->el.n; i++)
+			fprintf(o.f, "%llu%s%s%s%s%llu%s100.00%s%s\n",
+				(unsigned long long)pmu_count(pmu, (uint32_t)i), a->sep, a->sep, a->el.name[i],
+				a->sep, (unsigned long long)ns, a->sep, a->sep, a->sep);
+	} else {
+		print_table(o.f, p, pmu, a, ns);
+	}
+	if (a->out && (err = outfile_commit(&o)) < 0) {
+		fprintf(stderr, "pmusim: cannot write %s: %s\n", a->out, pmusim_strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	struct program p;
+	struct stat_args a;
+	struct pmu *pmu = NULL;
+	int status = EXIT_PMUSIM_ERROR;
+	memset(&a, 0, sizeof(a));
+	if (program_init(&p, "pmusim stat", argc) < 0 || parse_args(argc, argv, &p, &a) < 0)
+		goto out;
+	struct pmu_config cfg = {.nctr = (uint32_t)a.el.n, .seed = p.so.seed};
+	for (size_t i = 0; i < a.el.n; i++)
+		cfg.ctr[i].ev = a.el.spec[i].ev;
+	char msg[256] = "";
+	if (pmu_new(&cfg, (struct pmu_sample_sink){0}, &pmu, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "pmusim stat: %s\n", msg[0] ? msg : "out of memory");
+		goto out;
+	}
+	if (program_load(&p) < 0)
+		goto out;
+	if (sim_add_sink(p.sim, pmu_block_sink(pmu)) < 0)
+		goto out;
+	program_run(&p);
+	status = program_status(&p);
+	if (print_counts(&p, pmu, &a) < 0 || program_write_truth(&p) < 0)
+		status = EXIT_PMUSIM_ERROR;
+out:
+	pmu_free(pmu);
+	program_free(&p);
+	return status;
+}
