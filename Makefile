@@ -66,7 +66,7 @@ $(BUILD)/tests/check_%: tests/unit/check_%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CHECK_LIBS)
 
-$(BUILD)/tests/check_e2e: tests/e2e/check_e2e.c tests/e2e/e2e_util.c $(LIB_OBJ)
+$(BUILD)/tests/check_%: tests/e2e/check_%.c tests/e2e/e2e_util.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wno-write-strings -Wno-discarded-qualifiers $(CHECK_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CHECK_LIBS)
 
@@ -129,7 +129,7 @@ asan-unit:
 # The end-to-end suite against pmusim built with ASan+UBSan.
 e2e-asan: $(E2E_BIN) workloads
 	$(MAKE) MODE=asan build/asan/pmusim
-	PMUSIM=build/asan/pmusim WORKLOADS=$(WL_DIR) $(E2E_BIN)
+	@set -e; for t in $(E2E_BIN); do PMUSIM=build/asan/pmusim WORKLOADS=$(WL_DIR) $$t; done
 
 # All tests: unit suites and end-to-end suite with ASan+UBSan, then in the release
 # build. Ends with Check's summary line.

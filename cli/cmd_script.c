@@ -23,8 +23,9 @@ static const char script_usage[] =
 	"\n"
 	"options:\n"
 	"  -i, --input FILE   perf.data to read (default ./perf.data)\n"
-	"  -F, --fields LIST  comm, tid, pid, time, period, event, ip, sym, dso, brstack,\n"
-	"                     brstacksym (default: comm,tid,time,period,event,ip,sym,dso)\n"
+	"  -F, --fields LIST  comm, tid, pid, time, period, event, ip, sym, symoff, dso,\n"
+	"                     brstack, brstacksym (default: comm,tid,time,period,event,ip,\n"
+	"                     sym,symoff,dso)\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"exit status: 0; 2 when the file is missing, not perf.data, or corrupt.\n";
@@ -32,11 +33,11 @@ static const char script_usage[] =
 enum {
 	F_COMM = 1 << 0, F_TID = 1 << 1, F_PID = 1 << 2, F_TIME = 1 << 3, F_PERIOD = 1 << 4,
 	F_EVENT = 1 << 5, F_IP = 1 << 6, F_SYM = 1 << 7, F_DSO = 1 << 8, F_BRSTACK = 1 << 9,
-	F_BRSTACKSYM = 1 << 10,
+	F_BRSTACKSYM = 1 << 10, F_SYMOFF = 1 << 11,
 };
 
 static const char *const field_names[] = {"comm", "tid", "pid", "time", "period", "event",
-					  "ip", "sym", "dso", "brstack", "brstacksym"};
+					  "ip", "sym", "dso", "brstack", "brstacksym", "symoff"};
 
 static int parse_fields(const char *spec, unsigned *out)
 {
@@ -127,7 +128,7 @@ static const struct map *find_map(const struct script *sc, uint64_t addr)
 static void print_sym(FILE *f, const struct script *sc, uint64_t addr, int with_offset)
 {
 	const struct map *m = find_map(sc, addr);
-	const struct sym *s = m && m->syms ? symtab_lookup(m->syms, addr) : NULL;
+	const struct sym *s = m && m->syms ? symtab_perf_alias(m->syms, symtab_lookup(m->syms, addr)) : NULL;
 	if (!s)
 		fputs("[unknown]", f);
 	else if (with_offset)
@@ -146,13 +147,12 @@ static void print_branches(FILE *f, const struct script *sc, const struct perf_s
 {
 	for (uint64_t i = 0; i < s->nbr; i++) {
 		const struct perf_branch *b = &s->br[i];
-		fputc(' ', f);
 		if (sym) {
 			print_sym(f, sc, b->from, 1);
 			fputc('/', f);
 			print_sym(f, sc, b->to, 1);
 		} else {
-			fprintf(f, "0x%llx/0x%llx", (unsigned long long)b->from, (unsigned long long)b->to);
+			fprintf(f, " 0x%llx/0x%llx", (unsigned long long)b->from, (unsigned long long)b->to);
 		}
 		fprintf(f, "/%c/-/-/%u/%s ", b->mispred ? 'M' : b->predicted ? 'P' : '-', b->cycles,
 			br_type_name(b->type));
@@ -164,26 +164,26 @@ static void print_sample(FILE *f, const struct script *sc, const struct perf_rec
 	const struct perf_sample *s = &rec->u.sample;
 	unsigned fl = sc->fields;
 	if (fl & F_COMM)
-		fprintf(f, " %16s", sc->comm);
+		fprintf(f, "%16s", sc->comm);
 	if ((fl & F_PID) && (fl & F_TID))
 		fprintf(f, " %5u/%-5u", s->pid, s->tid);
 	else if (fl & (F_PID | F_TID))
 		fprintf(f, " %5u", (fl & F_PID) ? s->pid : s->tid);
 	if (fl & F_TIME)
-		fprintf(f, " %llu.%06llu:", (unsigned long long)(s->time / 1000000000ULL),
+		fprintf(f, " %5llu.%06llu:", (unsigned long long)(s->time / 1000000000ULL),
 			(unsigned long long)(s->time % 1000000000ULL / 1000));
 	if (fl & F_PERIOD)
 		fprintf(f, " %10llu", (unsigned long long)s->period);
 	if (fl & F_EVENT) {
 		int e = perfdata_event_of_id(sc->pd, s->id);
 		const struct perfdata_event *ev = perfdata_event(sc->pd, e < 0 ? 0 : (size_t)e);
-		fprintf(f, " %s:", ev && ev->name ? ev->name : "unknown");
+		fprintf(f, " %s: ", ev && ev->name ? ev->name : "unknown");
 	}
 	if (fl & F_IP)
 		fprintf(f, " %16llx", (unsigned long long)s->ip);
 	if (fl & F_SYM) {
 		fputc(' ', f);
-		print_sym(f, sc, s->ip, 1);
+		print_sym(f, sc, s->ip, (fl & F_SYMOFF) != 0);
 	}
 	if (fl & F_DSO) {
 		const struct map *m = find_map(sc, s->ip);
@@ -245,7 +245,7 @@ static int dump(struct script *sc)
 int cmd_script(int argc, char **argv)
 {
 	const char *in = "perf.data";
-	struct script sc = {.fields = F_COMM | F_TID | F_TIME | F_PERIOD | F_EVENT | F_IP | F_SYM | F_DSO};
+	struct script sc = {.fields = F_COMM | F_TID | F_TIME | F_PERIOD | F_EVENT | F_IP | F_SYM | F_SYMOFF | F_DSO};
 	if (parse_args(argc, argv, &in, &sc.fields) < 0)
 		return EXIT_PMUSIM_ERROR;
 	char msg[512] = "";

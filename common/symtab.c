@@ -14,6 +14,8 @@
 struct symtab {
 	struct sym *syms;
 	size_t n;
+	struct sym *alias; /* symbols dropped as aliases, sorted by address */
+	size_t nalias;
 };
 
 struct symtab *symtab_new_empty(void)
@@ -27,7 +29,10 @@ void symtab_free(struct symtab *st)
 		return;
 	for (size_t i = 0; i < st->n; i++)
 		free((char *)st->syms[i].name);
+	for (size_t i = 0; i < st->nalias; i++)
+		free((char *)st->alias[i].name);
 	free(st->syms);
+	free(st->alias);
 	free(st);
 }
 
@@ -67,7 +72,8 @@ static int read_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct symtab *st
 		if (!dup)
 			return PMUSIM_ERR_NOMEM;
 		st->syms[st->n++] = (struct sym){s.st_value + bias, s.st_size, dup,
-						 GELF_ST_BIND(s.st_info) == STB_LOCAL};
+						 GELF_ST_BIND(s.st_info) == STB_LOCAL,
+						 (uint8_t)GELF_ST_BIND(s.st_info), (uint32_t)i};
 	}
 	return 0;
 }
@@ -143,14 +149,18 @@ int symtab_load(const char *path, uint64_t bias, struct symtab **out)
 	}
 	if (st->n)
 		qsort(st->syms, st->n, sizeof(*st->syms), cmp_sym);
-	/* drop aliases: keep the first symbol at each address */
+	/* aliases: keep the first symbol at each address, set the others apart */
 	size_t w = 0;
+	st->alias = malloc((st->n + 1) * sizeof(*st->alias));
+	if (!st->alias) {
+		symtab_free(st);
+		return PMUSIM_ERR_NOMEM;
+	}
 	for (size_t i = 0; i < st->n; i++) {
-		if (w && st->syms[w - 1].addr == st->syms[i].addr) {
-			free((char *)st->syms[i].name);
-			continue;
-		}
-		st->syms[w++] = st->syms[i];
+		if (w && st->syms[w - 1].addr == st->syms[i].addr)
+			st->alias[st->nalias++] = st->syms[i];
+		else
+			st->syms[w++] = st->syms[i];
 	}
 	st->n = w;
 	number_locals(st);
@@ -178,6 +188,49 @@ const struct sym *symtab_lookup(const struct symtab *st, uint64_t addr)
 	if (lo + 1 < st->n && st->syms[lo + 1].addr < limit)
 		limit = st->syms[lo + 1].addr;
 	return addr < limit ? s : NULL;
+}
+
+static size_t underscores(const char *name)
+{
+	size_t n = 0;
+	while (name[n] == '_')
+		n++;
+	return n;
+}
+
+/* 1 when perf prefers a over b. */
+static int perf_prefers(const struct sym *a, const struct sym *b)
+{
+	if ((a->size != 0) != (b->size != 0))
+		return a->size != 0;
+	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
+		return b->bind == STB_WEAK;
+	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
+		return a->bind == STB_GLOBAL;
+	if (underscores(a->name) != underscores(b->name))
+		return underscores(a->name) < underscores(b->name);
+	if (strlen(a->name) != strlen(b->name))
+		return strlen(a->name) > strlen(b->name);
+	return a->elf_index < b->elf_index; /* the first inserted stays */
+}
+
+const struct sym *symtab_perf_alias(const struct symtab *st, const struct sym *s)
+{
+	if (!s)
+		return NULL;
+	size_t lo = 0, hi = st->nalias;
+	while (lo < hi) { /* first alias at or above s->addr */
+		size_t mid = (lo + hi) / 2;
+		if (st->alias[mid].addr < s->addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct sym *best = s;
+	for (; lo < st->nalias && st->alias[lo].addr == s->addr; lo++)
+		if (perf_prefers(&st->alias[lo], best))
+			best = &st->alias[lo];
+	return best;
 }
 
 size_t symtab_count(const struct symtab *st)

@@ -13,6 +13,8 @@ struct sym {
 	uint32_t local_index; /* 0 for global symbols; N >= 1 for the Nth local
 	                       * function of that name by address, as BOLT names
 	                       * locals "name/N" (bolt RewriteInstance, NameResolver) */
+	uint8_t bind;         /* STB_LOCAL, STB_GLOBAL or STB_WEAK */
+	uint32_t elf_index;   /* index in the ELF symbol table */
 };
 
 struct symtab;
@@ -30,6 +32,13 @@ void symtab_free(struct symtab *st);
  * at most 64 KiB).
  * NULL when none does. */
 const struct sym *symtab_lookup(const struct symtab *st, uint64_t addr);
+
+/* Aliases (other function symbols at one address) are kept apart: lookups and
+ * symtab_at see one symbol per address; symtab_perf_alias sees them all.
+ * Among the symbols at s's address, the one perf names the address by (perf's
+ * symbol.c choose_best_symbol: sized over unsized, non-weak over weak, global
+ * over local, fewer leading underscores, then the longest name). */
+const struct sym *symtab_perf_alias(const struct symtab *st, const struct sym *s);
 
 /* The name BOLT gives the function: "name" or "name/N" for locals. */
 void symtab_bolt_name(const struct sym *s, char *buf, size_t len);

@@ -2,6 +2,7 @@
 #include "tests/e2e/e2e_util.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,4 +318,113 @@ int fdata_read(const char *path, struct fdata_edge **out, size_t *n)
 	}
 	fclose(f);
 	return 0;
+}
+
+int truth_totals(const char *json, struct truth_totals *t)
+{
+	FILE *f = fopen(json, "r");
+	if (!f)
+		return -1;
+	memset(t, 0, sizeof(*t));
+	char line[8192], kind[32];
+	int section = 0;
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t a = 0, b = 0;
+		if (sscanf(line, " \"instructions\": %" SCNu64 ",", &a) == 1 && !section)
+			t->instructions = a;
+		if (strstr(line, "\"branches\": ["))
+			section = 1;
+		else if (strstr(line, "\"transfers\": ["))
+			section = 2;
+		else if (strstr(line, "\"rep\": ["))
+			section = 3;
+		else if (strstr(line, "\"functions\": [") || strstr(line, "\"blocks\": ["))
+			section = 4;
+		if (section == 3 && json_u64(line, "iterations", &a) == 0)
+			t->rep_iters += a;
+		if ((section != 1 && section != 2) || json_kind(line, kind, sizeof(kind)) < 0)
+			continue;
+		if (section == 1) {
+			json_u64(line, "taken", &a);
+			json_u64(line, "not_taken", &b);
+			t->branches += a + b;
+			t->taken += a;
+			if (strcmp(kind, "cond") == 0)
+				t->cond += a + b, t->cond_taken += a;
+			continue;
+		}
+		json_u64(line, "count", &a);
+		t->branches += a;
+		t->taken += a;
+		if (strcmp(kind, "call") == 0 || strcmp(kind, "call_ind") == 0)
+			t->calls += a;
+		if (strcmp(kind, "ret") == 0)
+			t->returns += a;
+		if (strcmp(kind, "jmp_ind") == 0 || strcmp(kind, "call_ind") == 0)
+			t->indirect += a;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : x[1] != y[1] ? (x[1] < y[1] ? -1 : 1) : 0;
+}
+
+int truth_edge_set(const char *json, struct truth_edge_set *s)
+{
+	FILE *f = fopen(json, "r");
+	if (!f)
+		return -1;
+	char line[8192], kind[32];
+	size_t cap = 0;
+	int section = 0;
+	s->e = NULL;
+	s->n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "\"branches\": ["))
+			section = 1;
+		else if (strstr(line, "\"transfers\": ["))
+			section = 2;
+		else if (strstr(line, "\"functions\": ["))
+			section = 0;
+		uint64_t from = 0, to = 0, c = 0;
+		if (!section || json_kind(line, kind, sizeof(kind)) < 0)
+			continue;
+		if (section == 1)
+			json_u64(line, "addr", &from), json_u64(line, "target", &to), json_u64(line, "taken", &c);
+		else
+			json_u64(line, "from", &from), json_u64(line, "to", &to), json_u64(line, "count", &c);
+		if (!c)
+			continue;
+		if (s->n == cap) {
+			cap = cap ? 2 * cap : 256;
+			s->e = realloc(s->e, cap * sizeof(*s->e));
+		}
+		s->e[s->n][0] = from;
+		s->e[s->n++][1] = to;
+	}
+	fclose(f);
+	qsort(s->e, s->n, sizeof(*s->e), cmp_edge);
+	return 0;
+}
+
+int truth_has_edge(const struct truth_edge_set *s, uint64_t from, uint64_t to)
+{
+	uint64_t key[2] = {from, to};
+	return bsearch(key, s->e, s->n, sizeof(*s->e), cmp_edge) != NULL;
+}
+
+char *run_capture(char *const argv[], int *status)
+{
+	static unsigned seq;
+	char name[64];
+	snprintf(name, sizeof(name), "capture.%u.txt", seq++);
+	const char *out = tmp_path(name);
+	*status = run_cmd(argv, NULL, out, NULL);
+	char *text = slurp(out, NULL);
+	unlink(out);
+	return text;
 }

@@ -57,3 +57,25 @@ struct fdata_edge {
 /* Symbolised lines of an fdata file (lines with "0 dso off" ends are skipped). */
 int fdata_read(const char *path, struct fdata_edge **out, size_t *n);
 #endif
+
+#ifndef PMUSIM_TESTS_E2E_TOTALS
+#define PMUSIM_TESTS_E2E_TOTALS
+/* Totals of a truth JSON, in the PMU's event terms (pmu_model/events.h). */
+struct truth_totals {
+	uint64_t instructions, branches, taken, cond, cond_taken, calls, returns, indirect, rep_iters;
+};
+int truth_totals(const char *json, struct truth_totals *t);
+
+/* Every taken control transfer (from, to) of a truth JSON, sorted, for lookups
+ * with truth_has_edge. */
+struct truth_edge_set {
+	uint64_t (*e)[2];
+	size_t n;
+};
+int truth_edge_set(const char *json, struct truth_edge_set *s);
+int truth_has_edge(const struct truth_edge_set *s, uint64_t from, uint64_t to);
+
+/* Runs argv with stdout to a file and returns the file's text (caller frees),
+ * the exit status in *status. */
+char *run_capture(char *const argv[], int *status);
+#endif
