@@ -51,16 +51,8 @@ int bpred_update(struct bpred *bp, int kind, uint64_t pc, uint64_t fallthrough, 
 		 uint64_t next)
 {
 	switch (kind) {
-	case BK_COND: {
-		uint8_t *c = &bp->pht[((uint32_t)pc ^ bp->hist) & bp->pht_mask];
-		int miss = (*c >= 2) != (taken != 0);
-		if (taken && *c < 3)
-			(*c)++;
-		else if (!taken && *c > 0)
-			(*c)--;
-		bp->hist = ((bp->hist << 1) | (taken != 0)) & bp->hist_mask;
-		return miss;
-	}
+	case BK_COND:
+		return bpred_cond(bp, pc, taken);
 	case BK_JMP_IND:
 		return predict_indirect(bp, pc, next);
 	case BK_CALL:

@@ -30,4 +30,17 @@ void bpred_fini(struct bpred *bp);
 int bpred_update(struct bpred *bp, int kind, uint64_t pc, uint64_t fallthrough, int taken,
 		 uint64_t next);
 
+/* bpred_update for a conditional branch, inline for the PMU's hot path. */
+static inline int bpred_cond(struct bpred *bp, uint64_t pc, int taken)
+{
+	/* branch-free: the guest's outcomes are often unpredictable for the host too */
+	static const uint8_t next[4][2] = {{0, 1}, {0, 2}, {1, 3}, {2, 3}};
+	uint32_t t = taken != 0;
+	uint8_t *c = &bp->pht[((uint32_t)pc ^ bp->hist) & bp->pht_mask];
+	int miss = (int)((uint32_t)(*c >> 1) ^ t);
+	*c = next[*c & 3][t];
+	bp->hist = ((bp->hist << 1) | t) & bp->hist_mask;
+	return miss;
+}
+
 #endif

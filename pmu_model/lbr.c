@@ -12,45 +12,16 @@ int lbr_init(struct lbr *l, uint32_t depth, uint32_t filter)
 	if (depth != 4 && depth != 8 && depth != 16 && depth != 32 && depth != 64)
 		return PMUSIM_ERR_ARG;
 	l->depth = depth;
+	l->mask = 2 * depth - 1;
 	l->filter = filter;
-	l->head = depth - 1;
+	l->head = l->mask;
 	return 0;
-}
-
-uint32_t lbr_kind_bit(int kind)
-{
-	switch (kind) {
-	case BK_COND: return LBR_F_COND;
-	case BK_JMP: return LBR_F_JMP;
-	case BK_JMP_IND: return LBR_F_IND_JMP;
-	case BK_CALL: return LBR_F_CALL;
-	case BK_CALL_IND: return LBR_F_IND_CALL;
-	case BK_RET: return LBR_F_RET;
-	default: return 0;
-	}
-}
-
-void lbr_record(struct lbr *l, uint64_t from, uint64_t to, int kind, int mispred, uint64_t cycle)
-{
-	if (l->frozen || !(l->filter & lbr_kind_bit(kind)))
-		return;
-	l->head = (l->head + 1) & (l->depth - 1);
-	struct lbr_entry *e = &l->ring[l->head];
-	uint64_t dc = cycle - l->last_cycle;
-	e->from = from;
-	e->to = to;
-	e->cycles = dc > 0xffff ? 0xffff : (uint16_t)dc;
-	e->mispred = (uint8_t)(mispred != 0);
-	e->kind = (uint8_t)kind;
-	l->last_cycle = cycle;
-	if (l->count < l->depth)
-		l->count++;
 }
 
 uint32_t lbr_read(const struct lbr *l, struct lbr_entry *out)
 {
 	for (uint32_t i = 0; i < l->count; i++)
-		out[i] = l->ring[(l->head - i) & (l->depth - 1)];
+		out[i] = l->ring[(l->head - i) & l->mask];
 	return l->count;
 }
 

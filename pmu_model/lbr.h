@@ -31,8 +31,11 @@ struct lbr_entry {
 };
 
 struct lbr {
-	struct lbr_entry ring[LBR_MAX_DEPTH];
+	/* twice the depth: the slot after the newest entry is never a live one,
+	 * so lbr_record can write it before knowing whether the filter keeps it */
+	struct lbr_entry ring[2 * LBR_MAX_DEPTH];
 	uint32_t depth;    /* 4, 8, 16, 32 or 64 */
+	uint32_t mask;     /* 2 * depth - 1 */
 	uint32_t filter;   /* LBR_F_* */
 	uint32_t head;     /* index of the newest entry */
 	uint32_t count;    /* valid entries, <= depth */
@@ -44,11 +47,33 @@ struct lbr {
 int lbr_init(struct lbr *l, uint32_t depth, uint32_t filter);
 
 /* The filter bit a taken branch of this kind falls under (0 if none). */
-uint32_t lbr_kind_bit(int kind);
+static inline uint32_t lbr_kind_bit(int kind)
+{
+	static const uint32_t bits[BK_COUNT] = {
+		[BK_COND] = LBR_F_COND, [BK_JMP] = LBR_F_JMP, [BK_JMP_IND] = LBR_F_IND_JMP,
+		[BK_CALL] = LBR_F_CALL, [BK_CALL_IND] = LBR_F_IND_CALL, [BK_RET] = LBR_F_RET,
+	};
+	return (unsigned)kind < BK_COUNT ? bits[kind] : 0;
+}
 
 /* Records a taken branch retiring at cycle `cycle` if the filter keeps it and
- * the buffer is not frozen. */
-void lbr_record(struct lbr *l, uint64_t from, uint64_t to, int kind, int mispred, uint64_t cycle);
+ * the buffer is not frozen. Branch-free (taken/not-taken is the guest's data). */
+static inline void lbr_record(struct lbr *l, uint64_t from, uint64_t to, int kind, int mispred,
+			      uint64_t cycle)
+{
+	uint32_t keep = (lbr_kind_bit(kind) & l->filter) != 0 && !l->frozen;
+	uint32_t slot = (l->head + 1) & l->mask;
+	struct lbr_entry *e = &l->ring[slot];
+	uint64_t dc = cycle - l->last_cycle;
+	e->from = from;
+	e->to = to;
+	e->cycles = dc > 0xffff ? 0xffff : (uint16_t)dc;
+	e->mispred = (uint8_t)(mispred != 0);
+	e->kind = (uint8_t)kind;
+	l->head = keep ? slot : l->head;
+	l->last_cycle = keep ? cycle : l->last_cycle;
+	l->count += keep & (l->count < l->depth);
+}
 
 static inline void lbr_freeze(struct lbr *l) { l->frozen = 1; }
 static inline void lbr_unfreeze(struct lbr *l) { l->frozen = 0; }

@@ -12,10 +12,13 @@
 #include "common/rng.h"
 #include "pmu_model/bpred.h"
 
+/* Counts are derived from a few accumulators (instructions, quarter cycles,
+ * terminators by kind and outcome, mispredictions, REP iterations), so a
+ * counting-only counter costs nothing per block; only sampling counters are
+ * visited per block, to find their overflows. */
 struct counter {
 	enum pmu_event ev;
 	uint64_t period;   /* 0: counting */
-	uint64_t count;    /* events so far */
 	uint64_t left;     /* events until the next overflow (sampling) */
 	uint64_t cur;      /* period of the interval in progress */
 };
@@ -31,7 +34,11 @@ struct pmu {
 	struct rng rng;
 	uint64_t q;         /* quarter cycles so far */
 	uint64_t debt_q;    /* refill cycles to charge to the next instruction */
-	uint64_t insns, samples, mispredicts;
+	uint64_t insns, samples, mispredicts, rep_iters;
+	uint64_t term[BK_COUNT][2]; /* retired terminators by kind and taken */
+	uint32_t sampled[PMU_MAX_COUNTERS]; /* indices of the sampling counters */
+	uint32_t nsampled;
+	uint64_t mis_q, taken_q, rep_q; /* extra quarter cycles: misprediction, taken branch, REP iteration */
 	uint32_t *cost;     /* cached full-run cost (quarter cycles + 1) by run id, 0 unknown */
 	uint32_t ncost;
 	/* the pending PMI */
@@ -89,6 +96,9 @@ int pmu_new(const struct pmu_config *cfg, struct pmu_sample_sink sink, struct pm
 	p->cpu = cpu;
 	p->sink = sink;
 	p->nctr = cfg->nctr;
+	p->mis_q = (uint64_t)cpu->mispredict_cycles * 4;
+	p->taken_q = cpu->taken_branch_q > cpu->cost_q[IC_BRANCH] ? cpu->taken_branch_q - cpu->cost_q[IC_BRANCH] : 0;
+	p->rep_q = cpu->rep_iter_q;
 	rng_init(&p->rng, cfg->seed ^ 0x504d552d64656c74ULL); /* own stream: "PMU-delt" */
 	if ((err = lbr_init(&p->lbr, cfg->lbr_depth ? cfg->lbr_depth : 4,
 			    cfg->lbr_depth ? cfg->lbr_filter : 0)) < 0) {
@@ -103,10 +113,12 @@ int pmu_new(const struct pmu_config *cfg, struct pmu_sample_sink sink, struct pm
 	for (uint32_t i = 0; i < p->nctr; i++) {
 		p->ctr[i].ev = cfg->ctr[i].ev;
 		p->ctr[i].period = cfg->ctr[i].period;
-		if (p->ctr[i].period)
+		if (p->ctr[i].period) {
 			p->ctr[i].left = p->ctr[i].cur = next_period(p, p->ctr[i].period);
-		else
+			p->sampled[p->nsampled++] = i;
+		} else {
 			p->ctr[i].left = UINT64_MAX;
+		}
 	}
 	*out = p;
 	return 0;
@@ -129,12 +141,10 @@ uint64_t pmu_block_cost_q(const struct cpu_model *cpu, const struct block_info *
 	return q;
 }
 
-static uint64_t block_cost(struct pmu *p, const struct block_info *bi, uint32_t n)
+static uint64_t block_cost_miss(struct pmu *p, const struct block_info *bi, uint32_t n)
 {
 	if (n != bi->ninsns)
 		return pmu_block_cost_q(p->cpu, bi, n);
-	if (bi->id < p->ncost && p->cost[bi->id])
-		return p->cost[bi->id] - 1;
 	if (bi->id >= p->ncost) {
 		uint32_t nn = p->ncost ? p->ncost : 1024;
 		while (nn <= bi->id)
@@ -150,6 +160,13 @@ static uint64_t block_cost(struct pmu *p, const struct block_info *bi, uint32_t 
 	if (q < UINT32_MAX)
 		p->cost[bi->id] = (uint32_t)q + 1;
 	return q;
+}
+
+static inline uint64_t block_cost(struct pmu *p, const struct block_info *bi, uint32_t n)
+{
+	if (n == bi->ninsns && bi->id < p->ncost && p->cost[bi->id])
+		return p->cost[bi->id] - 1;
+	return block_cost_miss(p, bi, n);
 }
 
 /* What one retired block (or, in the slow path, its terminator) adds to an
@@ -209,9 +226,8 @@ static void deliver_pmi(struct pmu *p, uint64_t ip, uint32_t tid)
 static void count_events(struct pmu *p, uint32_t c, uint64_t ev_n)
 {
 	struct counter *k = &p->ctr[c];
-	while (k->period && ev_n >= k->left) {
+	while (ev_n >= k->left) {
 		ev_n -= k->left;
-		k->count += k->left;
 		p->pend_period[c] += k->cur;
 		if (!p->pending) {
 			p->pending = 1;
@@ -219,8 +235,7 @@ static void count_events(struct pmu *p, uint32_t c, uint64_t ev_n)
 		}
 		k->left = k->cur = next_period(p, k->period);
 	}
-	k->count += ev_n;
-	k->left -= k->period ? ev_n : 0;
+	k->left -= ev_n;
 }
 
 /* Replays one block instruction by instruction (a counter overflows in it or a
@@ -235,7 +250,13 @@ static void replay(struct pmu *p, const struct blk *b)
 		if (term)
 			p->q += b->term_extra_q;
 		p->insns++;
-		for (uint32_t c = 0; c < p->nctr; c++) {
+		if (term) {
+			p->term[b->kind][b->taken != 0]++;
+			p->mispredicts += (uint64_t)b->mis;
+			p->rep_iters += b->kind == BK_REP ? b->rb->rep_iters : 0;
+		}
+		for (uint32_t j = 0; j < p->nsampled; j++) {
+			uint32_t c = p->sampled[j];
 			enum pmu_event ev = p->ctr[c].ev;
 			uint64_t e = ev == EV_INSTRUCTIONS ? 1
 				   : ev == EV_CYCLES	   ? (p->q >> 2) - (q0 >> 2)
@@ -243,11 +264,26 @@ static void replay(struct pmu *p, const struct blk *b)
 			if (e)
 				count_events(p, c, e);
 		}
-		if (term && b->taken && br_kind_is_branch(b->kind))
+		if (term && b->taken && p->lbr.filter)
 			lbr_record(&p->lbr, b->bi->term, b->rb->next, b->kind, b->mis, p->q >> 2);
 		if (p->pending && (p->cfg.skid_in_cycles ? p->q >= p->land : p->insns >= p->land))
 			deliver_pmi(p, b->bi->start + b->bi->off[i], b->rb->tid);
 	}
+}
+
+/* Checks the sampling counters against one block; 1 when the block must be replayed. */
+static int sampled_incs(struct pmu *p, const struct blk *b, uint64_t q_end, uint64_t *inc)
+{
+	int slow = p->pending && (p->cfg.skid_in_cycles ? q_end >= p->land : p->insns + b->n >= p->land);
+	for (uint32_t j = 0; j < p->nsampled; j++) {
+		uint32_t c = p->sampled[j];
+		enum pmu_event ev = p->ctr[c].ev;
+		inc[j] = ev == EV_INSTRUCTIONS ? b->n
+		       : ev == EV_CYCLES       ? (q_end >> 2) - (p->q >> 2)
+		       : b->kind != BK_NONE ? term_events(ev, b->kind, b->taken, b->mis, b->rb->rep_iters) : 0;
+		slow |= inc[j] >= p->ctr[c].left;
+	}
+	return slow;
 }
 
 static void pmu_retire(void *ctx, const struct retired_block *rb)
@@ -256,38 +292,32 @@ static void pmu_retire(void *ctx, const struct retired_block *rb)
 	struct blk b = {.rb = rb, .bi = rb->info, .n = rb->ninsns, .kind = rb->kind, .taken = rb->taken};
 	if (b.n == 0)
 		return;
-	if (br_kind_is_branch(b.kind)) {
+	if (b.kind == BK_COND) {
+		b.mis = bpred_cond(&p->bp, b.bi->term, b.taken);
+		b.term_extra_q = (uint64_t)b.mis * p->mis_q + (uint64_t)(b.taken != 0) * p->taken_q;
+	} else if (br_kind_is_branch(b.kind)) {
 		b.mis = bpred_update(&p->bp, b.kind, b.bi->term, b.bi->end, b.taken, rb->next);
-		p->mispredicts += (uint64_t)b.mis;
-		b.term_extra_q = (uint64_t)b.mis * p->cpu->mispredict_cycles * 4;
-		if (b.taken && p->cpu->taken_branch_q > p->cpu->cost_q[IC_BRANCH])
-			b.term_extra_q += p->cpu->taken_branch_q - p->cpu->cost_q[IC_BRANCH];
+		b.term_extra_q = (b.mis ? p->mis_q : 0) + p->taken_q;
 	} else if (b.kind == BK_REP) {
-		b.term_extra_q = rb->rep_iters * p->cpu->rep_iter_q;
+		b.term_extra_q = rb->rep_iters * p->rep_q;
 	}
 	uint64_t q_end = p->q + p->debt_q + block_cost(p, b.bi, b.n) + b.term_extra_q;
 	uint64_t inc[PMU_MAX_COUNTERS];
-	int slow = p->pending && (p->cfg.skid_in_cycles ? q_end >= p->land : p->insns + b.n >= p->land);
-	for (uint32_t c = 0; c < p->nctr; c++) {
-		enum pmu_event ev = p->ctr[c].ev;
-		inc[c] = ev == EV_INSTRUCTIONS ? b.n
-		       : ev == EV_CYCLES       ? (q_end >> 2) - (p->q >> 2)
-		       : b.kind != BK_NONE ? term_events(ev, b.kind, b.taken, b.mis, rb->rep_iters) : 0;
-		slow |= inc[c] >= p->ctr[c].left;
-	}
-	if (slow) {
+	if ((p->nsampled || p->pending) && sampled_incs(p, &b, q_end, inc)) {
 		replay(p, &b);
 		return;
 	}
-	for (uint32_t c = 0; c < p->nctr; c++) {
-		p->ctr[c].count += inc[c];
-		p->ctr[c].left -= p->ctr[c].period ? inc[c] : 0;
-	}
+	for (uint32_t j = 0; j < p->nsampled; j++)
+		p->ctr[p->sampled[j]].left -= inc[j];
+	p->term[b.kind][b.taken != 0]++;
+	p->mispredicts += (uint64_t)b.mis;
+	if (b.kind == BK_REP)
+		p->rep_iters += rb->rep_iters;
 	p->q = q_end;
 	p->debt_q = 0;
 	p->insns += b.n;
-	if (b.taken && br_kind_is_branch(b.kind))
-		lbr_record(&p->lbr, b.bi->term, rb->next, b.kind, b.mis, p->q >> 2);
+	if (p->lbr.filter)
+		lbr_record(&p->lbr, b.bi->term, rb->next, b.taken ? b.kind : BK_NONE, b.mis, p->q >> 2);
 }
 
 struct block_sink pmu_block_sink(struct pmu *p)
@@ -297,7 +327,21 @@ struct block_sink pmu_block_sink(struct pmu *p)
 
 uint64_t pmu_count(const struct pmu *p, uint32_t i)
 {
-	return i < p->nctr ? p->ctr[i].count : 0;
+	if (i >= p->nctr)
+		return 0;
+	switch (p->ctr[i].ev) {
+	case EV_INSTRUCTIONS: return p->insns;
+	case EV_CYCLES: return p->q >> 2;
+	case EV_BRANCH_MISSES: return p->mispredicts;
+	case EV_REP_ITERATIONS: return p->rep_iters;
+	default: {
+		uint64_t n = 0;
+		for (int k = 0; k < BK_COUNT; k++)
+			for (int t = 0; t < 2; t++)
+				n += p->term[k][t] * term_events(p->ctr[i].ev, k, t, 0, 0);
+		return n;
+	}
+	}
 }
 
 uint64_t pmu_cycles(const struct pmu *p)
