@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make bench: per workload, median wall time of native, `pmusim run`,
-# `pmusim run --truth`, and callgrind --collect-jumps; MIPS; ratios.
+# `pmusim run --truth`, `pmusim stat`, `pmusim record -b` (taken-branch period
+# 10,007, LBR depth 32) and callgrind --collect-jumps; MIPS; ratios.
 # Usage: bench/run.sh PMUSIM WORKLOAD_DIR   (BENCH_RUNS=N, default 5)
 set -u
 PMUSIM=${1:?usage: bench/run.sh PMUSIM WORKLOAD_DIR}
@@ -27,7 +28,8 @@ median() {
 	done | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'
 }
 
-printf '%-13s %9s %9s %9s %9s %12s %8s %10s %9s %10s\n' workload native_s run_s truth_s cgrind_s instructions MIPS run/native truth/run truth/cgrind
+printf '%-13s %9s %9s %9s %9s %9s %9s %12s %8s %10s %9s %10s %9s %10s\n' workload native_s run_s truth_s stat_s record_s cgrind_s \
+	instructions MIPS run/native truth/run truth/cgrind stat/run record/run
 rows=$tmp/rows
 for w in hot_compute hot_store loops switch recursion indirect strings musl_hello; do
 	prog=$bdir/$w
@@ -36,16 +38,25 @@ for w in hot_compute hot_store loops switch recursion indirect strings musl_hell
 	n=$(median "$prog")
 	r=$(median "$PMUSIM" run -- "$prog")
 	t=$(median "$PMUSIM" run --truth "$tmp/t.fdata" -- "$prog")
+	st=$(median "$PMUSIM" stat -o "$tmp/stat.txt" -- "$prog")
+	rc=$(median "$PMUSIM" record -e br_inst_retired.near_taken -c 10007 -b --lbr-depth 32 -o "$tmp/p.data" -- "$prog")
 	c=$(median valgrind --tool=callgrind --collect-jumps=yes --callgrind-out-file=/dev/null "$prog")
 	"$PMUSIM" run --truth-json "$tmp/t.json" -- "$prog" >/dev/null 2>&1 </dev/null
 	insns=$(awk -F'[:,]' '/"instructions"/ {gsub(/ /, "", $2); print $2; exit}' "$tmp/t.json")
-	awk -v w="$w" -v n="$n" -v r="$r" -v t="$t" -v c="$c" -v i="$insns" 'BEGIN {
-		printf "%-13s %9.3f %9.3f %9.3f %9.3f %12d %8.0f %10.1f %9.3f %10.3f\n",
-			w, n, r, t, c, i, i / r / 1e6, r / n, t / r, t / c }' | tee -a "$rows"
+	awk -v w="$w" -v n="$n" -v r="$r" -v t="$t" -v st="$st" -v rc="$rc" -v c="$c" -v i="$insns" 'BEGIN {
+		printf "%-13s %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %12d %8.0f %10.1f %9.3f %10.3f %9.3f %10.3f\n",
+			w, n, r, t, st, rc, c, i, i / r / 1e6, r / n, t / r, t / c, st / r, rc / r }' | tee -a "$rows"
 done
-m=$(awk '{print $9}' "$rows" | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}')
-mx=$(awk '{print $9}' "$rows" | sort -g | tail -1)
-echo "truth/run: median $m, worst $mx over workloads (target <= 1.25)"
-awk '{if ($10 < 1) fast++} END {printf "pmusim --truth faster than callgrind on %d of %d workloads\n", fast, NR}' "$rows"
+# median and worst of column $1 over the workloads
+summary() {
+	local m mx
+	m=$(awk -v c="$1" '{print $c}' "$rows" | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}')
+	mx=$(awk -v c="$1" '{print $c}' "$rows" | sort -g | tail -1)
+	echo "$2: median $m, worst $mx over workloads$3"
+}
+summary 11 truth/run " (target <= 1.25)"
+summary 14 record/run " (target <= 1.25)"
+summary 13 stat/run ""
+awk '{if ($12 < 1) fast++} END {printf "pmusim --truth faster than callgrind on %d of %d workloads\n", fast, NR}' "$rows"
 echo "(medians of $RUNS runs; every guest store costs ~70 ns in Unicorn 2.0.1, see README)"
 exit 0
