@@ -51,7 +51,7 @@ WORKLOADS := $(WL_C:workloads/%.c=$(WL_DIR)/%) $(WL_MUSL:workloads/%.c=$(WL_DIR)
 DEPS := build-essential pkg-config libunicorn-dev libcapstone-dev libelf-dev check \
 	valgrind musl-tools busybox-static python3 linux-perf bolt-16 autofdo llvm
 
-.PHONY: all test unit e2e e2e-asan asan-unit bench demo deps workloads clean format syscall-names
+.PHONY: all test unit e2e e2e-asan asan-unit bench mca demo deps workloads clean format syscall-names
 
 all: $(PMUSIM) workloads
 
@@ -142,6 +142,16 @@ test: deps
 
 bench: $(PMUSIM) workloads
 	bench/run.sh $(PMUSIM) $(WL_DIR)
+
+# Timing model vs llvm-mca -mcpu=skylake on the workloads' hottest runs.
+$(BUILD)/block_cost: bench/block_cost.c $(LIB_OBJ)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
+
+mca: $(PMUSIM) workloads $(BUILD)/block_cost
+	{ sed -n '1,/^<!-- table -->/p' docs/timing-vs-llvm-mca.md; \
+	  bench/mca.sh $(PMUSIM) $(BUILD)/block_cost $(WL_DIR); } > build/mca.md
+	mv build/mca.md docs/timing-vs-llvm-mca.md
+	cat docs/timing-vs-llvm-mca.md
 
 # Regenerates the system-call name table from the kernel's UAPI header.
 UNISTD := /usr/include/x86_64-linux-gnu/asm/unistd_64.h
