@@ -100,7 +100,8 @@ $(WL_DIR)/%: $(WL_DIR)/%.o
 	pie_*) gcc -static-pie -o $@ $< ;; \
 	*) gcc -static -no-pie -o $@ $< ;; esac
 
-# The README's first command: install what is missing, build, run the default workload.
+# The README's first command: install what is missing, build, run the default workload
+# with ground truth, the PMU counters and an LBR recording that real perf reads.
 demo: deps
 	$(MAKE) all
 	$(PMUSIM) run --truth build/demo.fdata --truth-json build/demo.json -- $(WL_DIR)/loops
@@ -108,6 +109,12 @@ demo: deps
 	@grep -m1 '"instructions"' build/demo.json
 	@echo "--- hottest edges (from, to, mispredicts, count):"
 	@sort -k8,8nr build/demo.fdata | head -6
+	@echo "--- exact counts of the modelled PMU events (pmusim stat):"
+	$(PMUSIM) stat -e instructions,cycles,branches,branch-misses,br_inst_retired.near_taken -- $(WL_DIR)/loops >/dev/null
+	@echo "--- sampling every 10007th taken branch with a 32-deep LBR into build/demo.perf.data:"
+	$(PMUSIM) record -e br_inst_retired.near_taken -c 10007 -b -o build/demo.perf.data -- $(WL_DIR)/loops >/dev/null
+	@echo "--- read back by real perf (perf script -F ip,sym,brstacksym, first sample):"
+	@perf script -i build/demo.perf.data -F ip,sym,brstacksym 2>/dev/null | head -1 | cut -c1-400
 
 deps:
 	@missing=""; for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

@@ -112,13 +112,14 @@ static void print_table(FILE *f, const struct program *p, const struct pmu *pmu,
 		char num[40];
 		uint64_t v = pmu_count(pmu, (uint32_t)i);
 		thousands(v, num);
-		fprintf(f, "%18s      %-30s", num, a->el.name[i]);
+		fprintf(f, "%18s      %s", num, a->el.name[i]);
+		int pad = 30 - (int)strlen(a->el.name[i]);
 		if (a->el.spec[i].ev == EV_INSTRUCTIONS && has_cyc && cyc)
-			fprintf(f, " #  %6.2f  insn per cycle", (double)v / (double)cyc);
+			fprintf(f, "%*s #  %6.2f  insn per cycle", pad, "", (double)v / (double)cyc);
 		else if (a->el.spec[i].ev == EV_BRANCH_MISSES && has_br && br)
-			fprintf(f, " #  %6.2f%% of all branches", 100.0 * (double)v / (double)br);
+			fprintf(f, "%*s #  %6.2f%% of all branches", pad, "", 100.0 * (double)v / (double)br);
 		else if (a->el.spec[i].ev == EV_CYCLES && has_ins && ins)
-			fprintf(f, " #  %6.2f  cycles per insn", (double)v / (double)ins);
+			fprintf(f, "%*s #  %6.2f  cycles per insn", pad, "", (double)v / (double)ins);
 		fputc('\n', f);
 	}
 	fprintf(f, "\n %18.9f seconds time elapsed (simulated, %s model at %u MHz)\n\n", (double)ns / 1e9,
