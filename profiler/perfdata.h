@@ -126,7 +126,8 @@ int perfdata_writer_open(struct perfdata_writer **out, const char *path,
 			 const struct perfdata_info *info, char *msg, size_t msglen);
 
 /* Records, in time order. The sample_id_all trailer is added from the first
- * event's sample_type (its id is used). Strings are padded to 8 bytes. */
+ * event's sample_type (its id is used). Strings are padded to 8 bytes. After a
+ * write error every later call returns PMUSIM_ERR_IO: stop writing and close. */
 int perfdata_write_comm(struct perfdata_writer *w, uint32_t pid, uint32_t tid,
 			const char *comm, uint64_t time);
 /* MMAP2 with misc = USER; maj/min/ino/ino_generation 0 (reproducible bytes). */
@@ -177,7 +178,8 @@ struct perf_record {
 
 /* Opens and checks a perf.data file (header, attrs, ids, section bounds).
  * 0 or a negative pmusim_err (PMUSIM_ERR_FORMAT for a corrupt or truncated
- * file, PMUSIM_ERR_IO when unreadable) with a one-line reason in msg. */
+ * file, PMUSIM_ERR_IO when unreadable, PMUSIM_ERR_UNSUPPORTED for big-endian,
+ * pipe-mode or compressed files) with a one-line reason in msg. */
 int perfdata_open(const char *path, struct perfdata **out, char *msg, size_t msglen);
 void perfdata_close(struct perfdata *pd);
 
@@ -187,8 +189,9 @@ const struct perfdata_event *perfdata_event(const struct perfdata *pd, size_t i)
 /* The event index of a sample id, or -1. */
 int perfdata_event_of_id(const struct perfdata *pd, uint64_t id);
 
-/* Next record of the data section: 1 and *rec filled, 0 at the end, or a
- * negative pmusim_err (message in msg) when a record is corrupt. */
+/* Next SAMPLE, COMM, MMAP or MMAP2 record of the data section (other types are
+ * skipped): 1 and *rec filled, 0 at the end, or a negative pmusim_err (message
+ * in msg) when a record is corrupt. */
 int perfdata_next(struct perfdata *pd, struct perf_record *rec, char *msg, size_t msglen);
 
 /* Build ids of the BUILD_ID feature: count, and the i-th (id bytes, length, file). */

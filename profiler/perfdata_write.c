@@ -1,0 +1,648 @@
+/* perf.data writer (profiler/perfdata.h): header placeholder, attrs and their ids,
+ * a data section streamed through stdio, then the feature sections and the final
+ * header. Layouts: tools/perf/Documentation/perf.data-file-format.txt, structs from
+ * include/uapi/linux/perf_event.h, feature bodies as tools/perf/util/header.c writes them. */
+#include "profiler/perfdata.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/outfile.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "perf.data is written in host byte order; pmusim writes little-endian files"
+#endif
+
+#define HEADER_SIZE 104u                 /* struct perf_file_header with the 256-bit feature map */
+#define ATTR_SIZE 128u                   /* PERF_ATTR_SIZE_VER7, as perf 6.1 writes */
+#define FILE_ATTR_SIZE (ATTR_SIZE + 16u) /* attr, then perf_file_section of its ids */
+#define NAME_ALIGN 64u                   /* header.c: feature strings are padded to this */
+#define MAX_RECORD 65535u                /* perf_event_header.size is a u16 */
+#define ROUND_SAMPLES 1000u              /* a FINISHED_ROUND after this many samples */
+#define NCHECKPOINTS 64u                 /* recent record boundaries kept for cutting back */
+
+/* header.h enum perf_header_feature */
+enum {
+	FEAT_BUILD_ID = 2,
+	FEAT_HOSTNAME = 3,
+	FEAT_OSRELEASE = 4,
+	FEAT_VERSION = 5,
+	FEAT_ARCH = 6,
+	FEAT_NRCPUS = 7,
+	FEAT_CPUDESC = 8,
+	FEAT_CPUID = 9,
+	FEAT_TOTAL_MEM = 10,
+	FEAT_CMDLINE = 11,
+	FEAT_EVENT_DESC = 12,
+	FEAT_BRANCH_STACK = 15,
+	NFEAT = 16,
+};
+
+/* perf_event_attr flag bits (the bitfield word at offset 40) */
+#define ATTR_DISABLED (1ull << 0)
+#define ATTR_EXCLUDE_KERNEL (1ull << 5)
+#define ATTR_EXCLUDE_HV (1ull << 6)
+#define ATTR_MMAP (1ull << 8)
+#define ATTR_COMM (1ull << 9)
+#define ATTR_ENABLE_ON_EXEC (1ull << 12)
+#define ATTR_TASK (1ull << 13)
+#define ATTR_PRECISE_SHIFT 15
+#define ATTR_SAMPLE_ID_ALL (1ull << 18)
+#define ATTR_EXCLUDE_GUEST (1ull << 20)
+#define ATTR_MMAP2 (1ull << 23)
+#define ATTR_COMM_EXEC (1ull << 24)
+
+#define MISC_BUILD_ID_SIZE (1u << 15) /* PERF_RECORD_MISC_BUILD_ID_SIZE */
+#define HOST_KERNEL_ID (-1)           /* pid of host build ids (machine.h) */
+#define BUILD_ID_MAX 20u
+
+#define WRITABLE_SAMPLE                                                                            \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_BRANCH_STACK)
+/* Largest branch stack whose sample still fits a record: header, nine u64 fields, nr. */
+#define MAX_BRANCHES ((MAX_RECORD - 8u - 9u * 8u - 8u) / 24u)
+
+/* A growable byte buffer; a failed allocation is remembered and reported once. */
+struct bbuf {
+	uint8_t *p;
+	size_t len, cap;
+	int nomem;
+};
+
+struct perfdata_writer {
+	struct outfile out;
+	char *iobuf;
+	uint64_t *ids; /* id of each event */
+	size_t nev;
+	uint64_t sample_type;
+	uint64_t data_off, pos; /* pos: file offset after the last record handed to stdio */
+	uint64_t nsamples, since_round;
+	uint64_t ckpt[NCHECKPOINTS]; /* record boundaries at the last rounds (a ring) */
+	uint64_t nckpt;
+	int failed;              /* a write failed: the file holds a prefix of the stream */
+	struct bbuf rec;         /* the record being built */
+	struct bbuf feat[NFEAT]; /* feature bodies, built at open (build ids: as added) */
+	uint32_t featmask;
+};
+
+static int set_msg(char *msg, size_t msglen, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int set_msg(char *msg, size_t msglen, int err, const char *fmt, ...)
+{
+	if (msg && msglen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(msg, msglen, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+static void put(struct bbuf *b, const void *src, size_t n)
+{
+	if (b->nomem)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n)
+			cap *= 2;
+		uint8_t *p = realloc(b->p, cap);
+		if (!p) {
+			b->nomem = 1;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	if (src)
+		memcpy(b->p + b->len, src, n);
+	else
+		memset(b->p + b->len, 0, n);
+	b->len += n;
+}
+
+static void put_u64(struct bbuf *b, uint64_t v)
+{
+	put(b, &v, 8);
+}
+
+static void put_u32(struct bbuf *b, uint32_t v)
+{
+	put(b, &v, 4);
+}
+
+static void put_u16(struct bbuf *b, uint16_t v)
+{
+	put(b, &v, 2);
+}
+
+/* header.c do_write_string: u32 length (NUL included, padded to NAME_ALIGN), bytes. */
+static void put_string(struct bbuf *b, const char *s)
+{
+	size_t n = strlen(s) + 1, padded = (n + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
+	put_u32(b, (uint32_t)padded);
+	put(b, s, n);
+	put(b, NULL, padded - n);
+}
+
+/* A NUL-terminated name in a record, padded to 8 bytes (as the kernel pads comm). */
+static void put_name8(struct bbuf *b, const char *s, size_t n)
+{
+	put(b, s, n);
+	put(b, NULL, (8 - n % 8) % 8);
+}
+
+/* struct perf_event_attr, ATTR_SIZE bytes, as `perf record` of a user program sets it. */
+static void put_attr(struct bbuf *b, const struct perfdata_event *ev)
+{
+	size_t start = b->len;
+	uint64_t flags = ATTR_DISABLED | ATTR_EXCLUDE_KERNEL | ATTR_EXCLUDE_HV | ATTR_MMAP |
+	                 ATTR_COMM | ATTR_ENABLE_ON_EXEC | ATTR_TASK | ATTR_SAMPLE_ID_ALL |
+	                 ATTR_EXCLUDE_GUEST | ATTR_MMAP2 | ATTR_COMM_EXEC |
+	                 (uint64_t)(ev->precise_ip & 3) << ATTR_PRECISE_SHIFT;
+	put_u32(b, ev->type);
+	put_u32(b, ATTR_SIZE);
+	put_u64(b, ev->config);
+	put_u64(b, ev->sample_period);
+	put_u64(b, ev->sample_type);
+	put_u64(b, 0); /* read_format */
+	put_u64(b, flags);
+	put_u32(b, 0); /* wakeup_events */
+	put_u32(b, 0); /* bp_type */
+	put_u64(b, 0); /* config1 */
+	put_u64(b, 0); /* config2 */
+	put_u64(b, ev->branch_sample_type);
+	put(b, NULL, ATTR_SIZE - (b->len - start));
+}
+
+/* Hands bytes to stdio; the first failure makes the writer cut back at close. */
+static int emit(struct perfdata_writer *w, const void *p, size_t n)
+{
+	if (w->failed)
+		return PMUSIM_ERR_IO;
+	if (fwrite(p, 1, n, w->out.f) != n) {
+		w->failed = 1;
+		return PMUSIM_ERR_IO;
+	}
+	w->pos += n;
+	return 0;
+}
+
+static void rec_begin(struct perfdata_writer *w, uint32_t type, uint16_t misc)
+{
+	w->rec.len = 0;
+	put_u32(&w->rec, type);
+	put_u16(&w->rec, misc);
+	put_u16(&w->rec, 0); /* size, set by rec_end */
+}
+
+static int rec_end(struct perfdata_writer *w)
+{
+	if (w->rec.nomem)
+		return PMUSIM_ERR_NOMEM;
+	if (w->rec.len > MAX_RECORD)
+		return PMUSIM_ERR_ARG;
+	uint16_t size = (uint16_t)w->rec.len;
+	memcpy(w->rec.p + 6, &size, 2);
+	return emit(w, w->rec.p, w->rec.len);
+}
+
+/* The sample_id_all trailer of a non-sample record, for the first event. */
+static void put_trailer(struct perfdata_writer *w, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	uint64_t st = w->sample_type, id = w->ids[0];
+	if (st & PERF_SAMPLE_TID)
+		put_u32(&w->rec, pid), put_u32(&w->rec, tid);
+	if (st & PERF_SAMPLE_TIME)
+		put_u64(&w->rec, time);
+	if (st & PERF_SAMPLE_ID)
+		put_u64(&w->rec, id);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		put_u64(&w->rec, id);
+	if (st & PERF_SAMPLE_CPU)
+		put_u64(&w->rec, 0);
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		put_u64(&w->rec, id);
+}
+
+static void build_info_features(struct perfdata_writer *w, const struct perfdata_info *info)
+{
+	const char *str[NFEAT] = {0};
+	str[FEAT_HOSTNAME] = info->hostname;
+	str[FEAT_OSRELEASE] = info->os_release;
+	str[FEAT_VERSION] = info->version;
+	str[FEAT_ARCH] = info->arch;
+	str[FEAT_CPUDESC] = info->cpudesc;
+	str[FEAT_CPUID] = info->cpuid;
+	for (int f = 0; f < NFEAT; f++) {
+		if (str[f]) {
+			put_string(&w->feat[f], str[f]);
+			w->featmask |= 1u << f;
+		}
+	}
+	if (info->nr_cpus) { /* nr_cpus_avail, then nr_cpus_online */
+		put_u32(&w->feat[FEAT_NRCPUS], info->nr_cpus);
+		put_u32(&w->feat[FEAT_NRCPUS], info->nr_cpus);
+		w->featmask |= 1u << FEAT_NRCPUS;
+	}
+	if (info->total_mem_kb) {
+		put_u64(&w->feat[FEAT_TOTAL_MEM], info->total_mem_kb);
+		w->featmask |= 1u << FEAT_TOTAL_MEM;
+	}
+	if (info->ncmdline) {
+		put_u32(&w->feat[FEAT_CMDLINE], (uint32_t)info->ncmdline);
+		for (size_t i = 0; i < info->ncmdline; i++)
+			put_string(&w->feat[FEAT_CMDLINE],
+			           info->cmdline[i] ? info->cmdline[i] : "");
+		w->featmask |= 1u << FEAT_CMDLINE;
+	}
+}
+
+/* EVENT_DESC: u32 nr, u32 attr size, then per event the attr, u32 nr_ids, the name
+ * as a header string and the ids. BRANCH_STACK is an empty marker. */
+static void build_event_features(struct perfdata_writer *w, const struct perfdata_event *ev)
+{
+	struct bbuf *b = &w->feat[FEAT_EVENT_DESC];
+	put_u32(b, (uint32_t)w->nev);
+	put_u32(b, ATTR_SIZE);
+	for (size_t i = 0; i < w->nev; i++) {
+		put_attr(b, &ev[i]);
+		put_u32(b, 1);
+		put_string(b, ev[i].name ? ev[i].name : "");
+		put_u64(b, ev[i].id);
+	}
+	w->featmask |= 1u << FEAT_EVENT_DESC;
+	if (w->sample_type & PERF_SAMPLE_BRANCH_STACK)
+		w->featmask |= 1u << FEAT_BRANCH_STACK;
+}
+
+static int check_events(const struct perfdata_event *ev, size_t nev, char *msg, size_t msglen)
+{
+	if (!ev || nev == 0)
+		return set_msg(msg, msglen, PMUSIM_ERR_ARG, "perf.data: no events");
+	uint64_t st = ev[0].sample_type;
+	if (st & ~(uint64_t)WRITABLE_SAMPLE)
+		return set_msg(msg, msglen, PMUSIM_ERR_UNSUPPORTED,
+		               "perf.data: cannot write sample_type bits %#llx",
+		               (unsigned long long)(st & ~(uint64_t)WRITABLE_SAMPLE));
+	if (nev > 1 && !(st & PERF_SAMPLE_IDENTIFIER))
+		return set_msg(msg, msglen, PMUSIM_ERR_ARG,
+		               "perf.data: several events need PERF_SAMPLE_IDENTIFIER");
+	for (size_t i = 0; i < nev; i++) {
+		if (ev[i].sample_type != st)
+			return set_msg(msg, msglen, PMUSIM_ERR_ARG,
+			               "perf.data: events differ in sample_type");
+		if (ev[i].id == 0 || ev[i].precise_ip > 3)
+			return set_msg(msg, msglen, PMUSIM_ERR_ARG,
+			               "perf.data: event %zu: id must be >= 1, precise_ip <= 3", i);
+		for (size_t j = 0; j < i; j++)
+			if (ev[j].id == ev[i].id)
+				return set_msg(msg, msglen, PMUSIM_ERR_ARG,
+				               "perf.data: events %zu and %zu share id %llu", j, i,
+				               (unsigned long long)ev[i].id);
+	}
+	return 0;
+}
+
+static void writer_free(struct perfdata_writer *w)
+{
+	free(w->iobuf);
+	free(w->ids);
+	free(w->rec.p);
+	for (int f = 0; f < NFEAT; f++)
+		free(w->feat[f].p);
+	free(w);
+}
+
+/* Header placeholder, attrs each followed by the section of its ids, the ids. */
+static int write_prologue(struct perfdata_writer *w, const struct perfdata_event *ev)
+{
+	struct bbuf b = {0};
+	uint64_t ids_off = HEADER_SIZE + w->nev * FILE_ATTR_SIZE;
+	put(&b, NULL, HEADER_SIZE);
+	for (size_t i = 0; i < w->nev; i++) {
+		put_attr(&b, &ev[i]);
+		put_u64(&b, ids_off + 8 * i);
+		put_u64(&b, 8);
+	}
+	for (size_t i = 0; i < w->nev; i++)
+		put_u64(&b, ev[i].id);
+	int rc = b.nomem ? PMUSIM_ERR_NOMEM : emit(w, b.p, b.len);
+	if (!rc && fflush(w->out.f) != 0) /* fail now if not even this fits */
+		rc = PMUSIM_ERR_IO;
+	free(b.p);
+	w->data_off = w->pos;
+	return rc;
+}
+
+int perfdata_writer_open(struct perfdata_writer **out, const char *path,
+                         const struct perfdata_event *ev, size_t nev,
+                         const struct perfdata_info *info, char *msg, size_t msglen)
+{
+	*out = NULL;
+	if (!path || strcmp(path, "-") == 0)
+		return set_msg(msg, msglen, PMUSIM_ERR_ARG, "perf.data: needs a seekable file");
+	int rc = check_events(ev, nev, msg, msglen);
+	if (rc)
+		return rc;
+	struct perfdata_writer *w = calloc(1, sizeof(*w));
+	if (!w || !(w->ids = calloc(nev, sizeof(*w->ids))) || !(w->iobuf = malloc(1 << 16))) {
+		if (w)
+			writer_free(w);
+		return set_msg(msg, msglen, PMUSIM_ERR_NOMEM, "perf.data: out of memory");
+	}
+	w->nev = nev;
+	w->sample_type = ev[0].sample_type;
+	for (size_t i = 0; i < nev; i++)
+		w->ids[i] = ev[i].id;
+	if (info)
+		build_info_features(w, info);
+	build_event_features(w, ev);
+	rc = outfile_open(&w->out, path);
+	if (rc) {
+		set_msg(msg, msglen, rc, "perf.data: cannot create %s.tmp.*: %s", path,
+		        strerror(errno));
+		writer_free(w);
+		return rc;
+	}
+	setvbuf(w->out.f, w->iobuf, _IOFBF, 1 << 16);
+	rc = write_prologue(w, ev);
+	for (int f = 0; f < NFEAT && !rc; f++)
+		if (w->feat[f].nomem)
+			rc = PMUSIM_ERR_NOMEM;
+	if (rc) {
+		set_msg(msg, msglen, rc, "perf.data: cannot write %s: %s", w->out.tmp,
+		        rc == PMUSIM_ERR_NOMEM ? "out of memory" : strerror(errno));
+		perfdata_writer_abort(w);
+		return rc;
+	}
+	*out = w;
+	return 0;
+}
+
+int perfdata_write_comm(struct perfdata_writer *w, uint32_t pid, uint32_t tid, const char *comm,
+                        uint64_t time)
+{
+	size_t n = strlen(comm) + 1;
+	if (n > MAX_RECORD)
+		return PMUSIM_ERR_ARG;
+	rec_begin(w, PERF_RECORD_COMM, 0);
+	put_u32(&w->rec, pid);
+	put_u32(&w->rec, tid);
+	put_name8(&w->rec, comm, n);
+	put_trailer(w, pid, tid, time);
+	return rec_end(w);
+}
+
+int perfdata_write_mmap2(struct perfdata_writer *w, uint32_t pid, uint32_t tid, uint64_t addr,
+                         uint64_t len, uint64_t pgoff, uint32_t prot, uint32_t flags,
+                         const char *filename, uint64_t time)
+{
+	size_t n = strlen(filename) + 1;
+	if (n > MAX_RECORD)
+		return PMUSIM_ERR_ARG;
+	rec_begin(w, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+	put_u32(&w->rec, pid);
+	put_u32(&w->rec, tid);
+	put_u64(&w->rec, addr);
+	put_u64(&w->rec, len);
+	put_u64(&w->rec, pgoff);
+	put(&w->rec, NULL, 24); /* maj, min, ino, ino_generation */
+	put_u32(&w->rec, prot);
+	put_u32(&w->rec, flags);
+	put_name8(&w->rec, filename, n);
+	put_trailer(w, pid, tid, time);
+	return rec_end(w);
+}
+
+static int write_round(struct perfdata_writer *w)
+{
+	rec_begin(w, PERF_RECORD_FINISHED_ROUND, 0);
+	int rc = rec_end(w);
+	if (!rc) {
+		w->ckpt[w->nckpt++ % NCHECKPOINTS] = w->pos;
+		w->since_round = 0;
+	}
+	return rc;
+}
+
+/* perf_branch_entry flags: bit 0 mispred, bit 1 predicted, bits 4..19 cycles,
+ * bits 20..23 type; in_tx, abort and the rest stay 0. */
+static int put_branches(struct bbuf *b, const struct perf_branch *br, uint64_t n)
+{
+	put_u64(b, n);
+	for (uint64_t i = 0; i < n; i++) {
+		if (br[i].mispred > 1 || br[i].predicted > 1 || br[i].type > 15)
+			return PMUSIM_ERR_ARG;
+		put_u64(b, br[i].from);
+		put_u64(b, br[i].to);
+		put_u64(b, (uint64_t)br[i].mispred | (uint64_t)br[i].predicted << 1 |
+		               (uint64_t)br[i].cycles << 4 | (uint64_t)br[i].type << 20);
+	}
+	return 0;
+}
+
+static int known_id(const struct perfdata_writer *w, uint64_t id)
+{
+	for (size_t i = 0; i < w->nev; i++)
+		if (w->ids[i] == id)
+			return 1;
+	return w->nev == 1 && id == 0;
+}
+
+int perfdata_write_sample(struct perfdata_writer *w, const struct perf_sample *s)
+{
+	uint64_t st = w->sample_type;
+	int brs = (st & PERF_SAMPLE_BRANCH_STACK) != 0;
+	if (!known_id(w, s->id) || (brs && s->nbr && !s->br) || (brs && s->nbr > MAX_BRANCHES))
+		return PMUSIM_ERR_ARG;
+	struct bbuf *b = &w->rec;
+	rec_begin(w, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		put_u64(b, s->id);
+	if (st & PERF_SAMPLE_IP)
+		put_u64(b, s->ip);
+	if (st & PERF_SAMPLE_TID)
+		put_u32(b, s->pid), put_u32(b, s->tid);
+	if (st & PERF_SAMPLE_TIME)
+		put_u64(b, s->time);
+	if (st & PERF_SAMPLE_ADDR)
+		put_u64(b, s->addr);
+	if (st & PERF_SAMPLE_ID)
+		put_u64(b, s->id);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		put_u64(b, s->id);
+	if (st & PERF_SAMPLE_CPU)
+		put_u32(b, s->cpu), put_u32(b, 0);
+	if (st & PERF_SAMPLE_PERIOD)
+		put_u64(b, s->period);
+	if (brs && put_branches(b, s->br, s->nbr))
+		return PMUSIM_ERR_ARG;
+	int rc = rec_end(w);
+	if (rc)
+		return rc;
+	w->nsamples++;
+	if (++w->since_round >= ROUND_SAMPLES)
+		rc = write_round(w);
+	return rc;
+}
+
+/* struct perf_record_header_build_id: header (type 0), pid, a 24-byte id area whose
+ * byte 20 is the id's length, then the file name padded to 8; size covers it all. */
+int perfdata_add_build_id(struct perfdata_writer *w, const char *filename, const uint8_t *id,
+                          size_t idlen)
+{
+	size_t n = strlen(filename) + 1, padded = (n + 7) / 8 * 8;
+	if (idlen > BUILD_ID_MAX || (idlen && !id) || 36 + padded > MAX_RECORD)
+		return PMUSIM_ERR_ARG;
+	struct bbuf *b = &w->feat[FEAT_BUILD_ID];
+	uint8_t area[24] = {0};
+	if (idlen)
+		memcpy(area, id, idlen);
+	area[20] = (uint8_t)idlen;
+	put_u32(b, 0);
+	put_u16(b, PERF_RECORD_MISC_USER | MISC_BUILD_ID_SIZE);
+	put_u16(b, (uint16_t)(36 + padded));
+	put_u32(b, (uint32_t)HOST_KERNEL_ID);
+	put(b, area, sizeof(area));
+	put(b, filename, n);
+	put(b, NULL, padded - n);
+	if (b->nomem)
+		return PMUSIM_ERR_NOMEM;
+	w->featmask |= 1u << FEAT_BUILD_ID;
+	return 0;
+}
+
+uint64_t perfdata_writer_samples(const struct perfdata_writer *w)
+{
+	return w->nsamples;
+}
+
+static size_t features_len(const struct perfdata_writer *w)
+{
+	size_t n = 0;
+	for (int f = 0; f < NFEAT; f++)
+		if (w->featmask & 1u << f)
+			n += 16 + w->feat[f].len;
+	return n;
+}
+
+/* Writes the feature table and bodies at data_end, then the final header. */
+static int finish(struct perfdata_writer *w, uint64_t data_end)
+{
+	struct bbuf b = {0};
+	uint64_t off = data_end + 16 * (uint64_t)__builtin_popcount(w->featmask);
+	for (int f = 0; f < NFEAT; f++) {
+		if (w->featmask & 1u << f) {
+			put_u64(&b, off);
+			put_u64(&b, w->feat[f].len);
+			off += w->feat[f].len;
+		}
+	}
+	for (int f = 0; f < NFEAT; f++)
+		if (w->featmask & 1u << f)
+			put(&b, w->feat[f].p, w->feat[f].len);
+	put(&b, "PERFILE2", 8);
+	put_u64(&b, HEADER_SIZE);
+	put_u64(&b, FILE_ATTR_SIZE);
+	put_u64(&b, HEADER_SIZE);
+	put_u64(&b, w->nev * FILE_ATTR_SIZE);
+	put_u64(&b, w->data_off);
+	put_u64(&b, data_end - w->data_off);
+	put(&b, NULL, 16); /* event_types, unused */
+	put_u64(&b, w->featmask);
+	put(&b, NULL, 24);
+	FILE *f = w->out.f;
+	size_t flen = b.len - HEADER_SIZE;
+	int ok = !b.nomem && fseeko(f, (off_t)data_end, SEEK_SET) == 0 &&
+	         fwrite(b.p, 1, flen, f) == flen && fflush(f) == 0 && fseeko(f, 0, SEEK_SET) == 0 &&
+	         fwrite(b.p + flen, 1, HEADER_SIZE, f) == HEADER_SIZE && fflush(f) == 0;
+	free(b.p);
+	if (!ok)
+		w->failed = 1;
+	return ok ? 0 : PMUSIM_ERR_IO;
+}
+
+/* The end of the last complete record at or below cap, walking the record headers
+ * on disk from the nearest known boundary. */
+static uint64_t last_boundary(struct perfdata_writer *w, uint64_t cap)
+{
+	uint64_t p = w->data_off;
+	size_t n = w->nckpt < NCHECKPOINTS ? (size_t)w->nckpt : NCHECKPOINTS;
+	for (size_t i = 0; i < n; i++)
+		if (w->ckpt[i] <= cap && w->ckpt[i] > p)
+			p = w->ckpt[i];
+	int fd = fileno(w->out.f);
+	uint8_t hdr[8];
+	while (p + sizeof(hdr) <= cap && pread(fd, hdr, sizeof(hdr), (off_t)p) == sizeof(hdr)) {
+		uint16_t size;
+		memcpy(&size, hdr + 6, 2);
+		if (size < 8 || p + size > cap)
+			break;
+		p += size;
+	}
+	return p;
+}
+
+/* After a failed write: drop what stdio still holds, and cut the file back to the
+ * last complete record on disk, the next times leaving room for the features. */
+static int cut_back(struct perfdata_writer *w, int nth, uint64_t *data_end)
+{
+	struct stat sb;
+	int fd = fileno(w->out.f);
+	__fpurge(w->out.f);
+	clearerr(w->out.f);
+	if (fstat(fd, &sb) != 0)
+		return PMUSIM_ERR_IO;
+	uint64_t cap = (uint64_t)sb.st_size < *data_end ? (uint64_t)sb.st_size : *data_end;
+	/* EFBIG needs room for the features; ENOSPC may need whole blocks freed */
+	uint64_t room = nth == 0 ? 0 : features_len(w) + (nth == 1 ? 0 : 1u << 16);
+	cap = cap > w->data_off + room ? cap - room : w->data_off;
+	*data_end = last_boundary(w, cap);
+	if (ftruncate(fd, (off_t)*data_end) != 0)
+		return PMUSIM_ERR_IO;
+	w->failed = 0;
+	return 0;
+}
+
+int perfdata_writer_close(struct perfdata_writer *w)
+{
+	if (w->since_round)
+		write_round(w);
+	for (int f = 0; f < NFEAT; f++)
+		if (w->feat[f].nomem) {
+			perfdata_writer_abort(w);
+			return PMUSIM_ERR_NOMEM;
+		}
+	uint64_t data_end = w->pos;
+	int rc = w->failed ? PMUSIM_ERR_IO : finish(w, data_end);
+	for (int nth = 0; rc && nth < 3; nth++) {
+		rc = cut_back(w, nth, &data_end);
+		if (!rc)
+			rc = finish(w, data_end);
+	}
+	if (rc) {
+		perfdata_writer_abort(w);
+		return PMUSIM_ERR_IO;
+	}
+	rc = outfile_commit(&w->out);
+	writer_free(w);
+	return rc;
+}
+
+void perfdata_writer_abort(struct perfdata_writer *w)
+{
+	if (!w)
+		return;
+	outfile_abort(&w->out);
+	writer_free(w);
+}
