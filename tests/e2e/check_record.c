@@ -298,6 +298,27 @@ START_TEST(crash_leaves_readable_file)
 }
 END_TEST
 
+/* An unsupported system call under --strict ends the run with exit status 2
+ * and a complete perf.data of what was sampled before it. */
+START_TEST(strict_stop_leaves_readable_file)
+{
+	const char *prog = tmp_path("nosys"), *src = tmp_path("nosys.c"), *data = tmp_path("strict.data");
+	FILE *f = fopen(src, "w");
+	fputs("#include <unistd.h>\nint main(void) { volatile long s = 0;\n"
+	      "for (long i = 0; i < 2000000; i++) s += i & 7;\nreturn (int)syscall(499) + (int)(s & 1); }\n", f);
+	fclose(f);
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "cc -O1 -static -o %s %s", prog, src);
+	ck_assert_int_eq(system(cmd), 0);
+	char *a[] = {(char *)pmusim(), "record", "--strict", "-c", "100003", "-b", "-o", (char *)data, "--",
+		     (char *)prog, NULL};
+	ck_assert_int_eq(run_cmd(a, NULL, NULL, NULL), 2);
+	int lines;
+	ck_assert(perf_script_ok(data, &lines));
+	ck_assert_int_gt(lines, 10);
+}
+END_TEST
+
 /* Ctrl-C: exit status 130 and a complete perf.data of what was sampled. */
 START_TEST(sigint_leaves_readable_file)
 {
@@ -400,6 +421,7 @@ int main(void)
 	tcase_add_test(tc, recording_is_deterministic);
 	tcase_add_test(tc, crash_leaves_readable_file);
 	tcase_add_test(tc, sigint_leaves_readable_file);
+	tcase_add_test(tc, strict_stop_leaves_readable_file);
 	tcase_add_test(tc, full_disk_leaves_readable_file);
 	tcase_add_loop_test(tc, bad_options, 0, (int)(sizeof(bad_rows) / sizeof(bad_rows[0])));
 	suite_add_tcase(s, tc);
