@@ -36,6 +36,7 @@ struct pmu {
 	uint64_t debt_q;    /* refill cycles to charge to the next instruction */
 	uint64_t insns, samples, mispredicts, rep_iters;
 	uint64_t term[BK_COUNT][2]; /* retired terminators by kind and taken */
+	uint8_t term_inc[EV_COUNT][BK_COUNT][2]; /* branch events a terminator counts */
 	uint32_t sampled[PMU_MAX_COUNTERS]; /* indices of the sampling counters */
 	uint32_t nsampled;
 	uint64_t mis_q, taken_q, rep_q; /* extra quarter cycles: misprediction, taken branch, REP iteration */
@@ -47,6 +48,8 @@ struct pmu {
 	uint64_t pend_period[PMU_MAX_COUNTERS]; /* 0: counter not in it */
 	struct lbr_entry snap[LBR_MAX_DEPTH];
 };
+
+static uint64_t term_events(enum pmu_event ev, int kind, int taken, int mis, uint64_t rep);
 
 static uint64_t next_period(struct pmu *p, uint64_t period)
 {
@@ -99,6 +102,10 @@ int pmu_new(const struct pmu_config *cfg, struct pmu_sample_sink sink, struct pm
 	p->mis_q = (uint64_t)cpu->mispredict_cycles * 4;
 	p->taken_q = cpu->taken_branch_q > cpu->cost_q[IC_BRANCH] ? cpu->taken_branch_q - cpu->cost_q[IC_BRANCH] : 0;
 	p->rep_q = cpu->rep_iter_q;
+	for (int ev = 0; ev < EV_COUNT; ev++)
+		for (int k = 0; k < BK_COUNT; k++)
+			for (int t = 0; t < 2; t++)
+				p->term_inc[ev][k][t] = (uint8_t)term_events((enum pmu_event)ev, k, t, 0, 0);
 	rng_init(&p->rng, cfg->seed ^ 0x504d552d64656c74ULL); /* own stream: "PMU-delt" */
 	if ((err = lbr_init(&p->lbr, cfg->lbr_depth ? cfg->lbr_depth : 4,
 			    cfg->lbr_depth ? cfg->lbr_filter : 0)) < 0) {
@@ -271,53 +278,65 @@ static void replay(struct pmu *p, const struct blk *b)
 	}
 }
 
-/* Checks the sampling counters against one block; 1 when the block must be replayed. */
-static int sampled_incs(struct pmu *p, const struct blk *b, uint64_t q_end, uint64_t *inc)
+/* Events of one sampling counter in a block that retired n instructions up to
+ * quarter cycle q_end and ended as kind/taken (enum pmu_event per counter). */
+static inline uint64_t block_events(const struct pmu *p, const struct counter *k, uint32_t n,
+				    uint64_t q_end, unsigned kind, unsigned taken, int mis, uint64_t rep)
 {
-	int slow = p->pending && (p->cfg.skid_in_cycles ? q_end >= p->land : p->insns + b->n >= p->land);
-	for (uint32_t j = 0; j < p->nsampled; j++) {
-		uint32_t c = p->sampled[j];
-		enum pmu_event ev = p->ctr[c].ev;
-		inc[j] = ev == EV_INSTRUCTIONS ? b->n
-		       : ev == EV_CYCLES       ? (q_end >> 2) - (p->q >> 2)
-		       : b->kind != BK_NONE ? term_events(ev, b->kind, b->taken, b->mis, b->rb->rep_iters) : 0;
-		slow |= inc[j] >= p->ctr[c].left;
+	switch (k->ev) {
+	case EV_INSTRUCTIONS: return n;
+	case EV_CYCLES: return (q_end >> 2) - (p->q >> 2);
+	case EV_BRANCH_MISSES: return (uint64_t)mis;
+	case EV_REP_ITERATIONS: return kind == BK_REP ? rep : 0;
+	default: return p->term_inc[k->ev][kind][taken];
 	}
-	return slow;
 }
 
 static void pmu_retire(void *ctx, const struct retired_block *rb)
 {
 	struct pmu *p = ctx;
-	struct blk b = {.rb = rb, .bi = rb->info, .n = rb->ninsns, .kind = rb->kind, .taken = rb->taken};
-	if (b.n == 0)
+	const struct block_info *bi = rb->info;
+	uint32_t n = rb->ninsns;
+	unsigned kind = rb->kind, taken = rb->taken != 0;
+	uint64_t extra = 0;
+	int mis = 0;
+	if (n == 0)
 		return;
-	if (b.kind == BK_COND) {
-		b.mis = bpred_cond(&p->bp, b.bi->term, b.taken);
-		b.term_extra_q = (uint64_t)b.mis * p->mis_q + (uint64_t)(b.taken != 0) * p->taken_q;
-	} else if (br_kind_is_branch(b.kind)) {
-		b.mis = bpred_update(&p->bp, b.kind, b.bi->term, b.bi->end, b.taken, rb->next);
-		b.term_extra_q = (b.mis ? p->mis_q : 0) + p->taken_q;
-	} else if (b.kind == BK_REP) {
-		b.term_extra_q = rb->rep_iters * p->rep_q;
+	if (kind == BK_COND) {
+		mis = bpred_cond(&p->bp, bi->term, (int)taken);
+		extra = (uint64_t)mis * p->mis_q + taken * p->taken_q;
+	} else if (br_kind_is_branch((int)kind)) {
+		mis = bpred_update(&p->bp, (int)kind, bi->term, bi->end, (int)taken, rb->next);
+		extra = (uint64_t)mis * p->mis_q + p->taken_q;
+	} else if (kind == BK_REP) {
+		extra = rb->rep_iters * p->rep_q;
 	}
-	uint64_t q_end = p->q + p->debt_q + block_cost(p, b.bi, b.n) + b.term_extra_q;
+	uint64_t q_end = p->q + p->debt_q + block_cost(p, bi, n) + extra;
 	uint64_t inc[PMU_MAX_COUNTERS];
-	if ((p->nsampled || p->pending) && sampled_incs(p, &b, q_end, inc)) {
-		replay(p, &b);
-		return;
+	if (p->nsampled || p->pending) {
+		int slow = p->pending && (p->cfg.skid_in_cycles ? q_end >= p->land : p->insns + n >= p->land);
+		for (uint32_t j = 0; j < p->nsampled; j++) {
+			const struct counter *k = &p->ctr[p->sampled[j]];
+			inc[j] = block_events(p, k, n, q_end, kind, taken, mis, rb->rep_iters);
+			slow |= inc[j] >= k->left;
+		}
+		if (slow) {
+			struct blk b = {rb, bi, n, (int)kind, (int)taken, mis, extra};
+			replay(p, &b);
+			return;
+		}
+		for (uint32_t j = 0; j < p->nsampled; j++)
+			p->ctr[p->sampled[j]].left -= inc[j];
 	}
-	for (uint32_t j = 0; j < p->nsampled; j++)
-		p->ctr[p->sampled[j]].left -= inc[j];
-	p->term[b.kind][b.taken != 0]++;
-	p->mispredicts += (uint64_t)b.mis;
-	if (b.kind == BK_REP)
+	p->term[kind][taken]++;
+	p->mispredicts += (uint64_t)mis;
+	if (kind == BK_REP)
 		p->rep_iters += rb->rep_iters;
 	p->q = q_end;
 	p->debt_q = 0;
-	p->insns += b.n;
+	p->insns += n;
 	if (p->lbr.filter)
-		lbr_record(&p->lbr, b.bi->term, rb->next, b.taken ? b.kind : BK_NONE, b.mis, p->q >> 2);
+		lbr_record(&p->lbr, bi->term, rb->next, taken ? (int)kind : BK_NONE, mis, q_end >> 2);
 }
 
 struct block_sink pmu_block_sink(struct pmu *p)
