@@ -72,8 +72,10 @@ static int parse_num(const char *arg, uint64_t *v, const char *opt, const char *
 	return 0;
 }
 
-static int record_option(struct record_args *a, int c, char *arg, const char *cmd)
+static int record_option(void *ctx, int c, char *arg)
 {
+	struct record_args *a = ctx;
+	const char *cmd = "pmusim record";
 	switch (c) {
 	case 'e': return eventlist_add(&a->el, arg, cmd);
 	case 'c':
@@ -106,33 +108,13 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		{"branch-filter", required_argument, 0, 'j'}, {"lbr-depth", required_argument, 0, O_LBR_DEPTH},
 		{"skid", required_argument, 0, O_SKID}, {"refill", required_argument, 0, O_REFILL},
 		{"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	optind = 1;
-	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, "+he:c:bj:o:", opts, NULL)) != -1) {
-		int r = program_option(p, c, optarg);
-		if (r < 0)
-			return -1;
-		if (r > 0)
-			continue;
-		if (c == 'h') {
-			fputs(record_usage, stdout);
-			exit(0);
-		}
-		r = record_option(a, c, optarg, p->cmd);
-		if (r < 0)
-			return -1;
-		if (r > 0) {
-			fprintf(stderr, "pmusim record: unknown or incomplete option '%s' (see pmusim record --help)\n",
-				argv[optind - 1]);
-			return -1;
-		}
-	}
+	if (program_parse(p, argc, argv, "+he:c:bj:o:", opts, record_usage, record_option, a) < 0)
+		return -1;
 	if (a->el.n == 0 && eventlist_add(&a->el, "cycles", p->cmd) < 0)
 		return -1;
 	if (a->delta && a->delta >= a->period)
 		return fprintf(stderr, "pmusim record: --delta must be smaller than the period\n"), -1;
-	return program_args(p, argc, argv, optind);
+	return 0;
 }
 
 static uint64_t branch_sample_type(uint32_t f)

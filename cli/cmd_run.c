@@ -19,35 +19,13 @@ static const char run_usage[] =
 	"\n"
 	"exit status: the program's; 124 when --max-insns stopped it; 2 on pmusim errors.\n";
 
-static int parse_args(int argc, char **argv, struct program *p)
-{
-	static const struct option opts[] = {PROG_LONG_OPTIONS, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	optind = 1;
-	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		int r = program_option(p, c, optarg);
-		if (r < 0)
-			return -1;
-		if (r > 0)
-			continue;
-		if (c == 'h') {
-			fputs(run_usage, stdout);
-			exit(0);
-		}
-		fprintf(stderr, "pmusim run: unknown or incomplete option '%s' (see pmusim run --help)\n",
-			argv[optind - 1]);
-		return -1;
-	}
-	return program_args(p, argc, argv, optind);
-}
-
 int cmd_run(int argc, char **argv)
 {
 	struct program p;
 	int status = EXIT_PMUSIM_ERROR;
-	if (program_init(&p, "pmusim run", argc) < 0 || parse_args(argc, argv, &p) < 0 ||
-	    program_load(&p) < 0)
+	static const struct option opts[] = {PROG_LONG_OPTIONS, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	if (program_init(&p, "pmusim run", argc) < 0 ||
+	    program_parse(&p, argc, argv, "+h", opts, run_usage, NULL, NULL) < 0 || program_load(&p) < 0)
 		goto out;
 	program_run(&p);
 	status = program_status(&p);

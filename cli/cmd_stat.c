@@ -35,45 +35,36 @@ struct stat_args {
 	const char *sep, *out;
 };
 
+static int stat_option(void *ctx, int c, char *arg)
+{
+	struct stat_args *a = ctx;
+	switch (c) {
+	case 'e':
+		if (strcmp(arg, "list") == 0) {
+			eventlist_print_known();
+			exit(0);
+		}
+		return eventlist_add(&a->el, arg, "pmusim stat");
+	case 'x': a->sep = arg; return 0;
+	case 'o': a->out = arg; return 0;
+	default: return 1;
+	}
+}
+
 static int parse_args(int argc, char **argv, struct program *p, struct stat_args *a)
 {
 	static const struct option opts[] = {
 		PROG_LONG_OPTIONS, {"event", required_argument, 0, 'e'},
 		{"field-separator", required_argument, 0, 'x'}, {"output", required_argument, 0, 'o'},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	optind = 1;
-	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, "+he:x:o:", opts, NULL)) != -1) {
-		int r = program_option(p, c, optarg);
-		if (r < 0)
-			return -1;
-		if (r > 0)
-			continue;
-		switch (c) {
-		case 'e':
-			if (strcmp(optarg, "list") == 0) {
-				eventlist_print_known();
-				exit(0);
-			}
-			if (eventlist_add(&a->el, optarg, p->cmd) < 0)
-				return -1;
-			break;
-		case 'x': a->sep = optarg; break;
-		case 'o': a->out = optarg; break;
-		case 'h': fputs(stat_usage, stdout); exit(0);
-		default:
-			fprintf(stderr, "pmusim stat: unknown or incomplete option '%s' (see pmusim stat --help)\n",
-				argv[optind - 1]);
-			return -1;
-		}
-	}
+	if (program_parse(p, argc, argv, "+he:x:o:", opts, stat_usage, stat_option, a) < 0)
+		return -1;
 	if (a->el.n == 0 &&
 	    eventlist_add(&a->el, "instructions,cycles,branches,branch-misses,br_inst_retired.near_taken,"
 			  "br_inst_retired.cond,br_inst_retired.near_call,br_inst_retired.near_return,"
 			  "rep_iterations", p->cmd) < 0)
 		return -1;
-	return program_args(p, argc, argv, optind);
+	return 0;
 }
 
 /* 1234567 -> "1,234,567" */

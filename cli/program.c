@@ -92,7 +92,7 @@ static int build_env(struct program *p)
 	return 0;
 }
 
-int program_args(struct program *p, int argc, char **argv, int optind_)
+static int program_args(struct program *p, int argc, char **argv, int optind_)
 {
 	if (optind_ >= argc) {
 		fprintf(stderr, "%s: no program given (see %s --help)\n", p->cmd, p->cmd);
@@ -103,6 +103,33 @@ int program_args(struct program *p, int argc, char **argv, int optind_)
 	if (build_env(p) < 0)
 		return fprintf(stderr, "%s: out of memory\n", p->cmd), -1;
 	return 0;
+}
+
+int program_parse(struct program *p, int argc, char **argv, const char *shortopts,
+		  const struct option *opts, const char *usage, program_own_option own, void *ctx)
+{
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+		int r = program_option(p, c, optarg);
+		if (r == 0 && c == 'h') {
+			fputs(usage, stdout);
+			exit(0);
+		}
+		if (r == 0)
+			r = own && c != '?' && c != ':' ? own(ctx, c, optarg) : 1;
+		else
+			r = r > 0 ? 0 : -1;
+		if (r < 0)
+			return -1;
+		if (r > 0) {
+			fprintf(stderr, "%s: unknown or incomplete option '%s' (see %s --help)\n", p->cmd,
+				argv[optind - 1], p->cmd);
+			return -1;
+		}
+	}
+	return program_args(p, argc, argv, optind);
 }
 
 int program_load(struct program *p)

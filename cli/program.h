@@ -56,9 +56,16 @@ int program_init(struct program *p, const char *cmd, int argc);
 /* Handles a shared option code: 1 handled, 0 not a shared option, -1 bad value
  * (message printed). */
 int program_option(struct program *p, int code, const char *arg);
-/* After option parsing: PROG [ARGS...] at argv[optind]; builds the guest
- * environment. 0, or -1 with a message printed. */
-int program_args(struct program *p, int argc, char **argv, int optind);
+/* A command's own option handler: 0 handled, -1 bad value (message printed),
+ * 1 not one of its options. */
+typedef int (*program_own_option)(void *ctx, int code, char *arg);
+
+/* Parses the command line: the shared options, -h/--help (prints usage and
+ * exits 0), the command's own options through own (may be NULL), then
+ * PROG [ARGS...], building the guest environment. 0, or -1 with a message
+ * printed. opts must include PROG_LONG_OPTIONS and {"help", no_argument, 0, 'h'}. */
+int program_parse(struct program *p, int argc, char **argv, const char *shortopts,
+		  const struct option *opts, const char *usage, program_own_option own, void *ctx);
 
 /* Loads the program and adds the truth sink if asked; 0 or -1 (message printed). */
 int program_load(struct program *p);

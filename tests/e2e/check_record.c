@@ -27,22 +27,6 @@
 #include "tests/e2e/e2e_util.h"
 #include "tests/unit/run_suite.h"
 
-static const char *pmusim(void)
-{
-	const char *p = getenv("PMUSIM");
-	return p ? p : "build/release/pmusim";
-}
-
-static const char *wl(const char *name)
-{
-	static char buf[8][512];
-	static int slot;
-	const char *d = getenv("WORKLOADS");
-	char *b = buf[slot++ % 8];
-	snprintf(b, 512, "%s/%s", d ? d : "build/workloads", name);
-	return b;
-}
-
 /* Every workload that exits normally; asm_branches (51 instructions) is too
  * short to sample and is checked by stat only (it comes last). */
 static const char *const workloads[] = {"loops", "switch", "recursion", "indirect", "strings",

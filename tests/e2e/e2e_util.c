@@ -9,6 +9,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+const char *pmusim(void)
+{
+	const char *p = getenv("PMUSIM");
+	return p ? p : "build/release/pmusim";
+}
+
+const char *wl(const char *name)
+{
+	static char buf[8][512];
+	static int slot;
+	const char *d = getenv("WORKLOADS");
+	char *b = buf[slot++ % 8];
+	snprintf(b, 512, "%s/%s", d ? d : "build/workloads", name);
+	return b;
+}
+
 int run_cmd(char *const argv[], const char *in, const char *out, const char *err)
 {
 	pid_t pid = fork();
@@ -210,6 +226,21 @@ static int json_kind(const char *line, char *kind, size_t len)
 	return 0;
 }
 
+/* The section of a truth JSON a line belongs to: 1 branches, 2 transfers,
+ * 3 rep, 0 elsewhere (functions, blocks), given the previous line's section. */
+static int json_section(const char *line, int section)
+{
+	if (strstr(line, "\"branches\": ["))
+		return 1;
+	if (strstr(line, "\"transfers\": ["))
+		return 2;
+	if (strstr(line, "\"rep\": ["))
+		return 3;
+	if (strstr(line, "\"functions\": [") || strstr(line, "\"blocks\": ["))
+		return 0;
+	return section;
+}
+
 int truth_jumps(const char *path, struct jump_rec **out, size_t *n)
 {
 	FILE *f = fopen(path, "r");
@@ -221,13 +252,8 @@ int truth_jumps(const char *path, struct jump_rec **out, size_t *n)
 	*out = NULL;
 	*n = 0;
 	while (fgets(line, sizeof(line), f)) {
-		if (strstr(line, "\"branches\": ["))
-			section = 1;
-		else if (strstr(line, "\"transfers\": ["))
-			section = 2;
-		else if (strstr(line, "\"functions\": ["))
-			section = 0;
-		if (!section || json_kind(line, kind, sizeof(kind)) < 0)
+		section = json_section(line, section);
+		if ((section != 1 && section != 2) || json_kind(line, kind, sizeof(kind)) < 0)
 			continue;
 		struct jump_rec r = {0};
 		if (section == 1) {
@@ -332,14 +358,7 @@ int truth_totals(const char *json, struct truth_totals *t)
 		uint64_t a = 0, b = 0;
 		if (sscanf(line, " \"instructions\": %" SCNu64 ",", &a) == 1 && !section)
 			t->instructions = a;
-		if (strstr(line, "\"branches\": ["))
-			section = 1;
-		else if (strstr(line, "\"transfers\": ["))
-			section = 2;
-		else if (strstr(line, "\"rep\": ["))
-			section = 3;
-		else if (strstr(line, "\"functions\": [") || strstr(line, "\"blocks\": ["))
-			section = 4;
+		section = json_section(line, section);
 		if (section == 3 && json_u64(line, "iterations", &a) == 0)
 			t->rep_iters += a;
 		if ((section != 1 && section != 2) || json_kind(line, kind, sizeof(kind)) < 0)
@@ -384,14 +403,9 @@ int truth_edge_set(const char *json, struct truth_edge_set *s)
 	s->e = NULL;
 	s->n = 0;
 	while (fgets(line, sizeof(line), f)) {
-		if (strstr(line, "\"branches\": ["))
-			section = 1;
-		else if (strstr(line, "\"transfers\": ["))
-			section = 2;
-		else if (strstr(line, "\"functions\": ["))
-			section = 0;
+		section = json_section(line, section);
 		uint64_t from = 0, to = 0, c = 0;
-		if (!section || json_kind(line, kind, sizeof(kind)) < 0)
+		if ((section != 1 && section != 2) || json_kind(line, kind, sizeof(kind)) < 0)
 			continue;
 		if (section == 1)
 			json_u64(line, "addr", &from), json_u64(line, "target", &to), json_u64(line, "taken", &c);

@@ -6,6 +6,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The pmusim under test: $PMUSIM, default build/release/pmusim. */
+const char *pmusim(void);
+/* Path of a built workload: $WORKLOADS/name (default build/workloads); the
+ * last 8 results stay valid. */
+const char *wl(const char *name);
+
 /* Runs argv (NULL-terminated) with stdin from in (NULL: /dev/null), stdout and
  * stderr to the given files (NULL: /dev/null). Returns the exit status, or
  * 128+N when killed by signal N, or -1 when it could not run. */
