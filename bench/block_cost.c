@@ -8,7 +8,7 @@
 
 #include "pmu_model/cpu_model.h"
 #include "pmu_model/pmu.h"
-#include "sim/decode.h"
+#include "common/decode.h"
 #include "sim/sim.h"
 
 int main(int argc, char **argv)

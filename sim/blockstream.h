@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "pmu_model/block.h"
-#include "sim/decode.h"
+#include "common/decode.h"
 
 enum bs_reg { BS_RFLAGS, BS_RCX };
 

@@ -13,7 +13,7 @@
 
 #include "common/symtab.h"
 #include "pmu_model/block.h"
-#include "sim/decode.h"
+#include "common/decode.h"
 
 struct sim_options {
 	const char *path;        /* program to run (host path) */

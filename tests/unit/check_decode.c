@@ -3,7 +3,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "sim/decode.h"
+#include "common/decode.h"
 #include "tests/unit/guest_mem.h"
 #include "tests/unit/run_suite.h"
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sim/decode.h"
+#include "common/decode.h"
 
 #define GM_BASE 0x1000u
 #define GM_SIZE 0x1000u

@@ -2,7 +2,7 @@
  * Classifies each run's terminator (Intel SDM vol. 2 instruction semantics) and
  * each instruction's timing class, and lists the instructions that the machine
  * must hook one by one (REP string, rdtsc, rdrand, privileged). */
-#include "sim/decode.h"
+#include "common/decode.h"
 
 #include <capstone/capstone.h>
 #include <stdio.h>

@@ -1,4 +1,6 @@
-/* Decode cache: guest code runs (pmu_model/block.h) decoded once with Capstone.
+/* Decode cache: code runs (pmu_model/block.h) decoded once with Capstone. Shared by
+ * the machine (sim/, guest memory) and the profiler (profiler/, a binary's file
+ * bytes), so both classify instructions and branches the same way.
  *
  * A run starts at any address and ends at its first terminator (control
  * transfer, REP string instruction, SYSCALL, trap) or after DECODE_MAX_INSNS.
@@ -8,8 +10,8 @@
  * Runs are never freed before the cache: an invalidated run (self-modifying code,
  * munmap, mprotect) is only unlinked, so block_info pointers and ids handed out
  * stay valid and unique for the cache's lifetime. */
-#ifndef PMUSIM_SIM_DECODE_H
-#define PMUSIM_SIM_DECODE_H
+#ifndef PMUSIM_COMMON_DECODE_H
+#define PMUSIM_COMMON_DECODE_H
 
 #include <stddef.h>
 #include <stdint.h>
