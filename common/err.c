@@ -1,5 +1,8 @@
-/* Text for pmusim's error codes. */
+/* Text for pmusim's error codes, and the message that goes with a failure. */
 #include "common/err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
 
 const char *pmusim_strerror(int err)
 {
@@ -18,4 +21,15 @@ const char *pmusim_strerror(int err)
 	case PMUSIM_ERR_FORMAT: return "malformed input file";
 	}
 	return "unknown error";
+}
+
+int pmusim_fail(char *msg, size_t msglen, int err, const char *fmt, ...)
+{
+	if (msg && msglen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(msg, msglen, fmt, ap);
+		va_end(ap);
+	}
+	return err;
 }

@@ -4,6 +4,8 @@
 #ifndef PMUSIM_COMMON_ERR_H
 #define PMUSIM_COMMON_ERR_H
 
+#include <stddef.h>
+
 enum pmusim_err {
 	PMUSIM_OK = 0,
 	PMUSIM_ERR_NOMEM = -1,      /* out of host memory */
@@ -21,5 +23,11 @@ enum pmusim_err {
 
 /* Static, never-NULL text for an error code (unknown codes get a generic text). */
 const char *pmusim_strerror(int err);
+
+/* Writes a one-line message, formatted as by printf, into msg when msg is given and
+ * msglen is not 0 (truncated to fit, always NUL-terminated), and returns err; for
+ * `return pmusim_fail(msg, msglen, PMUSIM_ERR_..., "...", ...);` on error paths. */
+int pmusim_fail(char *msg, size_t msglen, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #endif

@@ -1,14 +1,12 @@
 /* perf.data reader (profiler/perfdata.h): maps the file, checks every offset and size
- * against its length, and decodes records by each attr's sample_type. Layouts:
+ * against its length, and reads the header, the attrs with their ids and the features;
+ * perfdata_records.c decodes the records. Layouts:
  * tools/perf/Documentation/perf.data-file-format.txt, include/uapi/linux/perf_event.h
- * (perf_event_attr, record bodies, sample field order) and tools/perf/util/header.c
- * (feature bodies: EVENT_DESC, BUILD_ID). */
+ * (perf_event_attr) and tools/perf/util/header.c (feature bodies: EVENT_DESC, BUILD_ID). */
 #include "profiler/perfdata.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -16,10 +14,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
-
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "the reader decodes little-endian perf.data in place"
-#endif
+#include "profiler/perfdata_read_internal.h"
 
 #define HEADER_SIZE 104u     /* struct perf_file_header with the feature bitmap */
 #define HEADER_SIZE_OLD 72u  /* the same without it (no features) */
@@ -32,104 +27,7 @@
 #define FEAT_BITS 256
 #define BUILD_ID_HDR 36u /* perf_record_header_build_id without the name */
 #define MISC_BUILD_ID_SIZE (1u << 15)
-#define BRANCH_HW_INDEX (1ull << 17) /* PERF_SAMPLE_BRANCH_HW_INDEX: nr is followed by hw_idx */
 #define ATTR_SAMPLE_ID_ALL (1ull << 18)
-
-/* read_format bits */
-#define READ_TIME_ENABLED (1u << 0)
-#define READ_TIME_RUNNING (1u << 1)
-#define READ_ID (1u << 2)
-#define READ_GROUP (1u << 3)
-#define READ_LOST (1u << 4)
-
-#define TRAILER_BITS                                                                               \
-	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |             \
-	 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
-
-struct idmap {
-	uint64_t id;
-	size_t ev;
-};
-
-struct build_id {
-	const uint8_t *id;
-	size_t len;
-	const char *file;
-};
-
-struct perfdata {
-	const uint8_t *map;
-	size_t len;
-	struct perfdata_event *ev;
-	uint64_t *read_format;
-	uint8_t *id_all; /* sample_id_all of each event */
-	size_t nev;
-	struct idmap *ids;
-	size_t nids;
-	int id_slot; /* several events: u64 index of the sample's id (-1: IDENTIFIER) */
-	uint64_t data_off, data_end, pos;
-	struct perf_branch *br;
-	size_t brcap;
-	struct build_id *bids;
-	size_t nbids;
-};
-
-/* A bounded cursor: reading past end sets bad and yields zeros. */
-struct cur {
-	const uint8_t *p, *end;
-	int bad;
-};
-
-static int set_msg(char *msg, size_t msglen, int err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int set_msg(char *msg, size_t msglen, int err, const char *fmt, ...)
-{
-	if (msg && msglen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(msg, msglen, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
-
-static const uint8_t *take(struct cur *c, uint64_t n)
-{
-	if (c->bad || n > (uint64_t)(c->end - c->p)) {
-		c->bad = 1;
-		c->p = c->end;
-		return NULL;
-	}
-	const uint8_t *p = c->p;
-	c->p += n;
-	return p;
-}
-
-static uint64_t get_u64(struct cur *c)
-{
-	uint64_t v = 0;
-	const uint8_t *p = take(c, 8);
-	if (p)
-		memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t get_u32(struct cur *c)
-{
-	uint32_t v = 0;
-	const uint8_t *p = take(c, 4);
-	if (p)
-		memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t u64_at(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
 
 static int in_file(const struct perfdata *pd, uint64_t off, uint64_t size)
 {
@@ -161,9 +59,9 @@ static int parse_attr(struct perfdata *pd, size_t i, const uint8_t *a, uint64_t 
 	if (size == 0)
 		size = ATTR_SIZE_VER0;
 	if (size < ATTR_SIZE_VER0 || (uint64_t)size + 16 != attr_size)
-		return set_msg(msg, msglen, PMUSIM_ERR_FORMAT,
-		               "perf.data: attr %zu has size %u in %llu-byte slots", i, size,
-		               (unsigned long long)attr_size);
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT,
+		                   "perf.data: attr %zu has size %u in %llu-byte slots", i, size,
+		                   (unsigned long long)attr_size);
 	struct perfdata_event *ev = &pd->ev[i];
 	uint64_t flags = u64_at(a + 40);
 	memcpy(&ev->type, a, 4);
@@ -176,12 +74,12 @@ static int parse_attr(struct perfdata *pd, size_t i, const uint8_t *a, uint64_t 
 	ev->branch_sample_type = size >= 80 ? u64_at(a + 72) : 0;
 	uint64_t ids_off = u64_at(a + size), ids_size = u64_at(a + size + 8);
 	if (ids_size % 8 || !in_file(pd, ids_off, ids_size))
-		return set_msg(msg, msglen, PMUSIM_ERR_FORMAT,
-		               "perf.data: ids of attr %zu lie outside the file", i);
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT,
+		                   "perf.data: ids of attr %zu lie outside the file", i);
 	size_t n = (size_t)(ids_size / 8);
 	struct idmap *ids = realloc(pd->ids, (pd->nids + n + 1) * sizeof(*ids));
 	if (!ids)
-		return set_msg(msg, msglen, PMUSIM_ERR_NOMEM, "perf.data: out of memory");
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_NOMEM, "perf.data: out of memory");
 	pd->ids = ids;
 	for (size_t j = 0; j < n; j++)
 		pd->ids[pd->nids++] = (struct idmap){u64_at(pd->map + ids_off + 8 * j), i};
@@ -202,17 +100,18 @@ static int check_id_position(struct perfdata *pd, char *msg, size_t msglen)
 		        : st & PERF_SAMPLE_ID       ? __builtin_popcountll(st & before_id)
 		                                    : -3;
 		if (s == -3 || (slot != -2 && s != slot) || pd->id_all[i] != pd->id_all[0])
-			return set_msg(msg, msglen, PMUSIM_ERR_FORMAT,
-			               "perf.data: %zu events without a common sample id", pd->nev);
+			return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT,
+			                   "perf.data: %zu events without a common sample id",
+			                   pd->nev);
 		slot = s;
 	}
 	pd->id_slot = slot;
 	qsort(pd->ids, pd->nids, sizeof(*pd->ids), cmp_id);
 	for (size_t i = 1; i < pd->nids; i++)
 		if (pd->ids[i].id == pd->ids[i - 1].id)
-			return set_msg(msg, msglen, PMUSIM_ERR_FORMAT,
-			               "perf.data: sample id %llu appears twice",
-			               (unsigned long long)pd->ids[i].id);
+			return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT,
+			                   "perf.data: sample id %llu appears twice",
+			                   (unsigned long long)pd->ids[i].id);
 	return 0;
 }
 
@@ -220,31 +119,31 @@ static int parse_header(struct perfdata *pd, uint64_t *feat_map, char *msg, size
 {
 	const uint8_t *h = pd->map;
 	if (pd->len < HEADER_SIZE_OLD)
-		return set_msg(msg, msglen, PMUSIM_ERR_FORMAT, "perf.data: file too short");
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT, "perf.data: file too short");
 	if (memcmp(h, "PERFILE2", 8) != 0) {
 		int other = memcmp(h, "2ELIFREP", 8) == 0 || memcmp(h, "PERFFILE", 8) == 0;
-		return set_msg(msg, msglen, other ? PMUSIM_ERR_UNSUPPORTED : PMUSIM_ERR_FORMAT,
-		               "perf.data: %s",
-		               other ? "big-endian or pre-2010 perf.data"
-		                     : "not a perf.data file (bad magic)");
+		return pmusim_fail(msg, msglen, other ? PMUSIM_ERR_UNSUPPORTED : PMUSIM_ERR_FORMAT,
+		                   "perf.data: %s",
+		                   other ? "big-endian or pre-2010 perf.data"
+		                         : "not a perf.data file (bad magic)");
 	}
 	uint64_t hsize = u64_at(h + 8), attr_size = u64_at(h + 16);
 	uint64_t attrs_off = u64_at(h + 24), attrs_size = u64_at(h + 32);
 	pd->data_off = u64_at(h + 40);
 	uint64_t data_size = u64_at(h + 48);
 	if (hsize == HEADER_SIZE_PIPE)
-		return set_msg(msg, msglen, PMUSIM_ERR_UNSUPPORTED,
-		               "perf.data: pipe-mode file (perf record -o -)");
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_UNSUPPORTED,
+		                   "perf.data: pipe-mode file (perf record -o -)");
 	if ((hsize != HEADER_SIZE && hsize != HEADER_SIZE_OLD) || pd->len < hsize)
-		return set_msg(msg, msglen, PMUSIM_ERR_FORMAT, "perf.data: bad header size");
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT, "perf.data: bad header size");
 	if (hsize == HEADER_SIZE)
 		memcpy(feat_map, h + 72, FEAT_BITS / 8);
 	if (attr_size < ATTR_SIZE_VER0 + 16 || attr_size > ATTR_SIZE_LIMIT || attrs_size == 0 ||
 	    attrs_size % attr_size || !in_file(pd, attrs_off, attrs_size))
-		return set_msg(msg, msglen, PMUSIM_ERR_FORMAT, "perf.data: bad attr section");
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT, "perf.data: bad attr section");
 	if (!in_file(pd, pd->data_off, data_size))
-		return set_msg(msg, msglen, PMUSIM_ERR_FORMAT,
-		               "perf.data: data section ends past the end of the file");
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT,
+		                   "perf.data: data section ends past the end of the file");
 	pd->data_end = pd->data_off + data_size;
 	pd->pos = pd->data_off;
 	pd->nev = (size_t)(attrs_size / attr_size);
@@ -252,7 +151,7 @@ static int parse_header(struct perfdata *pd, uint64_t *feat_map, char *msg, size
 	pd->read_format = calloc(pd->nev, sizeof(*pd->read_format));
 	pd->id_all = calloc(pd->nev, 1);
 	if (!pd->ev || !pd->read_format || !pd->id_all)
-		return set_msg(msg, msglen, PMUSIM_ERR_NOMEM, "perf.data: out of memory");
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_NOMEM, "perf.data: out of memory");
 	for (size_t i = 0; i < pd->nev; i++) {
 		int rc = parse_attr(pd, i, h + attrs_off + i * attr_size, attr_size, msg, msglen);
 		if (rc)
@@ -330,24 +229,24 @@ static int parse_features(struct perfdata *pd, const uint64_t *feat_map, char *m
 		if (!(feat_map[f / 64] >> (f % 64) & 1))
 			continue;
 		if (!in_file(pd, table, 16))
-			return set_msg(msg, msglen, PMUSIM_ERR_FORMAT,
-			               "perf.data: feature table past the end of the file");
+			return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT,
+			                   "perf.data: feature table past the end of the file");
 		uint64_t off = u64_at(pd->map + table), size = u64_at(pd->map + table + 8);
 		table += 16;
 		if (!in_file(pd, off, size))
-			return set_msg(msg, msglen, PMUSIM_ERR_FORMAT,
-			               "perf.data: feature %d lies outside the file", f);
+			return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT,
+			                   "perf.data: feature %d lies outside the file", f);
 		if (f == FEAT_COMPRESSED)
-			return set_msg(msg, msglen, PMUSIM_ERR_UNSUPPORTED,
-			               "perf.data: compressed records (perf record -z)");
+			return pmusim_fail(msg, msglen, PMUSIM_ERR_UNSUPPORTED,
+			                   "perf.data: compressed records (perf record -z)");
 		int rc = 0;
 		if (f == FEAT_EVENT_DESC)
 			rc = parse_event_desc(pd, pd->map + off, size);
 		else if (f == FEAT_BUILD_ID)
 			rc = parse_build_ids(pd, pd->map + off, size);
 		if (rc)
-			return set_msg(msg, msglen, rc, "perf.data: %s feature is corrupt",
-			               f == FEAT_BUILD_ID ? "BUILD_ID" : "EVENT_DESC");
+			return pmusim_fail(msg, msglen, rc, "perf.data: %s feature is corrupt",
+			                   f == FEAT_BUILD_ID ? "BUILD_ID" : "EVENT_DESC");
 	}
 	return 0;
 }
@@ -397,16 +296,16 @@ int perfdata_open(const char *path, struct perfdata **out, char *msg, size_t msg
 		int e = fd < 0 ? errno : EINVAL;
 		if (fd >= 0)
 			close(fd);
-		return set_msg(msg, msglen, PMUSIM_ERR_IO, "perf.data: cannot read %s: %s", path,
-		               strerror(e));
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_IO, "perf.data: cannot read %s: %s",
+		                   path, strerror(e));
 	}
 	struct perfdata *pd = calloc(1, sizeof(*pd));
 	if ((uint64_t)sb.st_size < HEADER_SIZE_OLD || !pd) {
 		close(fd);
 		free(pd);
-		return pd ? set_msg(msg, msglen, PMUSIM_ERR_FORMAT, "perf.data: %s is too short",
-		                    path)
-		          : set_msg(msg, msglen, PMUSIM_ERR_NOMEM, "perf.data: out of memory");
+		return pd ? pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT,
+		                        "perf.data: %s is too short", path)
+		          : pmusim_fail(msg, msglen, PMUSIM_ERR_NOMEM, "perf.data: out of memory");
 	}
 	pd->len = (size_t)sb.st_size;
 	pd->map = load(fd, pd->len);
@@ -414,8 +313,8 @@ int perfdata_open(const char *path, struct perfdata **out, char *msg, size_t msg
 	close(fd);
 	if (!pd->map) {
 		free(pd);
-		return set_msg(msg, msglen, PMUSIM_ERR_IO, "perf.data: cannot read %s: %s", path,
-		               strerror(e));
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_IO, "perf.data: cannot read %s: %s",
+		                   path, strerror(e));
 	}
 	uint64_t feat_map[FEAT_BITS / 64] = {0};
 	int rc = parse_header(pd, feat_map, msg, msglen);
@@ -466,188 +365,5 @@ int perfdata_build_id(const struct perfdata *pd, size_t i, const uint8_t **id, s
 	*id = pd->bids[i].id;
 	*idlen = pd->bids[i].len;
 	*filename = pd->bids[i].file;
-	return 0;
-}
-
-/* PERF_SAMPLE_READ per read_format: one value or a group, each with optional fields. */
-static void skip_read(struct cur *c, uint64_t rf)
-{
-	uint64_t per = 1 + !!(rf & READ_ID) + !!(rf & READ_LOST);
-	uint64_t times = !!(rf & READ_TIME_ENABLED) + !!(rf & READ_TIME_RUNNING);
-	uint64_t nr = rf & READ_GROUP ? get_u64(c) : 1;
-	if (nr > (uint64_t)(c->end - c->p) / 8 / per)
-		c->bad = 1;
-	take(c, (times + nr * per) * 8);
-}
-
-static void get_branches(struct perfdata *pd, struct cur *c, uint64_t bst, struct perf_sample *s)
-{
-	uint64_t nr = get_u64(c);
-	if (bst & BRANCH_HW_INDEX)
-		get_u64(c);
-	const uint8_t *e = nr <= (uint64_t)(c->end - c->p) / 24 ? take(c, nr * 24) : NULL;
-	if (!e) {
-		c->bad = 1;
-		return;
-	}
-	if (nr > pd->brcap) {
-		struct perf_branch *br = realloc(pd->br, nr * sizeof(*br));
-		if (!br) {
-			c->bad = 1;
-			return;
-		}
-		pd->br = br;
-		pd->brcap = nr;
-	}
-	for (uint64_t i = 0; i < nr; i++, e += 24) {
-		struct perf_branch *b = &pd->br[i];
-		uint64_t fl = u64_at(e + 16);
-		memset(b, 0, sizeof(*b)); /* padding too: tests compare whole structs */
-		b->from = u64_at(e);
-		b->to = u64_at(e + 8);
-		b->cycles = (uint16_t)(fl >> 4);
-		b->mispred = fl & 1;
-		b->predicted = fl >> 1 & 1;
-		b->type = fl >> 20 & 15;
-	}
-	s->nbr = nr;
-	s->br = nr ? pd->br : NULL;
-}
-
-/* The event a sample belongs to (several events: by the id at its known place). */
-static int sample_event(const struct perfdata *pd, const uint8_t *p, uint16_t size)
-{
-	if (pd->nev == 1)
-		return 0;
-	uint64_t at = 8 + 8 * (uint64_t)(pd->id_slot < 0 ? 0 : pd->id_slot);
-	return at + 8 <= size ? perfdata_event_of_id(pd, u64_at(p + at)) : -1;
-}
-
-static int parse_sample(struct perfdata *pd, const uint8_t *p, uint16_t size, struct perf_sample *s)
-{
-	int ev = sample_event(pd, p, size);
-	if (ev < 0)
-		return PMUSIM_ERR_FORMAT;
-	uint64_t st = pd->ev[ev].sample_type;
-	struct cur c = {p + 8, p + size, 0};
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		s->id = get_u64(&c);
-	if (st & PERF_SAMPLE_IP)
-		s->ip = get_u64(&c);
-	if (st & PERF_SAMPLE_TID)
-		s->pid = get_u32(&c), s->tid = get_u32(&c);
-	if (st & PERF_SAMPLE_TIME)
-		s->time = get_u64(&c);
-	if (st & PERF_SAMPLE_ADDR)
-		s->addr = get_u64(&c);
-	if (st & PERF_SAMPLE_ID)
-		s->id = get_u64(&c);
-	if (st & PERF_SAMPLE_STREAM_ID)
-		get_u64(&c);
-	if (st & PERF_SAMPLE_CPU)
-		s->cpu = get_u32(&c), get_u32(&c);
-	if (st & PERF_SAMPLE_PERIOD)
-		s->period = get_u64(&c);
-	if (st & PERF_SAMPLE_READ)
-		skip_read(&c, pd->read_format[ev]);
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		uint64_t n = get_u64(&c);
-		take(&c, n <= (uint64_t)(c.end - c.p) / 8 ? n * 8 : UINT64_MAX);
-	}
-	if (st & PERF_SAMPLE_RAW)
-		take(&c, get_u32(&c));
-	if (st & PERF_SAMPLE_BRANCH_STACK)
-		get_branches(pd, &c, pd->ev[ev].branch_sample_type, s);
-	memcpy(&s->misc, p + 4, 2);
-	return c.bad ? PMUSIM_ERR_FORMAT : 0;
-}
-
-/* The sample_id_all trailer at the end of a non-sample record: its length (0 when the
- * event has none) and the time in it. With IDENTIFIER the last u64 names the event. */
-static int parse_trailer(const struct perfdata *pd, const uint8_t *p, uint16_t size, uint16_t *len,
-                         uint64_t *time)
-{
-	int ev = 0;
-	if (pd->nev > 1 && pd->id_slot < 0 && pd->id_all[0])
-		ev = size >= 16 ? perfdata_event_of_id(pd, u64_at(p + size - 8)) : -1;
-	if (ev < 0)
-		return PMUSIM_ERR_FORMAT;
-	uint64_t st = pd->ev[ev].sample_type;
-	*len = pd->id_all[ev] ? (uint16_t)(8 * __builtin_popcountll(st & TRAILER_BITS)) : 0;
-	if (*len > size - 8)
-		return PMUSIM_ERR_FORMAT;
-	const uint8_t *t = p + size - *len;
-	if (st & PERF_SAMPLE_TID)
-		t += 8;
-	*time = st & PERF_SAMPLE_TIME ? u64_at(t) : 0;
-	return 0;
-}
-
-/* COMM (pid, tid, name), MMAP (pid, tid, addr, len, pgoff, name) and MMAP2 (the same
- * with device, inode, prot and flags before the name); names end with a NUL. */
-static int parse_task_record(const struct perfdata *pd, const uint8_t *p, uint16_t size,
-                             struct perf_record *rec)
-{
-	uint16_t tlen;
-	if (parse_trailer(pd, p, size, &tlen, &rec->time))
-		return PMUSIM_ERR_FORMAT;
-	uint16_t fixed = rec->type == PERF_RECORD_COMM   ? 16
-	                 : rec->type == PERF_RECORD_MMAP ? 40
-	                                                 : 72;
-	if (size - tlen <= fixed || !memchr(p + fixed, 0, (size_t)(size - tlen - fixed)))
-		return PMUSIM_ERR_FORMAT;
-	const char *name = (const char *)p + fixed;
-	uint32_t pid, tid;
-	memcpy(&pid, p + 8, 4);
-	memcpy(&tid, p + 12, 4);
-	if (rec->type == PERF_RECORD_COMM) {
-		rec->u.comm.pid = pid, rec->u.comm.tid = tid, rec->u.comm.comm = name;
-		return 0;
-	}
-	rec->u.mmap.pid = pid, rec->u.mmap.tid = tid, rec->u.mmap.filename = name;
-	rec->u.mmap.addr = u64_at(p + 16);
-	rec->u.mmap.len = u64_at(p + 24);
-	rec->u.mmap.pgoff = u64_at(p + 32);
-	if (rec->type == PERF_RECORD_MMAP2) {
-		memcpy(&rec->u.mmap.prot, p + 64, 4);
-		memcpy(&rec->u.mmap.flags, p + 68, 4);
-	}
-	return 0;
-}
-
-int perfdata_next(struct perfdata *pd, struct perf_record *rec, char *msg, size_t msglen)
-{
-	while (pd->pos < pd->data_end) {
-		uint64_t off = pd->pos;
-		const uint8_t *p = pd->map + off;
-		uint16_t size = 0;
-		if (pd->data_end - off >= 8)
-			memcpy(&size, p + 6, 2);
-		if (size < 8 || size > pd->data_end - off) {
-			pd->pos = pd->data_end; /* nothing after a broken size can be trusted */
-			return set_msg(msg, msglen, PMUSIM_ERR_FORMAT,
-			               "perf.data: record at %#llx has a bad size",
-			               (unsigned long long)off);
-		}
-		pd->pos += size;
-		memset(rec, 0, sizeof(*rec));
-		memcpy(&rec->type, p, 4);
-		memcpy(&rec->misc, p + 4, 2);
-		rec->offset = off;
-		int rc;
-		if (rec->type == PERF_RECORD_SAMPLE) {
-			rc = parse_sample(pd, p, size, &rec->u.sample);
-			rec->time = rec->u.sample.time;
-		} else if (rec->type == PERF_RECORD_COMM || rec->type == PERF_RECORD_MMAP ||
-		           rec->type == PERF_RECORD_MMAP2) {
-			rc = parse_task_record(pd, p, size, rec);
-		} else {
-			continue; /* records the interface does not carry */
-		}
-		if (rc)
-			return set_msg(msg, msglen, rc, "perf.data: record %u at %#llx is corrupt",
-			               rec->type, (unsigned long long)off);
-		return 1;
-	}
 	return 0;
 }

@@ -1,49 +1,21 @@
-/* perf.data writer (profiler/perfdata.h): header placeholder, attrs and their ids,
- * a data section streamed through stdio, then the feature sections and the final
- * header. Layouts: tools/perf/Documentation/perf.data-file-format.txt, structs from
- * include/uapi/linux/perf_event.h, feature bodies as tools/perf/util/header.c writes them. */
+/* perf.data writer (profiler/perfdata.h): header placeholder, attrs and their ids, and
+ * a data section streamed through stdio; perfdata_finish.c adds the feature sections and
+ * the final header. Layouts: tools/perf/Documentation/perf.data-file-format.txt, structs
+ * from include/uapi/linux/perf_event.h, feature bodies as tools/perf/util/header.c writes them. */
 #include "profiler/perfdata.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/err.h"
 #include "common/outfile.h"
+#include "profiler/perfdata_write_internal.h"
 
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "perf.data is written in host byte order; pmusim writes little-endian files"
-#endif
-
-#define HEADER_SIZE 104u                 /* struct perf_file_header with the 256-bit feature map */
-#define ATTR_SIZE 128u                   /* PERF_ATTR_SIZE_VER7, as perf 6.1 writes */
-#define FILE_ATTR_SIZE (ATTR_SIZE + 16u) /* attr, then perf_file_section of its ids */
-#define NAME_ALIGN 64u                   /* header.c: feature strings are padded to this */
-#define MAX_RECORD 65535u                /* perf_event_header.size is a u16 */
-#define ROUND_SAMPLES 1000u              /* a FINISHED_ROUND after this many samples */
-#define NCHECKPOINTS 64u                 /* recent record boundaries kept for cutting back */
-
-/* header.h enum perf_header_feature */
-enum {
-	FEAT_BUILD_ID = 2,
-	FEAT_HOSTNAME = 3,
-	FEAT_OSRELEASE = 4,
-	FEAT_VERSION = 5,
-	FEAT_ARCH = 6,
-	FEAT_NRCPUS = 7,
-	FEAT_CPUDESC = 8,
-	FEAT_CPUID = 9,
-	FEAT_TOTAL_MEM = 10,
-	FEAT_CMDLINE = 11,
-	FEAT_EVENT_DESC = 12,
-	FEAT_BRANCH_STACK = 15,
-	NFEAT = 16,
-};
+#define NAME_ALIGN 64u      /* header.c: feature strings are padded to this */
+#define MAX_RECORD 65535u   /* perf_event_header.size is a u16 */
+#define ROUND_SAMPLES 1000u /* a FINISHED_ROUND after this many samples */
 
 /* perf_event_attr flag bits (the bitfield word at offset 40) */
 #define ATTR_DISABLED (1ull << 0)
@@ -69,81 +41,6 @@ enum {
 	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_BRANCH_STACK)
 /* Largest branch stack whose sample still fits a record: header, nine u64 fields, nr. */
 #define MAX_BRANCHES ((MAX_RECORD - 8u - 9u * 8u - 8u) / 24u)
-
-/* A growable byte buffer; a failed allocation is remembered and reported once. */
-struct bbuf {
-	uint8_t *p;
-	size_t len, cap;
-	int nomem;
-};
-
-struct perfdata_writer {
-	struct outfile out;
-	char *iobuf;
-	uint64_t *ids; /* id of each event */
-	size_t nev;
-	uint64_t sample_type;
-	uint64_t data_off, pos; /* pos: file offset after the last record handed to stdio */
-	uint64_t nsamples, since_round;
-	uint64_t ckpt[NCHECKPOINTS]; /* record boundaries at the last rounds (a ring) */
-	uint64_t nckpt;
-	int failed;              /* a write failed: the file holds a prefix of the stream */
-	struct bbuf rec;         /* the record being built */
-	struct bbuf feat[NFEAT]; /* feature bodies, built at open (build ids: as added) */
-	uint32_t featmask;
-};
-
-static int set_msg(char *msg, size_t msglen, int err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int set_msg(char *msg, size_t msglen, int err, const char *fmt, ...)
-{
-	if (msg && msglen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(msg, msglen, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
-
-static void put(struct bbuf *b, const void *src, size_t n)
-{
-	if (b->nomem)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->len + n)
-			cap *= 2;
-		uint8_t *p = realloc(b->p, cap);
-		if (!p) {
-			b->nomem = 1;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	if (src)
-		memcpy(b->p + b->len, src, n);
-	else
-		memset(b->p + b->len, 0, n);
-	b->len += n;
-}
-
-static void put_u64(struct bbuf *b, uint64_t v)
-{
-	put(b, &v, 8);
-}
-
-static void put_u32(struct bbuf *b, uint32_t v)
-{
-	put(b, &v, 4);
-}
-
-static void put_u16(struct bbuf *b, uint16_t v)
-{
-	put(b, &v, 2);
-}
 
 /* header.c do_write_string: u32 length (NUL included, padded to NAME_ALIGN), bytes. */
 static void put_string(struct bbuf *b, const char *s)
@@ -288,39 +185,30 @@ static void build_event_features(struct perfdata_writer *w, const struct perfdat
 static int check_events(const struct perfdata_event *ev, size_t nev, char *msg, size_t msglen)
 {
 	if (!ev || nev == 0)
-		return set_msg(msg, msglen, PMUSIM_ERR_ARG, "perf.data: no events");
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG, "perf.data: no events");
 	uint64_t st = ev[0].sample_type;
 	if (st & ~(uint64_t)WRITABLE_SAMPLE)
-		return set_msg(msg, msglen, PMUSIM_ERR_UNSUPPORTED,
-		               "perf.data: cannot write sample_type bits %#llx",
-		               (unsigned long long)(st & ~(uint64_t)WRITABLE_SAMPLE));
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_UNSUPPORTED,
+		                   "perf.data: cannot write sample_type bits %#llx",
+		                   (unsigned long long)(st & ~(uint64_t)WRITABLE_SAMPLE));
 	if (nev > 1 && !(st & PERF_SAMPLE_IDENTIFIER))
-		return set_msg(msg, msglen, PMUSIM_ERR_ARG,
-		               "perf.data: several events need PERF_SAMPLE_IDENTIFIER");
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG,
+		                   "perf.data: several events need PERF_SAMPLE_IDENTIFIER");
 	for (size_t i = 0; i < nev; i++) {
 		if (ev[i].sample_type != st)
-			return set_msg(msg, msglen, PMUSIM_ERR_ARG,
-			               "perf.data: events differ in sample_type");
+			return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG,
+			                   "perf.data: events differ in sample_type");
 		if (ev[i].id == 0 || ev[i].precise_ip > 3)
-			return set_msg(msg, msglen, PMUSIM_ERR_ARG,
-			               "perf.data: event %zu: id must be >= 1, precise_ip <= 3", i);
+			return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG,
+			                   "perf.data: event %zu: id must be >= 1, precise_ip <= 3",
+			                   i);
 		for (size_t j = 0; j < i; j++)
 			if (ev[j].id == ev[i].id)
-				return set_msg(msg, msglen, PMUSIM_ERR_ARG,
-				               "perf.data: events %zu and %zu share id %llu", j, i,
-				               (unsigned long long)ev[i].id);
+				return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG,
+				                   "perf.data: events %zu and %zu share id %llu", j,
+				                   i, (unsigned long long)ev[i].id);
 	}
 	return 0;
-}
-
-static void writer_free(struct perfdata_writer *w)
-{
-	free(w->iobuf);
-	free(w->ids);
-	free(w->rec.p);
-	for (int f = 0; f < NFEAT; f++)
-		free(w->feat[f].p);
-	free(w);
 }
 
 /* Header placeholder, attrs each followed by the section of its ids, the ids. */
@@ -350,15 +238,15 @@ int perfdata_writer_open(struct perfdata_writer **out, const char *path,
 {
 	*out = NULL;
 	if (!path || strcmp(path, "-") == 0)
-		return set_msg(msg, msglen, PMUSIM_ERR_ARG, "perf.data: needs a seekable file");
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG, "perf.data: needs a seekable file");
 	int rc = check_events(ev, nev, msg, msglen);
 	if (rc)
 		return rc;
 	struct perfdata_writer *w = calloc(1, sizeof(*w));
 	if (!w || !(w->ids = calloc(nev, sizeof(*w->ids))) || !(w->iobuf = malloc(1 << 16))) {
 		if (w)
-			writer_free(w);
-		return set_msg(msg, msglen, PMUSIM_ERR_NOMEM, "perf.data: out of memory");
+			perfdata_writer_free(w);
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_NOMEM, "perf.data: out of memory");
 	}
 	w->nev = nev;
 	w->sample_type = ev[0].sample_type;
@@ -369,9 +257,9 @@ int perfdata_writer_open(struct perfdata_writer **out, const char *path,
 	build_event_features(w, ev);
 	rc = outfile_open(&w->out, path);
 	if (rc) {
-		set_msg(msg, msglen, rc, "perf.data: cannot create %s.tmp.*: %s", path,
-		        strerror(errno));
-		writer_free(w);
+		pmusim_fail(msg, msglen, rc, "perf.data: cannot create %s.tmp.*: %s", path,
+		            strerror(errno));
+		perfdata_writer_free(w);
 		return rc;
 	}
 	setvbuf(w->out.f, w->iobuf, _IOFBF, 1 << 16);
@@ -380,8 +268,8 @@ int perfdata_writer_open(struct perfdata_writer **out, const char *path,
 		if (w->feat[f].nomem)
 			rc = PMUSIM_ERR_NOMEM;
 	if (rc) {
-		set_msg(msg, msglen, rc, "perf.data: cannot write %s: %s", w->out.tmp,
-		        rc == PMUSIM_ERR_NOMEM ? "out of memory" : strerror(errno));
+		pmusim_fail(msg, msglen, rc, "perf.data: cannot write %s: %s", w->out.tmp,
+		            rc == PMUSIM_ERR_NOMEM ? "out of memory" : strerror(errno));
 		perfdata_writer_abort(w);
 		return rc;
 	}
@@ -424,7 +312,7 @@ int perfdata_write_mmap2(struct perfdata_writer *w, uint32_t pid, uint32_t tid, 
 	return rec_end(w);
 }
 
-static int write_round(struct perfdata_writer *w)
+int perfdata_write_round(struct perfdata_writer *w)
 {
 	rec_begin(w, PERF_RECORD_FINISHED_ROUND, 0);
 	int rc = rec_end(w);
@@ -492,7 +380,7 @@ int perfdata_write_sample(struct perfdata_writer *w, const struct perf_sample *s
 		return rc;
 	w->nsamples++;
 	if (++w->since_round >= ROUND_SAMPLES)
-		rc = write_round(w);
+		rc = perfdata_write_round(w);
 	return rc;
 }
 
@@ -525,124 +413,4 @@ int perfdata_add_build_id(struct perfdata_writer *w, const char *filename, const
 uint64_t perfdata_writer_samples(const struct perfdata_writer *w)
 {
 	return w->nsamples;
-}
-
-static size_t features_len(const struct perfdata_writer *w)
-{
-	size_t n = 0;
-	for (int f = 0; f < NFEAT; f++)
-		if (w->featmask & 1u << f)
-			n += 16 + w->feat[f].len;
-	return n;
-}
-
-/* Writes the feature table and bodies at data_end, then the final header. */
-static int finish(struct perfdata_writer *w, uint64_t data_end)
-{
-	struct bbuf b = {0};
-	uint64_t off = data_end + 16 * (uint64_t)__builtin_popcount(w->featmask);
-	for (int f = 0; f < NFEAT; f++) {
-		if (w->featmask & 1u << f) {
-			put_u64(&b, off);
-			put_u64(&b, w->feat[f].len);
-			off += w->feat[f].len;
-		}
-	}
-	for (int f = 0; f < NFEAT; f++)
-		if (w->featmask & 1u << f)
-			put(&b, w->feat[f].p, w->feat[f].len);
-	put(&b, "PERFILE2", 8);
-	put_u64(&b, HEADER_SIZE);
-	put_u64(&b, FILE_ATTR_SIZE);
-	put_u64(&b, HEADER_SIZE);
-	put_u64(&b, w->nev * FILE_ATTR_SIZE);
-	put_u64(&b, w->data_off);
-	put_u64(&b, data_end - w->data_off);
-	put(&b, NULL, 16); /* event_types, unused */
-	put_u64(&b, w->featmask);
-	put(&b, NULL, 24);
-	FILE *f = w->out.f;
-	size_t flen = b.len - HEADER_SIZE;
-	int ok = !b.nomem && fseeko(f, (off_t)data_end, SEEK_SET) == 0 &&
-	         fwrite(b.p, 1, flen, f) == flen && fflush(f) == 0 && fseeko(f, 0, SEEK_SET) == 0 &&
-	         fwrite(b.p + flen, 1, HEADER_SIZE, f) == HEADER_SIZE && fflush(f) == 0;
-	free(b.p);
-	if (!ok)
-		w->failed = 1;
-	return ok ? 0 : PMUSIM_ERR_IO;
-}
-
-/* The end of the last complete record at or below cap, walking the record headers
- * on disk from the nearest known boundary. */
-static uint64_t last_boundary(struct perfdata_writer *w, uint64_t cap)
-{
-	uint64_t p = w->data_off;
-	size_t n = w->nckpt < NCHECKPOINTS ? (size_t)w->nckpt : NCHECKPOINTS;
-	for (size_t i = 0; i < n; i++)
-		if (w->ckpt[i] <= cap && w->ckpt[i] > p)
-			p = w->ckpt[i];
-	int fd = fileno(w->out.f);
-	uint8_t hdr[8];
-	while (p + sizeof(hdr) <= cap && pread(fd, hdr, sizeof(hdr), (off_t)p) == sizeof(hdr)) {
-		uint16_t size;
-		memcpy(&size, hdr + 6, 2);
-		if (size < 8 || p + size > cap)
-			break;
-		p += size;
-	}
-	return p;
-}
-
-/* After a failed write: drop what stdio still holds, and cut the file back to the
- * last complete record on disk, the next times leaving room for the features. */
-static int cut_back(struct perfdata_writer *w, int nth, uint64_t *data_end)
-{
-	struct stat sb;
-	int fd = fileno(w->out.f);
-	__fpurge(w->out.f);
-	clearerr(w->out.f);
-	if (fstat(fd, &sb) != 0)
-		return PMUSIM_ERR_IO;
-	uint64_t cap = (uint64_t)sb.st_size < *data_end ? (uint64_t)sb.st_size : *data_end;
-	/* EFBIG needs room for the features; ENOSPC may need whole blocks freed */
-	uint64_t room = nth == 0 ? 0 : features_len(w) + (nth == 1 ? 0 : 1u << 16);
-	cap = cap > w->data_off + room ? cap - room : w->data_off;
-	*data_end = last_boundary(w, cap);
-	if (ftruncate(fd, (off_t)*data_end) != 0)
-		return PMUSIM_ERR_IO;
-	w->failed = 0;
-	return 0;
-}
-
-int perfdata_writer_close(struct perfdata_writer *w)
-{
-	if (w->since_round)
-		write_round(w);
-	for (int f = 0; f < NFEAT; f++)
-		if (w->feat[f].nomem) {
-			perfdata_writer_abort(w);
-			return PMUSIM_ERR_NOMEM;
-		}
-	uint64_t data_end = w->pos;
-	int rc = w->failed ? PMUSIM_ERR_IO : finish(w, data_end);
-	for (int nth = 0; rc && nth < 3; nth++) {
-		rc = cut_back(w, nth, &data_end);
-		if (!rc)
-			rc = finish(w, data_end);
-	}
-	if (rc) {
-		perfdata_writer_abort(w);
-		return PMUSIM_ERR_IO;
-	}
-	rc = outfile_commit(&w->out);
-	writer_free(w);
-	return rc;
-}
-
-void perfdata_writer_abort(struct perfdata_writer *w)
-{
-	if (!w)
-		return;
-	outfile_abort(&w->out);
-	writer_free(w);
 }

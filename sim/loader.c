@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -15,13 +14,6 @@
 
 #include "common/err.h"
 #include "sim/sim_internal.h"
-
-static int fail(char *msg, size_t msglen, int err, const char *fmt, const char *a)
-{
-	if (msg)
-		snprintf(msg, msglen, fmt, a);
-	return err;
-}
 
 static int read_file(const char *path, unsigned char **buf, size_t *len)
 {
@@ -64,40 +56,46 @@ static int check_elf(Elf *elf, size_t flen, GElf_Ehdr *eh, size_t *phnum, char *
 		     const char *path)
 {
 	if (elf_kind(elf) != ELF_K_ELF)
-		return fail(msg, ml, PMUSIM_ERR_ELF, "%s: not an ELF file", path);
+		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: not an ELF file", path);
 	if (gelf_getclass(elf) != ELFCLASS64)
-		return fail(msg, ml, PMUSIM_ERR_ARCH, "%s: not a 64-bit ELF file", path);
+		return pmusim_fail(msg, ml, PMUSIM_ERR_ARCH, "%s: not a 64-bit ELF file", path);
 	if (!gelf_getehdr(elf, eh))
-		return fail(msg, ml, PMUSIM_ERR_ELF, "%s: truncated or corrupt ELF header", path);
+		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF,
+				   "%s: truncated or corrupt ELF header", path);
 	if (eh->e_machine != EM_X86_64)
-		return fail(msg, ml, PMUSIM_ERR_ARCH, "%s: not an x86-64 program", path);
+		return pmusim_fail(msg, ml, PMUSIM_ERR_ARCH, "%s: not an x86-64 program", path);
 	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
-		return fail(msg, ml, PMUSIM_ERR_ELF, "%s: not an executable ELF file", path);
+		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: not an executable ELF file", path);
 	if (elf_getphdrnum(elf, phnum) != 0 || *phnum == 0 || *phnum > 256 ||
 	    eh->e_phentsize != sizeof(Elf64_Phdr) ||
 	    eh->e_phoff > flen || *phnum * sizeof(Elf64_Phdr) > flen - eh->e_phoff)
-		return fail(msg, ml, PMUSIM_ERR_ELF, "%s: truncated or corrupt program headers", path);
+		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF,
+				   "%s: truncated or corrupt program headers", path);
 	int loads = 0;
 	for (size_t i = 0; i < *phnum; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf, (int)i, &ph))
-			return fail(msg, ml, PMUSIM_ERR_ELF, "%s: truncated or corrupt program header", path);
+			return pmusim_fail(msg, ml, PMUSIM_ERR_ELF,
+					   "%s: truncated or corrupt program header", path);
 		if (ph.p_type == PT_INTERP)
-			return fail(msg, ml, PMUSIM_ERR_DYNAMIC,
-				    "%s: dynamic programs are not supported yet (it needs an interpreter); "
-				    "build it with -static", path);
+			return pmusim_fail(msg, ml, PMUSIM_ERR_DYNAMIC,
+					   "%s: dynamic programs are not supported yet "
+					   "(it needs an interpreter); build it with -static",
+					   path);
 		if (ph.p_type != PT_LOAD)
 			continue;
 		loads++;
 		if (ph.p_offset > flen || ph.p_filesz > flen - ph.p_offset)
-			return fail(msg, ml, PMUSIM_ERR_ELF, "%s: truncated ELF file (segment past end of file)", path);
+			return pmusim_fail(msg, ml, PMUSIM_ERR_ELF,
+					   "%s: truncated ELF file (segment past end of file)", path);
 		if (ph.p_filesz > ph.p_memsz || ph.p_memsz > (1ULL << 36) ||
 		    ph.p_vaddr + ph.p_memsz < ph.p_vaddr ||
 		    (ph.p_align > 1 && (ph.p_vaddr % GUEST_PAGE) != (ph.p_offset % GUEST_PAGE)))
-			return fail(msg, ml, PMUSIM_ERR_ELF, "%s: corrupt loadable segment", path);
+			return pmusim_fail(msg, ml, PMUSIM_ERR_ELF,
+					   "%s: corrupt loadable segment", path);
 	}
 	if (loads == 0)
-		return fail(msg, ml, PMUSIM_ERR_ELF, "%s: no loadable segments", path);
+		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: no loadable segments", path);
 	return 0;
 }
 
@@ -118,10 +116,12 @@ static int map_segments(struct sim *s, Elf *elf, size_t phnum, const unsigned ch
 		uint64_t start = PAGE_DOWN(va), end = PAGE_UP(va + ph.p_memsz);
 		for (uint64_t p = start; p < end; p += GUEST_PAGE)
 			if (!mem_is_mapped(s, p, GUEST_PAGE) && mem_map(s, p, GUEST_PAGE, UC_PROT_ALL) < 0)
-				return fail(msg, ml, PMUSIM_ERR_ELF, "%s: segments overlap or lie outside user space",
-					    s->opt.path);
+				return pmusim_fail(msg, ml, PMUSIM_ERR_ELF,
+						   "%s: segments overlap or lie outside user space",
+						   s->opt.path);
 		if (ph.p_filesz && mem_write(s, va, file + ph.p_offset, ph.p_filesz) < 0)
-			return fail(msg, ml, PMUSIM_ERR_EMU, "%s: cannot write segment", s->opt.path);
+			return pmusim_fail(msg, ml, PMUSIM_ERR_EMU,
+					   "%s: cannot write segment", s->opt.path);
 		if (end > hi)
 			hi = end;
 		if (!s->phdr && eh->e_phoff >= ph.p_offset && eh->e_phoff < ph.p_offset + ph.p_filesz)
@@ -155,17 +155,18 @@ int loader_load(struct sim *s, char *msg, size_t ml)
 	size_t flen = 0;
 	int err = read_file(s->opt.path, &file, &flen);
 	if (err < 0)
-		return fail(msg, ml, err, "%s: cannot read program", s->opt.path);
+		return pmusim_fail(msg, ml, err, "%s: cannot read program", s->opt.path);
 	if (flen < EI_NIDENT || memcmp(file, ELFMAG, SELFMAG) != 0) {
 		free(file);
-		return fail(msg, ml, PMUSIM_ERR_ELF, "%s: not an ELF file", s->opt.path);
+		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: not an ELF file", s->opt.path);
 	}
 	elf_version(EV_CURRENT);
 	Elf *elf = elf_memory((char *)file, flen);
 	GElf_Ehdr eh;
 	size_t phnum = 0;
 	if (!elf)
-		err = fail(msg, ml, PMUSIM_ERR_ELF, "%s: truncated or corrupt ELF file", s->opt.path);
+		err = pmusim_fail(msg, ml, PMUSIM_ERR_ELF,
+				  "%s: truncated or corrupt ELF file", s->opt.path);
 	else
 		err = check_elf(elf, flen, &eh, &phnum, msg, ml, s->opt.path);
 	if (!err) {

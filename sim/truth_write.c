@@ -6,28 +6,8 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/fdata.h"
 #include "sim/truth.h"
-
-static void fdata_loc(FILE *f, const struct symtab *st, const char *dso, uint64_t bias, uint64_t a)
-{
-	const struct sym *s = symtab_lookup(st, a);
-	if (s) {
-		char name[512];
-		symtab_bolt_name(s, name, sizeof(name));
-		fprintf(f, "1 %s %" PRIx64, name, a - s->addr);
-	} else {
-		fprintf(f, "0 %s %" PRIx64, dso, a - bias);
-	}
-}
-
-static void fdata_line(FILE *f, const struct symtab *st, const char *dso, uint64_t bias,
-		       uint64_t from, uint64_t to, uint64_t count)
-{
-	fdata_loc(f, st, dso, bias, from);
-	fputc(' ', f);
-	fdata_loc(f, st, dso, bias, to);
-	fprintf(f, " 0 %" PRIu64 "\n", count);
-}
 
 struct line {
 	uint64_t from, to, count;
@@ -63,8 +43,9 @@ int truth_write_fdata(struct truth *t, FILE *f, const struct symtab *st, const c
 	for (size_t i = 0; i < ne; i++)
 		l[k++] = (struct line){ed[i].from, ed[i].to, ed[i].count};
 	qsort(l, k, sizeof(*l), cmp_line);
+	struct fdata_namer nm = {st, dso, bias};
 	for (size_t i = 0; i < k; i++)
-		fdata_line(f, st, dso, bias, l[i].from, l[i].to, l[i].count);
+		fdata_write_line(f, &nm, l[i].from, l[i].to, 0, l[i].count);
 	free(l);
 	return ferror(f) ? PMUSIM_ERR_IO : 0;
 }

@@ -1,5 +1,5 @@
 /* common/: seeded generator, complete-or-absent output files, ELF symbols,
- * error texts. */
+ * error texts and failure messages. */
 #include <check.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -137,6 +137,22 @@ START_TEST(error_texts)
 }
 END_TEST
 
+/* The message is written only where there is room, cut to fit, and the code comes back. */
+START_TEST(failure_messages)
+{
+	char msg[8];
+	memset(msg, 'x', sizeof(msg));
+	ck_assert_int_eq(pmusim_fail(NULL, 64, PMUSIM_ERR_IO, "%s", "ignored"), PMUSIM_ERR_IO);
+	ck_assert_int_eq(pmusim_fail(msg, 0, PMUSIM_ERR_ARG, "%s", "ignored"), PMUSIM_ERR_ARG);
+	ck_assert_int_eq(msg[0], 'x');
+	ck_assert_int_eq(pmusim_fail(msg, sizeof(msg), PMUSIM_ERR_ELF, "%s: %d", "a", 7),
+			 PMUSIM_ERR_ELF);
+	ck_assert_str_eq(msg, "a: 7");
+	ck_assert_int_eq(pmusim_fail(msg, sizeof(msg), 0, "%s", "longer than eight"), 0);
+	ck_assert_str_eq(msg, "longer ");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("common");
@@ -146,6 +162,7 @@ int main(void)
 	tcase_add_test(tc, outfile_complete_or_absent);
 	tcase_add_test(tc, symbols_of_this_test);
 	tcase_add_test(tc, error_texts);
+	tcase_add_test(tc, failure_messages);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

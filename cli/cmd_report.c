@@ -1,0 +1,223 @@
+/* pmusim report: the edge profile of a recording, built with one of the
+ * methods, as a readable report, JSON, BOLT fdata (llvm-bolt -data) or
+ * AutoFDO's text input (create_llvm_prof --profiler text). */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/profile_args.h"
+#include "common/err.h"
+#include "common/fdata.h"
+#include "common/outfile.h"
+#include "profiler/autofdo.h"
+
+static const char report_usage[] =
+	"usage: pmusim report [-i FILE] [--format text|json|fdata|autofdo] [-o OUT]\n"
+	"                     [profile options]\n"
+	"\n"
+	"Builds the edge profile of a recording (pmusim's or perf record -b's) and\n"
+	"writes it.\n"
+	"\n"
+	"options:\n"
+	"  --format F           text (default: hottest edges and functions), json\n"
+	"                       (samples, samples_dropped, edges), fdata (BOLT: taken and\n"
+	"                       fall-through lines, for llvm-bolt -data), autofdo (ranges,\n"
+	"                       addresses and branches, for create_llvm_prof --profiler text)\n"
+	"  -o, --output OUT     write to OUT (default: standard output)\n"
+	PROFILE_OPTIONS_HELP
+	"  -h, --help           this text\n"
+	"\n"
+	"exit status: 0; 2 on errors (bad options, unreadable or corrupt files).\n";
+
+enum { O_FORMAT = PA_O_END };
+enum { F_TEXT, F_JSON, F_FDATA, F_AUTOFDO };
+
+struct report_args {
+	struct profile_args pa;
+	int format;
+	const char *out;
+};
+
+static int parse_args(int argc, char **argv, struct report_args *a)
+{
+	static const struct option opts[] = {
+		PROFILE_LONG_OPTIONS, {"format", required_argument, 0, O_FORMAT},
+		{"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	static const char *const formats[] = {"text", "json", "fdata", "autofdo"};
+	const char *cmd = "pmusim report";
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "hi:o:", opts, NULL)) != -1) {
+		int r = profile_args_option(&a->pa, c, optarg, cmd);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			continue;
+		if (c == O_FORMAT) {
+			for (a->format = 0; a->format < 4 && strcmp(optarg, formats[a->format]) != 0; a->format++)
+				;
+			if (a->format == 4)
+				return fprintf(stderr, "%s: unknown format '%s' (text, json, fdata, autofdo)\n", cmd, optarg), -1;
+		} else if (c == 'o') {
+			a->out = optarg;
+		} else if (c == 'h') {
+			fputs(report_usage, stdout);
+			exit(0);
+		} else {
+			fprintf(stderr, "%s: unknown or incomplete option '%s' (see %s --help)\n", cmd, argv[optind - 1], cmd);
+			return -1;
+		}
+	}
+	if (optind < argc)
+		return fprintf(stderr, "%s: unexpected argument '%s'\n", cmd, argv[optind]), -1;
+	return 0;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+static void sym_text(const struct symtab *st, uint64_t a, char *buf, size_t len)
+{
+	const struct sym *s = symtab_lookup(st, a);
+	if (s)
+		snprintf(buf, len, "%s+0x%" PRIx64, s->name, a - s->addr);
+	else
+		snprintf(buf, len, "0x%" PRIx64, a);
+}
+
+static int cmp_weight(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+	if (x->w != y->w)
+		return x->w > y->w ? -1 : 1;
+	return x->from != y->from ? (x->from < y->from ? -1 : 1) : (x->to < y->to ? -1 : x->to > y->to);
+}
+
+static void write_text(FILE *f, struct profile *prof, const struct edge *e, size_t n, int method)
+{
+	const struct profile_stats *st = profile_stats(prof);
+	const struct symtab *sy = binary_symtab(profile_binary(prof));
+	fprintf(f, "# method %s: %" PRIu64 " samples, %" PRIu64 " used, %" PRIu64 " dropped; %zu edges\n",
+		prof_method_name(method), st->samples, st->used, st->dropped, n);
+	struct edge *by_w = malloc((n + 1) * sizeof(*by_w));
+	if (!by_w)
+		return;
+	memcpy(by_w, e, n * sizeof(*e));
+	qsort(by_w, n, sizeof(*by_w), cmp_weight);
+	double total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += e[i].w;
+	fprintf(f, "\n# hottest edges\n# %8s %14s  %-10s %s\n", "share", "count", "kind", "from -> to");
+	for (size_t i = 0; i < n && i < 25; i++) {
+		char a[600], b[600];
+		sym_text(sy, by_w[i].from, a, sizeof(a));
+		sym_text(sy, by_w[i].to, b, sizeof(b));
+		fprintf(f, "  %7.3f%% %14.0f  %-10s %s -> %s\n", total > 0 ? 100 * by_w[i].w / total : 0, by_w[i].w,
+			by_w[i].taken ? br_kind_name(by_w[i].kind) : "fallthru", a, b);
+	}
+	/* functions: weight of the edges leaving them */
+	size_t ns = symtab_count(sy);
+	double *fw = calloc(ns + 1, sizeof(double));
+	for (size_t i = 0; fw && i < n; i++) {
+		const struct sym *s = symtab_lookup(sy, e[i].from);
+		if (s)
+			fw[s - symtab_at(sy, 0)] += e[i].w;
+	}
+	fprintf(f, "\n# hottest functions (branch outcomes leaving them)\n");
+	for (int k = 0; fw && k < 15; k++) {
+		size_t best = ns;
+		for (size_t i = 0; i < ns; i++)
+			if (fw[i] > 0 && (best == ns || fw[i] > fw[best]))
+				best = i;
+		if (best == ns)
+			break;
+		fprintf(f, "  %7.3f%% %14.0f  %s\n", 100 * fw[best] / total, fw[best], symtab_at(sy, best)->name);
+		fw[best] = 0;
+	}
+	free(fw);
+	free(by_w);
+}
+
+static void write_json(FILE *f, struct profile *prof, const struct edge *e, size_t n, int method)
+{
+	const struct profile_stats *st = profile_stats(prof);
+	const struct symtab *sy = binary_symtab(profile_binary(prof));
+	fprintf(f, "{\"method\": \"%s\", \"samples\": %" PRIu64 ", \"samples_used\": %" PRIu64
+		", \"samples_dropped\": %" PRIu64 ", \"edges\": [", prof_method_name(method), st->samples,
+		st->used, st->dropped);
+	for (size_t i = 0; i < n; i++) {
+		char a[600], b[600];
+		sym_text(sy, e[i].from, a, sizeof(a));
+		sym_text(sy, e[i].to, b, sizeof(b));
+		fprintf(f, "%s\n  {\"from\": \"0x%" PRIx64 "\", \"from_sym\": \"%s\", \"to\": \"0x%" PRIx64
+			"\", \"to_sym\": \"%s\", \"kind\": \"%s\", \"taken\": %d, \"count\": %.3f}",
+			i ? "," : "", e[i].from, a, e[i].to, b, br_kind_name(e[i].kind), e[i].taken, e[i].w);
+	}
+	fputs("\n]}\n", f);
+}
+
+static void write_fdata(FILE *f, struct profile *prof, const struct edge *e, size_t n)
+{
+	struct binary *b = profile_binary(prof);
+	struct fdata_namer nm = {binary_symtab(b), base_name(binary_path(b)), binary_bias(b)};
+	for (size_t i = 0; i < n; i++) {
+		uint64_t c = (uint64_t)llround(e[i].w);
+		if (c)
+			fdata_write_line(f, &nm, e[i].from, e[i].to, 0, c);
+	}
+}
+
+static int write_report(const struct report_args *a, struct profile *prof)
+{
+	struct outfile o = {.f = stdout};
+	int err = a->out ? outfile_open(&o, a->out) : 0;
+	if (err < 0) {
+		fprintf(stderr, "pmusim report: cannot write %s: %s\n", a->out, pmusim_strerror(err));
+		return -1;
+	}
+	size_t n;
+	const struct edge *e = edges_sorted(profile_edges(prof), &n);
+	if (a->format == F_TEXT)
+		write_text(o.f, prof, e, n, a->pa.po.method);
+	else if (a->format == F_JSON)
+		write_json(o.f, prof, e, n, a->pa.po.method);
+	else if (a->format == F_FDATA)
+		write_fdata(o.f, prof, e, n);
+	else
+		err = autofdo_write(o.f, profile_binary(prof), e, n);
+	if (a->out) {
+		err = err < 0 ? (outfile_abort(&o), err) : outfile_commit(&o);
+	} else {
+		err = err < 0 ? err : fflush(stdout) == 0 ? 0 : PMUSIM_ERR_IO;
+	}
+	if (err < 0) {
+		fprintf(stderr, "pmusim report: cannot write %s: %s\n", a->out ? a->out : "the report",
+			pmusim_strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args a = {0};
+	profile_args_init(&a.pa);
+	if (parse_args(argc, argv, &a) < 0)
+		return EXIT_PMUSIM_ERROR;
+	struct profile *prof = NULL;
+	struct binary *bin = NULL;
+	int status = EXIT_PMUSIM_ERROR;
+	if (profile_args_load(&a.pa, &prof, &bin, "pmusim report") == 0 && write_report(&a, prof) == 0)
+		status = 0;
+	profile_free(prof);
+	binary_free(bin);
+	return status;
+}

@@ -1,0 +1,137 @@
+/* pmusim validate: compares a sampled profile with the exact truth of the same
+ * run (pmusim record --truth or pmusim run --truth) and reports the overlaps;
+ * usable as a CI gate through --min-overlap and its exit status. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/profile_args.h"
+#include "common/err.h"
+#include "profiler/validate.h"
+
+static const char validate_usage[] =
+	"usage: pmusim validate [-i FILE] --truth TRUTH.fdata [--min-overlap X]\n"
+	"                       [--format text|json] [profile options]\n"
+	"\n"
+	"Builds the edge profile of FILE with a method and compares it with the exact\n"
+	"edges in TRUTH.fdata: overlap = sum of min(p, q) over edges of the two\n"
+	"normalised profiles, for all edges, taken edges and call edges, and the largest\n"
+	"relative error among edges with at least 1 % of the truth's weight.\n"
+	"\n"
+	"options:\n"
+	"  --truth FILE         exact edges (BOLT fdata, from pmusim run/record --truth)\n"
+	"  --min-overlap X      exit 1 when the overlap (of call edges for --method calls,\n"
+	"                       of all edges otherwise) is below X (0..1, default 0)\n"
+	"  --format F           text (default) or json (keys overlap_edges, overlap_taken,\n"
+	"                       overlap_calls, hot_edge_max_rel_err, samples, samples_dropped)\n"
+	PROFILE_OPTIONS_HELP
+	"  -h, --help           this text\n"
+	"\n"
+	"exit status: 0 when the overlap meets --min-overlap, 1 when not, 2 on errors.\n";
+
+enum { O_TRUTH = PA_O_END, O_MIN, O_FORMAT };
+
+struct validate_args {
+	struct profile_args pa;
+	const char *truth;
+	double min_overlap;
+	int json;
+};
+
+static int parse_args(int argc, char **argv, struct validate_args *a)
+{
+	static const struct option opts[] = {
+		PROFILE_LONG_OPTIONS, {"truth", required_argument, 0, O_TRUTH},
+		{"min-overlap", required_argument, 0, O_MIN}, {"format", required_argument, 0, O_FORMAT},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	const char *cmd = "pmusim validate";
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "hi:", opts, NULL)) != -1) {
+		int r = profile_args_option(&a->pa, c, optarg, cmd);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			continue;
+		char *end;
+		switch (c) {
+		case O_TRUTH: a->truth = optarg; break;
+		case O_MIN:
+			a->min_overlap = strtod(optarg, &end);
+			if (*end || end == optarg || a->min_overlap < 0 || a->min_overlap > 1)
+				return fprintf(stderr, "%s: --min-overlap needs a number from 0 to 1, not '%s'\n", cmd, optarg), -1;
+			break;
+		case O_FORMAT:
+			if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0)
+				return fprintf(stderr, "%s: --format is text or json, not '%s'\n", cmd, optarg), -1;
+			a->json = strcmp(optarg, "json") == 0;
+			break;
+		case 'h': fputs(validate_usage, stdout); exit(0);
+		default:
+			fprintf(stderr, "%s: unknown or incomplete option '%s' (see %s --help)\n", cmd, argv[optind - 1], cmd);
+			return -1;
+		}
+	}
+	if (optind < argc)
+		return fprintf(stderr, "%s: unexpected argument '%s'\n", cmd, argv[optind]), -1;
+	if (!a->truth)
+		return fprintf(stderr, "%s: --truth FILE is required\n", cmd), -1;
+	return 0;
+}
+
+static void print_result(const struct validate_args *a, const struct overlap *o,
+			 const struct profile_stats *st, size_t unknown)
+{
+	if (a->json) {
+		printf("{\"method\": \"%s\", \"overlap_edges\": %.6f, \"overlap_taken\": %.6f, "
+		       "\"overlap_calls\": %.6f, \"hot_edge_max_rel_err\": %.6f, \"samples\": %llu, "
+		       "\"samples_used\": %llu, \"samples_dropped\": %llu, \"truth_edges\": %zu, "
+		       "\"profile_edges\": %zu, \"truth_lines_unresolved\": %zu}\n",
+		       prof_method_name(a->pa.po.method), o->all, o->taken, o->calls, o->hot_max_rel_err,
+		       (unsigned long long)st->samples, (unsigned long long)st->used,
+		       (unsigned long long)st->dropped, o->truth_edges, o->profile_edges, unknown);
+		return;
+	}
+	printf("method %s: %llu samples, %llu used, %llu dropped\n", prof_method_name(a->pa.po.method),
+	       (unsigned long long)st->samples, (unsigned long long)st->used, (unsigned long long)st->dropped);
+	printf("overlap, all edges:   %8.4f %%\n", 100 * o->all);
+	printf("overlap, taken edges: %8.4f %%\n", 100 * o->taken);
+	printf("overlap, call edges:  %8.4f %%\n", 100 * o->calls);
+	printf("largest relative error of an edge with >= 1 %% of the weight: %.4f\n", o->hot_max_rel_err);
+	printf("edges: %zu in the truth, %zu in the profile\n", o->truth_edges, o->profile_edges);
+}
+
+int cmd_validate(int argc, char **argv)
+{
+	struct validate_args a = {0};
+	profile_args_init(&a.pa);
+	if (parse_args(argc, argv, &a) < 0)
+		return EXIT_PMUSIM_ERROR;
+	struct profile *prof = NULL;
+	struct binary *bin = NULL;
+	struct edges *truth = NULL;
+	int status = EXIT_PMUSIM_ERROR;
+	if (profile_args_load(&a.pa, &prof, &bin, "pmusim validate") < 0)
+		goto out;
+	char msg[512] = "";
+	size_t unknown = 0;
+	int err = (truth = edges_new()) ? fdata_read_edges(a.truth, bin, truth, &unknown, msg, sizeof(msg))
+					: PMUSIM_ERR_NOMEM;
+	if (err < 0) {
+		fprintf(stderr, "pmusim validate: %s\n", msg[0] ? msg : pmusim_strerror(err));
+		goto out;
+	}
+	struct overlap o;
+	overlap_compute(profile_edges(prof), truth, &o);
+	print_result(&a, &o, profile_stats(prof), unknown);
+	double gate = a.pa.po.method == METHOD_CALLS ? o.calls : o.all;
+	status = gate >= a.min_overlap ? 0 : 1;
+out:
+	edges_free(truth);
+	profile_free(prof);
+	binary_free(bin);
+	return status;
+}

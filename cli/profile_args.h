@@ -1,0 +1,44 @@
+/* Options shared by `pmusim report` and `pmusim validate`: the recording, the
+ * binary, the method and its window. */
+#ifndef PMUSIM_CLI_PROFILE_ARGS_H
+#define PMUSIM_CLI_PROFILE_ARGS_H
+
+#include <getopt.h>
+
+#include "profiler/input.h"
+
+enum { PA_O_BINARY = 300, PA_O_BINARY_DIR, PA_O_METHOD, PA_O_CBT, PA_O_SPAN, PA_O_EVENT, PA_O_END };
+
+#define PROFILE_LONG_OPTIONS                                                                        \
+	{"input", required_argument, 0, 'i'}, {"binary", required_argument, 0, PA_O_BINARY},           \
+	{"binary-dir", required_argument, 0, PA_O_BINARY_DIR},                                         \
+	{"method", required_argument, 0, PA_O_METHOD}, {"cbt", required_argument, 0, PA_O_CBT},        \
+	{"span", required_argument, 0, PA_O_SPAN}, {"event", required_argument, 0, PA_O_EVENT}
+
+#define PROFILE_OPTIONS_HELP                                                                         \
+	"  -i, --input FILE     perf.data from pmusim record or perf record -b (default\n"           \
+	"                       ./perf.data)\n"                                                       \
+	"  --binary PROG        the program (default: the executable mapping in FILE whose\n"        \
+	"                       build id or name matches, else the first one)\n"                     \
+	"  --binary-dir DIR     look the mapped program up in DIR (recorded elsewhere)\n"           \
+	"  --method M           cbt (default), taken, ranges, ip, calls\n"                           \
+	"  --cbt N              CBT size: branch outcomes kept per sample (default and\n"            \
+	"                       maximum: the TBT size, i.e. the LBR entries)\n"                       \
+	"  --span N             window in instructions or cycles for instruction- and\n"             \
+	"                       cycle-triggered samples (default 256)\n"                              \
+	"  --event N            use the samples of the N-th event of FILE (default 0)\n"
+
+struct profile_args {
+	const char *input;
+	struct input_opts io;
+	struct profile_opts po;
+};
+
+void profile_args_init(struct profile_args *a);
+/* Handles a shared option: 0 handled, -1 bad value (message printed), 1 not one. */
+int profile_args_option(struct profile_args *a, int code, const char *arg, const char *cmd);
+/* Reads the recording into a profile; 0, or -1 with a message printed. */
+int profile_args_load(const struct profile_args *a, struct profile **prof, struct binary **bin,
+		      const char *cmd);
+
+#endif

@@ -1,0 +1,194 @@
+/* Binary images for the profiler (see binary.h): PT_LOAD segments from libelf
+ * (System V gABI program headers), code decoded by the shared Capstone cache. */
+#include "profiler/binary.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/decode.h"
+#include "common/err.h"
+
+#define MAX_SEGS 16
+
+struct seg {
+	uint64_t start, end; /* run-time addresses of the file-backed bytes */
+	uint64_t offset;     /* file offset of start */
+};
+
+struct binary {
+	char *path;
+	unsigned char *file;
+	size_t flen;
+	uint64_t bias;
+	struct seg seg[MAX_SEGS];
+	size_t nseg;
+	struct symtab *syms;
+	struct dcache *dc;
+};
+
+static const struct seg *seg_of(const struct binary *b, uint64_t addr)
+{
+	for (size_t i = 0; i < b->nseg; i++)
+		if (addr >= b->seg[i].start && addr < b->seg[i].end)
+			return &b->seg[i];
+	return NULL;
+}
+
+static size_t read_code(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct binary *b = ctx;
+	const struct seg *s = seg_of(b, addr);
+	if (!s)
+		return 0;
+	size_t n = (size_t)(s->end - addr) < len ? (size_t)(s->end - addr) : len;
+	memcpy(buf, b->file + s->offset + (addr - s->start), n);
+	return n;
+}
+
+static unsigned char *slurp_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	unsigned char *p = malloc((size_t)st.st_size);
+	size_t got = 0;
+	while (p && got < (size_t)st.st_size) {
+		ssize_t r = read(fd, p + got, (size_t)st.st_size - got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	if (p && got != (size_t)st.st_size) {
+		free(p);
+		return NULL;
+	}
+	*len = got;
+	return p;
+}
+
+static int load_segments(struct binary *b, char *msg, size_t ml)
+{
+	Elf *elf = elf_memory((char *)b->file, b->flen);
+	GElf_Ehdr eh;
+	size_t n = 0;
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &n) != 0) {
+		if (elf)
+			elf_end(elf);
+		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: not an ELF file", b->path);
+	}
+	int err = eh.e_machine == EM_X86_64 ? 0
+		: pmusim_fail(msg, ml, PMUSIM_ERR_ARCH, "%s: not an x86-64 program", b->path);
+	for (size_t i = 0; !err && i < n && b->nseg < MAX_SEGS; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		if (ph.p_offset > b->flen || ph.p_filesz > b->flen - ph.p_offset) {
+			err = pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: truncated ELF file", b->path);
+			break;
+		}
+		b->seg[b->nseg++] = (struct seg){ph.p_vaddr + b->bias, ph.p_vaddr + b->bias + ph.p_filesz,
+						 ph.p_offset};
+	}
+	elf_end(elf);
+	if (!err && b->nseg == 0)
+		err = pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: no executable segment", b->path);
+	return err;
+}
+
+int binary_open(const char *path, uint64_t bias, struct binary **out, char *msg, size_t ml)
+{
+	*out = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "libelf is unusable");
+	struct binary *b = calloc(1, sizeof(*b));
+	if (!b)
+		return PMUSIM_ERR_NOMEM;
+	b->bias = bias;
+	b->path = strdup(path);
+	b->file = b->path ? slurp_file(path, &b->flen) : NULL;
+	int err = b->file ? load_segments(b, msg, ml)
+			  : pmusim_fail(msg, ml, PMUSIM_ERR_IO, "%s: cannot read the binary", path);
+	if (!err && symtab_load(path, bias, &b->syms) < 0)
+		b->syms = symtab_new_empty();
+	if (!err && (!b->syms || !(b->dc = dcache_new(read_code, b))))
+		err = pmusim_fail(msg, ml, PMUSIM_ERR_NOMEM, "out of memory");
+	if (err) {
+		binary_free(b);
+		return err;
+	}
+	*out = b;
+	return 0;
+}
+
+void binary_free(struct binary *b)
+{
+	if (!b)
+		return;
+	dcache_free(b->dc);
+	symtab_free(b->syms);
+	free(b->file);
+	free(b->path);
+	free(b);
+}
+
+uint64_t binary_bias_for_mapping(const char *path, uint64_t addr, uint64_t pgoff)
+{
+	uint64_t bias = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || elf_version(EV_CURRENT) == EV_NONE)
+		return fd >= 0 ? (close(fd), 0) : 0;
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	size_t n = 0;
+	if (elf && elf_getphdrnum(elf, &n) == 0)
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+			    (ph.p_offset & ~0xfffULL) == pgoff) {
+				bias = addr - (ph.p_vaddr & ~0xfffULL);
+				break;
+			}
+		}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return bias;
+}
+
+const struct block_info *binary_run(struct binary *b, uint64_t addr)
+{
+	if (!seg_of(b, addr))
+		return NULL;
+	int is_new;
+	return dcache_get(b->dc, addr, &is_new);
+}
+
+int binary_has_code(const struct binary *b, uint64_t addr)
+{
+	return seg_of(b, addr) != NULL;
+}
+
+const struct symtab *binary_symtab(const struct binary *b)
+{
+	return b->syms;
+}
+
+uint64_t binary_bias(const struct binary *b)
+{
+	return b->bias;
+}
+
+const char *binary_path(const struct binary *b)
+{
+	return b->path;
+}

@@ -1,0 +1,35 @@
+/* A program binary as the profiler sees it: its function symbols and its code,
+ * decoded into runs (common/decode.h) straight from the file's bytes at the load
+ * bias the recording shows, so that branch records can be checked and the code
+ * between them walked. No Unicorn: the bytes come from the ELF file. */
+#ifndef PMUSIM_PROFILER_BINARY_H
+#define PMUSIM_PROFILER_BINARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/symtab.h"
+#include "pmu_model/block.h"
+
+struct binary;
+
+/* Opens path (ELF x86-64) with its executable PT_LOAD segments placed at
+ * vaddr + bias. 0, or a negative pmusim_err with a one-line reason in msg. */
+int binary_open(const char *path, uint64_t bias, struct binary **out, char *msg, size_t msglen);
+void binary_free(struct binary *b);
+
+/* The load bias that puts the PT_LOAD segment at file offset pgoff at addr
+ * (MMAP2 records give addr and pgoff); 0 when the file is not ELF or has none. */
+uint64_t binary_bias_for_mapping(const char *path, uint64_t addr, uint64_t pgoff);
+
+/* The code run starting at addr (up to its first branch), or NULL when addr is
+ * not in an executable segment. Runs stay valid until binary_free. */
+const struct block_info *binary_run(struct binary *b, uint64_t addr);
+/* 1 when addr lies in an executable segment. */
+int binary_has_code(const struct binary *b, uint64_t addr);
+
+const struct symtab *binary_symtab(const struct binary *b);
+uint64_t binary_bias(const struct binary *b);
+const char *binary_path(const struct binary *b);
+
+#endif

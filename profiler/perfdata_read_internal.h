@@ -1,0 +1,88 @@
+/* Private state of the perf.data reader, shared by perfdata_read.c (file, header,
+ * attrs, features) and perfdata_records.c (the records of the data section), and a
+ * bounded cursor over the mapped file. Not for other modules: use profiler/perfdata.h. */
+#ifndef PMUSIM_PROFILER_PERFDATA_READ_INTERNAL_H
+#define PMUSIM_PROFILER_PERFDATA_READ_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "profiler/perfdata.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the reader decodes little-endian perf.data in place"
+#endif
+
+struct idmap {
+	uint64_t id;
+	size_t ev;
+};
+
+struct build_id {
+	const uint8_t *id;
+	size_t len;
+	const char *file;
+};
+
+struct perfdata {
+	const uint8_t *map;
+	size_t len;
+	struct perfdata_event *ev;
+	uint64_t *read_format;
+	uint8_t *id_all; /* sample_id_all of each event */
+	size_t nev;
+	struct idmap *ids;
+	size_t nids;
+	int id_slot; /* several events: u64 index of the sample's id (-1: IDENTIFIER) */
+	uint64_t data_off, data_end, pos;
+	struct perf_branch *br;
+	size_t brcap;
+	struct build_id *bids;
+	size_t nbids;
+};
+
+/* A bounded cursor: reading past end sets bad and yields zeros. */
+struct cur {
+	const uint8_t *p, *end;
+	int bad;
+};
+
+static inline const uint8_t *take(struct cur *c, uint64_t n)
+{
+	if (c->bad || n > (uint64_t)(c->end - c->p)) {
+		c->bad = 1;
+		c->p = c->end;
+		return NULL;
+	}
+	const uint8_t *p = c->p;
+	c->p += n;
+	return p;
+}
+
+static inline uint64_t get_u64(struct cur *c)
+{
+	uint64_t v = 0;
+	const uint8_t *p = take(c, 8);
+	if (p)
+		memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint32_t get_u32(struct cur *c)
+{
+	uint32_t v = 0;
+	const uint8_t *p = take(c, 4);
+	if (p)
+		memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t u64_at(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+#endif

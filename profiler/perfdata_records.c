@@ -1,0 +1,208 @@
+/* perf.data records (profiler/perfdata.h, perfdata_next): walks the data section, checks
+ * every record's size, and decodes SAMPLE by its event's sample_type and COMM, MMAP and MMAP2
+ * with their sample_id_all trailer. Layouts: include/uapi/linux/perf_event.h (record bodies,
+ * sample field order, read_format, struct sample_id). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "profiler/perfdata.h"
+#include "profiler/perfdata_read_internal.h"
+
+#define BRANCH_HW_INDEX (1ull << 17) /* PERF_SAMPLE_BRANCH_HW_INDEX: nr is followed by hw_idx */
+
+/* read_format bits */
+#define READ_TIME_ENABLED (1u << 0)
+#define READ_TIME_RUNNING (1u << 1)
+#define READ_ID (1u << 2)
+#define READ_GROUP (1u << 3)
+#define READ_LOST (1u << 4)
+
+#define TRAILER_BITS                                                                               \
+	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |             \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+
+/* PERF_SAMPLE_READ per read_format: one value or a group, each with optional fields. */
+static void skip_read(struct cur *c, uint64_t rf)
+{
+	uint64_t per = 1 + !!(rf & READ_ID) + !!(rf & READ_LOST);
+	uint64_t times = !!(rf & READ_TIME_ENABLED) + !!(rf & READ_TIME_RUNNING);
+	uint64_t nr = rf & READ_GROUP ? get_u64(c) : 1;
+	if (nr > (uint64_t)(c->end - c->p) / 8 / per)
+		c->bad = 1;
+	take(c, (times + nr * per) * 8);
+}
+
+static void get_branches(struct perfdata *pd, struct cur *c, uint64_t bst, struct perf_sample *s)
+{
+	uint64_t nr = get_u64(c);
+	if (bst & BRANCH_HW_INDEX)
+		get_u64(c);
+	const uint8_t *e = nr <= (uint64_t)(c->end - c->p) / 24 ? take(c, nr * 24) : NULL;
+	if (!e) {
+		c->bad = 1;
+		return;
+	}
+	if (nr > pd->brcap) {
+		struct perf_branch *br = realloc(pd->br, nr * sizeof(*br));
+		if (!br) {
+			c->bad = 1;
+			return;
+		}
+		pd->br = br;
+		pd->brcap = nr;
+	}
+	for (uint64_t i = 0; i < nr; i++, e += 24) {
+		struct perf_branch *b = &pd->br[i];
+		uint64_t fl = u64_at(e + 16);
+		memset(b, 0, sizeof(*b)); /* padding too: tests compare whole structs */
+		b->from = u64_at(e);
+		b->to = u64_at(e + 8);
+		b->cycles = (uint16_t)(fl >> 4);
+		b->mispred = fl & 1;
+		b->predicted = fl >> 1 & 1;
+		b->type = fl >> 20 & 15;
+	}
+	s->nbr = nr;
+	s->br = nr ? pd->br : NULL;
+}
+
+/* The event a sample belongs to (several events: by the id at its known place). */
+static int sample_event(const struct perfdata *pd, const uint8_t *p, uint16_t size)
+{
+	if (pd->nev == 1)
+		return 0;
+	uint64_t at = 8 + 8 * (uint64_t)(pd->id_slot < 0 ? 0 : pd->id_slot);
+	return at + 8 <= size ? perfdata_event_of_id(pd, u64_at(p + at)) : -1;
+}
+
+static int parse_sample(struct perfdata *pd, const uint8_t *p, uint16_t size, struct perf_sample *s)
+{
+	int ev = sample_event(pd, p, size);
+	if (ev < 0)
+		return PMUSIM_ERR_FORMAT;
+	uint64_t st = pd->ev[ev].sample_type;
+	struct cur c = {p + 8, p + size, 0};
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		s->id = get_u64(&c);
+	if (st & PERF_SAMPLE_IP)
+		s->ip = get_u64(&c);
+	if (st & PERF_SAMPLE_TID)
+		s->pid = get_u32(&c), s->tid = get_u32(&c);
+	if (st & PERF_SAMPLE_TIME)
+		s->time = get_u64(&c);
+	if (st & PERF_SAMPLE_ADDR)
+		s->addr = get_u64(&c);
+	if (st & PERF_SAMPLE_ID)
+		s->id = get_u64(&c);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		get_u64(&c);
+	if (st & PERF_SAMPLE_CPU)
+		s->cpu = get_u32(&c), get_u32(&c);
+	if (st & PERF_SAMPLE_PERIOD)
+		s->period = get_u64(&c);
+	if (st & PERF_SAMPLE_READ)
+		skip_read(&c, pd->read_format[ev]);
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		uint64_t n = get_u64(&c);
+		take(&c, n <= (uint64_t)(c.end - c.p) / 8 ? n * 8 : UINT64_MAX);
+	}
+	if (st & PERF_SAMPLE_RAW)
+		take(&c, get_u32(&c));
+	if (st & PERF_SAMPLE_BRANCH_STACK)
+		get_branches(pd, &c, pd->ev[ev].branch_sample_type, s);
+	memcpy(&s->misc, p + 4, 2);
+	return c.bad ? PMUSIM_ERR_FORMAT : 0;
+}
+
+/* The sample_id_all trailer at the end of a non-sample record: its length (0 when the
+ * event has none) and the time in it. With IDENTIFIER the last u64 names the event. */
+static int parse_trailer(const struct perfdata *pd, const uint8_t *p, uint16_t size, uint16_t *len,
+                         uint64_t *time)
+{
+	int ev = 0;
+	if (pd->nev > 1 && pd->id_slot < 0 && pd->id_all[0])
+		ev = size >= 16 ? perfdata_event_of_id(pd, u64_at(p + size - 8)) : -1;
+	if (ev < 0)
+		return PMUSIM_ERR_FORMAT;
+	uint64_t st = pd->ev[ev].sample_type;
+	*len = pd->id_all[ev] ? (uint16_t)(8 * __builtin_popcountll(st & TRAILER_BITS)) : 0;
+	if (*len > size - 8)
+		return PMUSIM_ERR_FORMAT;
+	const uint8_t *t = p + size - *len;
+	if (st & PERF_SAMPLE_TID)
+		t += 8;
+	*time = st & PERF_SAMPLE_TIME ? u64_at(t) : 0;
+	return 0;
+}
+
+/* COMM (pid, tid, name), MMAP (pid, tid, addr, len, pgoff, name) and MMAP2 (the same
+ * with device, inode, prot and flags before the name); names end with a NUL. */
+static int parse_task_record(const struct perfdata *pd, const uint8_t *p, uint16_t size,
+                             struct perf_record *rec)
+{
+	uint16_t tlen;
+	if (parse_trailer(pd, p, size, &tlen, &rec->time))
+		return PMUSIM_ERR_FORMAT;
+	uint16_t fixed = rec->type == PERF_RECORD_COMM   ? 16
+	                 : rec->type == PERF_RECORD_MMAP ? 40
+	                                                 : 72;
+	if (size - tlen <= fixed || !memchr(p + fixed, 0, (size_t)(size - tlen - fixed)))
+		return PMUSIM_ERR_FORMAT;
+	const char *name = (const char *)p + fixed;
+	uint32_t pid, tid;
+	memcpy(&pid, p + 8, 4);
+	memcpy(&tid, p + 12, 4);
+	if (rec->type == PERF_RECORD_COMM) {
+		rec->u.comm.pid = pid, rec->u.comm.tid = tid, rec->u.comm.comm = name;
+		return 0;
+	}
+	rec->u.mmap.pid = pid, rec->u.mmap.tid = tid, rec->u.mmap.filename = name;
+	rec->u.mmap.addr = u64_at(p + 16);
+	rec->u.mmap.len = u64_at(p + 24);
+	rec->u.mmap.pgoff = u64_at(p + 32);
+	if (rec->type == PERF_RECORD_MMAP2) {
+		memcpy(&rec->u.mmap.prot, p + 64, 4);
+		memcpy(&rec->u.mmap.flags, p + 68, 4);
+	}
+	return 0;
+}
+
+int perfdata_next(struct perfdata *pd, struct perf_record *rec, char *msg, size_t msglen)
+{
+	while (pd->pos < pd->data_end) {
+		uint64_t off = pd->pos;
+		const uint8_t *p = pd->map + off;
+		uint16_t size = 0;
+		if (pd->data_end - off >= 8)
+			memcpy(&size, p + 6, 2);
+		if (size < 8 || size > pd->data_end - off) {
+			pd->pos = pd->data_end; /* nothing after a broken size can be trusted */
+			return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT,
+			                   "perf.data: record at %#llx has a bad size",
+			                   (unsigned long long)off);
+		}
+		pd->pos += size;
+		memset(rec, 0, sizeof(*rec));
+		memcpy(&rec->type, p, 4);
+		memcpy(&rec->misc, p + 4, 2);
+		rec->offset = off;
+		int rc;
+		if (rec->type == PERF_RECORD_SAMPLE) {
+			rc = parse_sample(pd, p, size, &rec->u.sample);
+			rec->time = rec->u.sample.time;
+		} else if (rec->type == PERF_RECORD_COMM || rec->type == PERF_RECORD_MMAP ||
+		           rec->type == PERF_RECORD_MMAP2) {
+			rc = parse_task_record(pd, p, size, rec);
+		} else {
+			continue; /* records the interface does not carry */
+		}
+		if (rc)
+			return pmusim_fail(msg, msglen, rc,
+			                   "perf.data: record %u at %#llx is corrupt", rec->type,
+			                   (unsigned long long)off);
+		return 1;
+	}
+	return 0;
+}

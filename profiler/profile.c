@@ -1,0 +1,176 @@
+/* The profiling methods (see profile.h). */
+#include "profiler/profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+
+#define DEFAULT_SPAN 256
+
+static const char *const method_names[METHOD_COUNT] = {"cbt", "taken", "ranges", "ip", "calls"};
+
+int prof_method_parse(const char *name)
+{
+	for (int i = 0; i < METHOD_COUNT; i++)
+		if (strcmp(name, method_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+const char *prof_method_name(int method)
+{
+	return method >= 0 && method < METHOD_COUNT ? method_names[method] : "?";
+}
+
+int trigger_of_event(uint32_t type, uint64_t config)
+{
+	if (type == PERF_TYPE_HARDWARE) {
+		switch (config) {
+		case PERF_COUNT_HW_INSTRUCTIONS: return TRIG_INSNS;
+		case PERF_COUNT_HW_BRANCH_INSTRUCTIONS: return TRIG_BRANCHES;
+		default: return TRIG_CYCLES;
+		}
+	}
+	if (type == PERF_TYPE_RAW) {
+		/* Intel BR_INST_RETIRED (event 0xc4): umask 0x20 near_taken, 0x00 all */
+		if ((config & 0xff) == 0xc4)
+			return (config & 0xff00) == 0x2000 ? TRIG_TAKEN : TRIG_BRANCHES;
+		if ((config & 0xffff) == 0x00c0)
+			return TRIG_INSNS; /* INST_RETIRED.ANY_P */
+	}
+	return TRIG_CYCLES;
+}
+
+struct profile {
+	struct profile_opts o;
+	struct binary *bin;
+	struct edges *e;
+	struct profile_stats st;
+	struct br_outcome out[TRACE_MAX_OUT];
+};
+
+int profile_new(const struct profile_opts *o, struct binary *bin, struct profile **out)
+{
+	struct profile *p = calloc(1, sizeof(*p));
+	if (!p || !(p->e = edges_new())) {
+		free(p);
+		return PMUSIM_ERR_NOMEM;
+	}
+	p->o = *o;
+	if (!p->o.span)
+		p->o.span = DEFAULT_SPAN;
+	p->bin = bin;
+	*out = p;
+	return 0;
+}
+
+void profile_free(struct profile *p)
+{
+	if (!p)
+		return;
+	edges_free(p->e);
+	free(p);
+}
+
+static int add_outcomes(struct profile *p, const struct br_outcome *o, size_t n, double w)
+{
+	for (size_t i = 0; i < n; i++)
+		if (edges_add(p->e, o[i].from, o[i].to, o[i].kind, o[i].taken, w) < 0)
+			return PMUSIM_ERR_NOMEM;
+	p->st.outcomes += n;
+	return 0;
+}
+
+static int drop(struct profile *p, enum trace_drop why)
+{
+	p->st.dropped++;
+	p->st.drop[why]++;
+	return 0;
+}
+
+static int add_cbt(struct profile *p, const struct perf_sample *s, int trigger, int whole)
+{
+	enum trace_drop why;
+	uint64_t end_insn, end_cycle;
+	size_t n = trace_rebuild(p->bin, s, trigger == TRIG_BRANCHES, p->out, &why, &end_insn, &end_cycle);
+	if (n == 0)
+		return drop(p, why);
+	if (whole) /* ranges: everything, once per sample */
+		return p->st.used++, add_outcomes(p, p->out, n, 1.0);
+	double w;
+	uint64_t cbt = p->o.cbt && p->o.cbt < s->nbr ? p->o.cbt : s->nbr;
+	size_t first = trace_window(p->out, n, trigger, cbt, p->o.span, end_insn, end_cycle,
+				    s->period ? s->period : 1, &w);
+	if (first >= n)
+		return drop(p, DROP_SHORT);
+	p->st.used++;
+	return add_outcomes(p, p->out + first, n - first, w);
+}
+
+/* Kind of the branch at addr from the binary (BK_NONE outside it). */
+static int kind_at(struct profile *p, uint64_t addr, const struct block_info **run)
+{
+	*run = binary_run(p->bin, addr);
+	return *run && (*run)->term == addr ? (*run)->kind : BK_NONE;
+}
+
+static int add_entries(struct profile *p, const struct perf_sample *s, int calls_only)
+{
+	if (s->nbr == 0)
+		return drop(p, DROP_NO_BRANCHES);
+	double w = (double)(s->period ? s->period : 1) / (double)s->nbr;
+	for (uint64_t i = 0; i < s->nbr; i++) {
+		const struct block_info *r;
+		int kind = kind_at(p, s->br[i].from, &r);
+		if (calls_only && kind != BK_CALL && kind != BK_CALL_IND)
+			continue;
+		if (edges_add(p->e, s->br[i].from, s->br[i].to, kind, 1, w) < 0)
+			return PMUSIM_ERR_NOMEM;
+		p->st.outcomes++;
+	}
+	p->st.used++;
+	return 0;
+}
+
+static int add_ip(struct profile *p, const struct perf_sample *s)
+{
+	const struct block_info *r;
+	int kind = kind_at(p, s->ip, &r);
+	double w = (double)(s->period ? s->period : 1);
+	p->st.used++;
+	if (kind == BK_COND)
+		return edges_add(p->e, s->ip, r->target, kind, 1, w / 2) < 0 ||
+			       edges_add(p->e, s->ip, r->end, kind, 0, w / 2) < 0
+			   ? PMUSIM_ERR_NOMEM : 0;
+	if (kind == BK_JMP || kind == BK_CALL)
+		return edges_add(p->e, s->ip, r->target, kind, 1, w);
+	return 0; /* not a branch, or its target is not known without an LBR */
+}
+
+int profile_add(struct profile *p, const struct perf_sample *s, int trigger)
+{
+	p->st.samples++;
+	switch (p->o.method) {
+	case METHOD_CBT: return add_cbt(p, s, trigger, 0);
+	case METHOD_RANGES: return add_cbt(p, s, trigger, 1);
+	case METHOD_TAKEN: return add_entries(p, s, 0);
+	case METHOD_CALLS: return add_entries(p, s, 1);
+	default: return add_ip(p, s);
+	}
+}
+
+struct edges *profile_edges(struct profile *p)
+{
+	return p->e;
+}
+
+const struct profile_stats *profile_stats(const struct profile *p)
+{
+	return &p->st;
+}
+
+struct binary *profile_binary(const struct profile *p)
+{
+	return p->bin;
+}

@@ -1,0 +1,86 @@
+/* Branch-trace reconstruction from a taken-branch trace (TBT), the method this
+ * project is built around ("edge profiling from taken-branch traces", seed 000):
+ *
+ * 1. The sample's LBR entries, newest first, are the taken branches T.
+ * 2. Walking the binary from each entry's target to the next newer entry's
+ *    source adds every conditional branch passed on the way as not taken, which
+ *    rebuilds the complete branch trace (the "CBT") between the oldest entry and
+ *    the newest. A sample whose records contradict the binary — an unconditional
+ *    branch inside a range, a range that runs backwards, a source that is no
+ *    branch, code that is not there — is dropped and counted.
+ * 3. When the branch that triggered the sample (the precise sample IP) completed
+ *    not taken, the walk goes on to it and appends it as not taken.
+ * 4. A window of the newest outcomes is kept (trace_window) and each kept outcome
+ *    is added to the edge counters with the sample's weight.
+ *
+ * Entries whose range leaves the binary (another DSO, the kernel) are kept as
+ * taken outcomes; the ranges next to them are not walked. */
+#ifndef PMUSIM_PROFILER_TRACE_H
+#define PMUSIM_PROFILER_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profiler/binary.h"
+#include "profiler/perfdata.h"
+
+/* One branch outcome of the rebuilt trace. */
+struct br_outcome {
+	uint64_t from;   /* the branch instruction */
+	uint64_t to;     /* its target when taken, the next instruction when not */
+	uint64_t insn;   /* instructions retired before this branch since the trace start */
+	uint64_t cycle;  /* LBR cycles up to the taken branch at or after it */
+	uint8_t kind;    /* enum br_kind; BK_NONE when the source is outside the binary */
+	uint8_t taken;
+};
+
+/* Why a sample was dropped (index into trace_stats.dropped). */
+enum trace_drop {
+	DROP_NONE = 0,
+	DROP_NO_BRANCHES,    /* empty branch stack */
+	DROP_NOT_A_BRANCH,   /* an entry's source is not a branch instruction in the binary */
+	DROP_UNCOND_IN_RANGE,/* an unconditional branch lies between two entries */
+	DROP_BACKWARDS,      /* a range that runs backwards */
+	DROP_OFF_TEXT,       /* a range that leaves the code */
+	DROP_TOO_LONG,       /* a range longer than TRACE_MAX_WALK instructions */
+	DROP_SHORT,          /* too few outcomes for the window */
+	DROP_COUNT
+};
+
+#define TRACE_MAX_WALK 65536
+#define TRACE_MAX_OUT 4096
+
+/* What triggered the samples (the event that overflowed). */
+enum trigger {
+	TRIG_TAKEN = 0,    /* taken branches retired */
+	TRIG_BRANCHES,     /* branches retired */
+	TRIG_INSNS,        /* instructions retired */
+	TRIG_CYCLES,       /* cycles */
+};
+
+/* Rebuilds the branch trace of one sample, oldest outcome first, into out (room
+ * for TRACE_MAX_OUT). append_trigger: walk on to the sample IP and, if it is a
+ * conditional branch that is not the newest entry, append it as not taken (for
+ * branch triggers with a precise IP); otherwise the walk still reaches the IP so
+ * that the trace's instruction span ends there. *end_insn and *end_cycle get the
+ * instruction and cycle position of the trace's end (the sample point). Returns
+ * the number of outcomes, or 0 with *why set when the sample must be dropped. */
+size_t trace_rebuild(struct binary *b, const struct perf_sample *s, int append_trigger,
+		     struct br_outcome *out, enum trace_drop *why, uint64_t *end_insn,
+		     uint64_t *end_cycle);
+
+/* The window of a rebuilt trace that the CBT method keeps, for a trigger:
+ * - TRIG_BRANCHES: the newest `cbt` outcomes;
+ * - TRIG_TAKEN: the newest `cbt` taken outcomes and the not-taken ones after the
+ *   (cbt+1)-th newest taken (so every branch execution is covered by exactly
+ *   `cbt` sample points; needs cbt < taken outcomes);
+ * - TRIG_INSNS / TRIG_CYCLES: the outcomes in the last `span` instructions
+ *   (cycles) before the sample, which needs the trace to span at least that much.
+ * Each kept outcome stands for weight = period / cbt (period / span) executions,
+ * so every branch execution is counted with the same expectation. Returns the
+ * index of the first kept outcome and sets *weight; returns n (keep none) when
+ * the trace is too short. */
+size_t trace_window(const struct br_outcome *o, size_t n, int trigger, uint64_t cbt, uint64_t span,
+		    uint64_t end_insn, uint64_t end_cycle, uint64_t period, double *weight);
+
+#endif
