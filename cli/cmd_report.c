@@ -107,6 +107,9 @@ static void write_text(FILE *f, struct profile *prof, const struct edge *e, size
 	const struct symtab *sy = binary_symtab(profile_binary(prof));
 	fprintf(f, "# method %s: %" PRIu64 " samples, %" PRIu64 " used, %" PRIu64 " dropped; %zu edges\n",
 		prof_method_name(method), st->samples, st->used, st->dropped, n);
+	for (int i = 1; i < DROP_COUNT; i++)
+		if (st->drop[i])
+			fprintf(f, "#   dropped, %s: %" PRIu64 "\n", trace_drop_name((enum trace_drop)i), st->drop[i]);
 	struct edge *by_w = malloc((n + 1) * sizeof(*by_w));
 	if (!by_w)
 		return;
@@ -151,8 +154,11 @@ static void write_json(FILE *f, struct profile *prof, const struct edge *e, size
 	const struct profile_stats *st = profile_stats(prof);
 	const struct symtab *sy = binary_symtab(profile_binary(prof));
 	fprintf(f, "{\"method\": \"%s\", \"samples\": %" PRIu64 ", \"samples_used\": %" PRIu64
-		", \"samples_dropped\": %" PRIu64 ", \"edges\": [", prof_method_name(method), st->samples,
+		", \"samples_dropped\": %" PRIu64 ", \"dropped\": {", prof_method_name(method), st->samples,
 		st->used, st->dropped);
+	for (int i = 1; i < DROP_COUNT; i++)
+		fprintf(f, "%s\"%s\": %" PRIu64, i > 1 ? ", " : "", trace_drop_name((enum trace_drop)i), st->drop[i]);
+	fputs("}, \"edges\": [", f);
 	for (size_t i = 0; i < n; i++) {
 		char a[600], b[600];
 		sym_text(sy, e[i].from, a, sizeof(a));

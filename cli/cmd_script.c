@@ -2,18 +2,15 @@
  * perf's) as `perf script` does, for users without perf. Field layout follows
  * perf 6.1's builtin-script.c output: " %16lx" IPs, branch entries
  * "0xFROM/0xTO/M|P|-/X|-/A|-/CYCLES/TYPE". */
-#include <fcntl.h>
-#include <gelf.h>
 #include <getopt.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/err.h"
 #include "common/symtab.h"
+#include "profiler/binary.h"
 #include "profiler/perfdata.h"
 
 static const char script_usage[] =
@@ -75,31 +72,6 @@ struct script {
 	char comm[64];
 };
 
-/* The load bias of a mapping: its address minus the address the ELF gives to
- * the segment at that file offset (0 for a fixed-address executable). */
-static uint64_t mapping_bias(const char *path, uint64_t addr, uint64_t pgoff)
-{
-	uint64_t bias = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || elf_version(EV_CURRENT) == EV_NONE)
-		return fd >= 0 ? (close(fd), 0) : 0;
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-	size_t n = 0;
-	if (elf && elf_getphdrnum(elf, &n) == 0)
-		for (size_t i = 0; i < n; i++) {
-			GElf_Phdr ph;
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-			    (ph.p_offset & ~0xfffULL) == pgoff) {
-				bias = addr - (ph.p_vaddr & ~0xfffULL);
-				break;
-			}
-		}
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return bias;
-}
-
 static void add_map(struct script *sc, const struct perf_record *rec)
 {
 	struct map *m = realloc(sc->maps, (sc->nmaps + 1) * sizeof(*m));
@@ -112,7 +84,7 @@ static void add_map(struct script *sc, const struct perf_record *rec)
 	m->len = rec->u.mmap.len;
 	m->path = strdup(rec->u.mmap.filename ? rec->u.mmap.filename : "");
 	m->syms = NULL;
-	uint64_t bias = mapping_bias(m->path, m->addr, rec->u.mmap.pgoff);
+	uint64_t bias = binary_bias_for_mapping(m->path, m->addr, rec->u.mmap.pgoff);
 	if (!m->path || symtab_load(m->path, bias, &m->syms) < 0)
 		m->syms = NULL;
 }

@@ -6,7 +6,7 @@
 
 #include "common/err.h"
 
-#define DEFAULT_SPAN 256
+#define DEFAULT_SPAN 64
 
 static const char *const method_names[METHOD_COUNT] = {"cbt", "taken", "ranges", "ip", "calls"};
 

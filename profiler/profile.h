@@ -35,7 +35,7 @@ int trigger_of_event(uint32_t type, uint64_t config);
 struct profile_opts {
 	int method;       /* enum prof_method */
 	uint64_t cbt;     /* CBT size; 0: the TBT size of each sample (its entries) */
-	uint64_t span;    /* window of instructions or cycles for those triggers; 0: 256 */
+	uint64_t span;    /* window of instructions or cycles for those triggers; 0: 64 */
 };
 
 struct profile_stats {

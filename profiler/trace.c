@@ -7,6 +7,15 @@
 
 enum walk_end { WALK_OK = 0, WALK_FOREIGN = -1 };
 
+const char *trace_drop_name(enum trace_drop why)
+{
+	static const char *const names[DROP_COUNT] = {
+		"none", "no_branches", "not_a_branch", "unconditional_in_range", "backwards",
+		"off_text", "too_long", "short",
+	};
+	return (unsigned)why < DROP_COUNT ? names[why] : "?";
+}
+
 struct walker {
 	struct binary *b;
 	struct br_outcome *out;
@@ -77,9 +86,9 @@ static int source_kind(struct binary *b, uint64_t from, int *kind)
 }
 
 /* After the newest entry: on to the sample IP, appending a not-taken trigger. */
-static void walk_to_ip(struct walker *w, const struct perf_sample *s, int append_trigger)
+static void walk_to_ip(struct walker *w, const struct perf_sample *s, size_t newest, int append_trigger)
 {
-	const struct perf_branch *e0 = &s->br[0];
+	const struct perf_branch *e0 = &s->br[newest];
 	if (s->ip == e0->from)
 		return;
 	struct walker save = *w;
@@ -105,7 +114,10 @@ size_t trace_rebuild(struct binary *b, const struct perf_sample *s, int append_t
 		*why = DROP_NO_BRANCHES;
 		return 0;
 	}
-	for (size_t i = s->nbr; i-- > 0;) {
+	/* Skylake's LBR may record the newest branch twice when the PMI arrives (the
+	 * "Skylake fix" of BOLT's perf2bolt): the duplicate is not a second branch */
+	size_t newest = s->nbr >= 2 && s->br[0].from == s->br[1].from && s->br[0].to == s->br[1].to;
+	for (size_t i = s->nbr; i-- > newest;) {
 		const struct perf_branch *e = &s->br[i];
 		int kind = BK_NONE, r = WALK_FOREIGN;
 		if (i + 1 < s->nbr)
@@ -121,7 +133,7 @@ size_t trace_rebuild(struct binary *b, const struct perf_sample *s, int append_t
 		}
 		w.insn++;
 	}
-	walk_to_ip(&w, s, append_trigger);
+	walk_to_ip(&w, s, newest, append_trigger);
 	*end_insn = w.insn;
 	*end_cycle = w.cycle;
 	return w.k;

@@ -14,7 +14,9 @@
  *    is added to the edge counters with the sample's weight.
  *
  * Entries whose range leaves the binary (another DSO, the kernel) are kept as
- * taken outcomes; the ranges next to them are not walked. */
+ * taken outcomes; the ranges next to them are not walked. A newest entry that
+ * repeats the one before it (Skylake records the last branch twice at a PMI) is
+ * taken once. */
 #ifndef PMUSIM_PROFILER_TRACE_H
 #define PMUSIM_PROFILER_TRACE_H
 
@@ -46,6 +48,9 @@ enum trace_drop {
 	DROP_SHORT,          /* too few outcomes for the window */
 	DROP_COUNT
 };
+
+/* Short names of the reasons ("not_a_branch", …), for reports. */
+const char *trace_drop_name(enum trace_drop why);
 
 #define TRACE_MAX_WALK 65536
 #define TRACE_MAX_OUT 4096
