@@ -131,6 +131,28 @@ int binary_open(const char *path, uint64_t bias, struct binary **out, char *msg,
 	return 0;
 }
 
+int binary_from_code(const uint8_t *code, size_t len, uint64_t addr, struct binary **out)
+{
+	struct binary *b = calloc(1, sizeof(*b));
+	*out = NULL;
+	if (!b)
+		return PMUSIM_ERR_NOMEM;
+	b->path = strdup("[code]");
+	b->file = malloc(len ? len : 1);
+	b->flen = len;
+	b->seg[0] = (struct seg){addr, addr + len, 0};
+	b->nseg = 1;
+	b->syms = symtab_new_empty();
+	if (b->file)
+		memcpy(b->file, code, len);
+	if (!b->path || !b->file || !b->syms || !(b->dc = dcache_new(read_code, b))) {
+		binary_free(b);
+		return PMUSIM_ERR_NOMEM;
+	}
+	*out = b;
+	return 0;
+}
+
 void binary_free(struct binary *b)
 {
 	if (!b)

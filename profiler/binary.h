@@ -18,6 +18,10 @@ struct binary;
 int binary_open(const char *path, uint64_t bias, struct binary **out, char *msg, size_t msglen);
 void binary_free(struct binary *b);
 
+/* A binary made of len bytes of code placed at addr, without symbols (for code
+ * that exists in no file, and for tests). 0 or PMUSIM_ERR_NOMEM. */
+int binary_from_code(const uint8_t *code, size_t len, uint64_t addr, struct binary **out);
+
 /* The load bias that puts the PT_LOAD segment at file offset pgoff at addr
  * (MMAP2 records give addr and pgoff); 0 when the file is not ELF or has none. */
 uint64_t binary_bias_for_mapping(const char *path, uint64_t addr, uint64_t pgoff);

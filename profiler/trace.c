@@ -47,7 +47,7 @@ static int walk(struct walker *w, uint64_t from, uint64_t to, int must_branch, i
 		const struct block_info *r = binary_run(w->b, a);
 		if (!r || r->kind == BK_TRAP)
 			return DROP_OFF_TEXT;
-		if (to >= r->start && to <= r->term) {
+		if (to >= r->start && to < r->end) {
 			int idx = block_insn_index(r, to);
 			if (idx < 0 || (must_branch && (to != r->term || !br_kind_is_branch(r->kind))))
 				return DROP_NOT_A_BRANCH;
@@ -57,14 +57,15 @@ static int walk(struct walker *w, uint64_t from, uint64_t to, int must_branch, i
 		}
 		if (to < r->start)
 			return DROP_BACKWARDS;
+		if (r->kind != BK_COND && r->kind != BK_SYSCALL && r->kind != BK_REP && r->kind != BK_NONE)
+			return DROP_UNCOND_IN_RANGE;
+		w->insn += r->ninsns - 1u; /* the instructions before the terminator */
 		if (r->kind == BK_COND) {
 			int err = push(w, r->term, r->end, BK_COND, 0);
 			if (err)
 				return err;
-		} else if (r->kind != BK_SYSCALL && r->kind != BK_REP && r->kind != BK_NONE) {
-			return DROP_UNCOND_IN_RANGE;
 		}
-		w->insn += r->ninsns;
+		w->insn++;
 		steps += r->ninsns;
 		if (steps > TRACE_MAX_WALK)
 			return DROP_TOO_LONG;
