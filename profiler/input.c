@@ -128,6 +128,8 @@ int input_profile(const char *path, const struct input_opts *io, const struct pr
 			err = on_sample(&f, &r.u.sample, msg, ml);
 	}
 	perfdata_close(f.pd);
+	if (err >= 0 && f.prof)
+		err = profile_finish(f.prof);
 	if (err >= 0 && !f.prof)
 		err = pmusim_fail(msg, ml, PMUSIM_ERR_ARG, "%s holds no samples of the program", path);
 	if (err < 0) {

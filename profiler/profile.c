@@ -6,7 +6,10 @@
 
 #include "common/err.h"
 
-#define DEFAULT_SPAN 64
+/* With instruction or cycle triggers and no --span, the window is the 10th
+ * percentile of the spans of the first CALIBRATE samples (deterministic, and
+ * bounded memory: those samples are held until then). */
+#define CALIBRATE 256
 
 static const char *const method_names[METHOD_COUNT] = {"cbt", "taken", "ranges", "ip", "calls"};
 
@@ -42,12 +45,21 @@ int trigger_of_event(uint32_t type, uint64_t config)
 	return TRIG_CYCLES;
 }
 
+struct held {
+	struct perf_sample s;
+	int trigger;
+};
+
 struct profile {
 	struct profile_opts o;
 	struct binary *bin;
 	struct edges *e;
 	struct profile_stats st;
 	struct br_outcome out[TRACE_MAX_OUT];
+	int calibrating;             /* span still to be chosen */
+	struct held held[CALIBRATE]; /* samples held until then (branches copied) */
+	struct perf_branch *held_br;
+	size_t nheld;
 };
 
 int profile_new(const struct profile_opts *o, struct binary *bin, struct profile **out)
@@ -58,8 +70,7 @@ int profile_new(const struct profile_opts *o, struct binary *bin, struct profile
 		return PMUSIM_ERR_NOMEM;
 	}
 	p->o = *o;
-	if (!p->o.span)
-		p->o.span = DEFAULT_SPAN;
+	p->calibrating = o->method == METHOD_CBT && o->span == 0;
 	p->bin = bin;
 	*out = p;
 	return 0;
@@ -70,6 +81,7 @@ void profile_free(struct profile *p)
 	if (!p)
 		return;
 	edges_free(p->e);
+	free(p->held_br);
 	free(p);
 }
 
@@ -148,9 +160,61 @@ static int add_ip(struct profile *p, const struct perf_sample *s)
 	return 0; /* not a branch, or its target is not known without an LBR */
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Chooses the span from the held samples and feeds them. */
+static int calibrate(struct profile *p)
+{
+	uint64_t spans[CALIBRATE];
+	size_t n = 0;
+	for (size_t i = 0; i < p->nheld; i++) {
+		enum trace_drop why;
+		uint64_t ei, ec;
+		const struct held *h = &p->held[i];
+		size_t k = trace_rebuild(p->bin, &h->s, 0, p->out, &why, &ei, &ec);
+		if (k)
+			spans[n++] = h->trigger == TRIG_CYCLES ? ec - p->out[0].cycle : ei - p->out[0].insn;
+	}
+	qsort(spans, n, sizeof(spans[0]), cmp_u64);
+	p->o.span = n ? spans[n / 10] : 1;
+	if (p->o.span == 0)
+		p->o.span = 1;
+	p->calibrating = 0;
+	int err = 0;
+	for (size_t i = 0; i < p->nheld && !err; i++) {
+		p->st.samples--; /* counted when held */
+		err = profile_add(p, &p->held[i].s, p->held[i].trigger);
+	}
+	p->nheld = 0;
+	return err;
+}
+
+static int hold(struct profile *p, const struct perf_sample *s, int trigger)
+{
+	if (!p->held_br && !(p->held_br = malloc(CALIBRATE * 64 * sizeof(*p->held_br))))
+		return PMUSIM_ERR_NOMEM;
+	struct held *h = &p->held[p->nheld];
+	h->s = *s;
+	h->s.nbr = s->nbr < 64 ? s->nbr : 64;
+	h->trigger = trigger;
+	memcpy(p->held_br + 64 * p->nheld, s->br, h->s.nbr * sizeof(*s->br));
+	h->s.br = p->held_br + 64 * p->nheld;
+	return ++p->nheld == CALIBRATE ? calibrate(p) : 0;
+}
+
 int profile_add(struct profile *p, const struct perf_sample *s, int trigger)
 {
 	p->st.samples++;
+	if (p->calibrating) {
+		if (trigger == TRIG_INSNS || trigger == TRIG_CYCLES)
+			return hold(p, s, trigger);
+		if (!p->nheld)
+			p->calibrating = 0;
+	}
 	switch (p->o.method) {
 	case METHOD_CBT: return add_cbt(p, s, trigger, 0);
 	case METHOD_RANGES: return add_cbt(p, s, trigger, 1);
@@ -158,6 +222,16 @@ int profile_add(struct profile *p, const struct perf_sample *s, int trigger)
 	case METHOD_CALLS: return add_entries(p, s, 1);
 	default: return add_ip(p, s);
 	}
+}
+
+int profile_finish(struct profile *p)
+{
+	return p->calibrating && p->nheld ? calibrate(p) : 0;
+}
+
+uint64_t profile_span(const struct profile *p)
+{
+	return p->o.span;
 }
 
 struct edges *profile_edges(struct profile *p)
