@@ -1,0 +1,225 @@
+/* End-to-end tests of the profiling pipeline (pmusim report / validate) on
+ * pmusim's own recordings, compared with the exact truth of the same run:
+ * - the CBT method meets 99 % edge overlap on every workload (taken-branch
+ *   trigger), and on loops with the other triggers (branches, conditional
+ *   branches, instructions, cycles);
+ * - the call-graph variant on call-only recordings meets 99 % call overlap;
+ * - the baselines are what they are: raw taken-branch counting lacks the
+ *   fall-through edges, so it stays below the CBT method;
+ * - validate works as a CI gate (exit 0/1/2), report writes text, JSON and fdata;
+ * - the real Skylake recording: at least 99 % of its samples with branch
+ *   records are consistent with its binary. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/e2e/e2e_util.h"
+#include "tests/unit/run_suite.h"
+
+static double json_num(const char *text, const char *key)
+{
+	char k[64];
+	snprintf(k, sizeof(k), "\"%s\": ", key);
+	const char *p = text ? strstr(text, k) : NULL;
+	ck_assert_msg(p, "no %s in %s", key, text ? text : "(nothing)");
+	return strtod(p + strlen(k), NULL);
+}
+
+/* Records prog with event/period (delta period/2), LBR filter; truth alongside. */
+static void record(const char *prog, const char *event, const char *period, const char *filter,
+		   const char *data, const char *truth)
+{
+	char delta[32];
+	snprintf(delta, sizeof(delta), "%ld", strtol(period, NULL, 10) / 2);
+	char *a[] = {(char *)pmusim(), "record", "-e", (char *)event, "-c", (char *)period, "--delta", delta,
+		     "-j", (char *)filter, "--seed", "1", "-o", (char *)data, "--truth", (char *)truth, "--",
+		     (char *)prog, NULL};
+	if (strcmp(delta, "0") == 0) /* no delta with a period of 1 */
+		memmove(&a[6], &a[8], 11 * sizeof(char *));
+	int st = run_cmd(a, NULL, NULL, NULL);
+	ck_assert_msg(st != 2 && st < 128, "pmusim record failed on %s (%d)", prog, st);
+}
+
+static char *validate(const char *data, const char *truth, const char *method, const char *min, int *status)
+{
+	char *a[] = {(char *)pmusim(), "validate", "-i", (char *)data, "--truth", (char *)truth, "--method",
+		     (char *)method, "--min-overlap", (char *)min, "--format", "json", NULL};
+	return run_capture(a, status);
+}
+
+static const struct {
+	int line;
+	const char *prog, *period;
+	double min;
+} cbt_rows[] = {
+	{__LINE__, "loops", "140", 0.99},      {__LINE__, "switch", "40", 0.99},
+	{__LINE__, "recursion", "17", 0.99},   {__LINE__, "indirect", "7", 0.99},
+	{__LINE__, "strings", "2", 0.99},      {__LINE__, "syscalls", "2", 0.99},
+	{__LINE__, "pie_hello", "2", 0.99},    {__LINE__, "seeded", "2", 0.99},
+	{__LINE__, "args_env", "2", 0.99},     {__LINE__, "exit_code", "2", 0.99},
+	/* 1,655 taken branches in all: every one is a sample, and the program's
+	 * first 31 branches can never sit in a full window */
+	{__LINE__, "musl_hello", "1", 0.98},
+};
+
+START_TEST(cbt_meets_overlap_on_every_workload)
+{
+	const char *data = tmp_path("cbt.data"), *truth = tmp_path("cbt.fdata");
+	record(wl(cbt_rows[_i].prog), "br_inst_retired.near_taken", cbt_rows[_i].period, "any", data, truth);
+	char min[16];
+	snprintf(min, sizeof(min), "%.2f", cbt_rows[_i].min);
+	int st;
+	char *out = validate(data, truth, "cbt", min, &st);
+	double ov = json_num(out, "overlap_edges");
+	ck_assert_msg(st == 0 && ov >= cbt_rows[_i].min, "row at line %d (%s): overlap %.4f, status %d",
+		      cbt_rows[_i].line, cbt_rows[_i].prog, ov, st);
+	/* the first samples of a program may come before the LBR holds a full window */
+	ck_assert_msg(json_num(out, "samples_dropped") <= 0.01 * json_num(out, "samples"), "%s: samples dropped: %s",
+		      cbt_rows[_i].prog, out);
+	ck_assert_double_ge(json_num(out, "samples"), 600);
+	free(out);
+}
+END_TEST
+
+static const struct {
+	int line;
+	const char *event, *period;
+} trig_rows[] = {
+	{__LINE__, "branches", "400"},
+	{__LINE__, "br_inst_retired.cond", "250"},
+	{__LINE__, "instructions", "1300"},
+	{__LINE__, "cycles", "700"},
+};
+
+START_TEST(cbt_with_every_trigger)
+{
+	const char *data = tmp_path("trig.data"), *truth = tmp_path("trig.fdata");
+	record(wl("loops"), trig_rows[_i].event, trig_rows[_i].period, "any", data, truth);
+	int st;
+	char *out = validate(data, truth, "cbt", "0.98", &st);
+	ck_assert_msg(st == 0, "row at line %d (%s): %s", trig_rows[_i].line, trig_rows[_i].event, out);
+	free(out);
+}
+END_TEST
+
+/* The call-graph variant: call-only LBR, caller -> callee. */
+START_TEST(call_graph_from_call_only_lbr)
+{
+	const char *prog = _i ? wl("indirect") : wl("recursion");
+	const char *data = tmp_path("calls.data"), *truth = tmp_path("calls.fdata");
+	record(prog, "br_inst_retired.near_call", "3", "any_call", data, truth);
+	int st;
+	char *out = validate(data, truth, "calls", "0.99", &st);
+	ck_assert_msg(st == 0, "%s: %s", prog, out);
+	ck_assert_double_ge(json_num(out, "overlap_calls"), 0.99);
+	free(out);
+}
+END_TEST
+
+/* Baselines: counting raw LBR entries never sees fall-throughs; IP sampling
+ * sees no directions. Both stay below the CBT method on loops. */
+START_TEST(baselines_stay_below_cbt)
+{
+	const char *data = tmp_path("base.data"), *truth = tmp_path("base.fdata");
+	record(wl("loops"), "br_inst_retired.near_taken", "140", "any", data, truth);
+	int st;
+	char *c = validate(data, truth, "cbt", "0", &st), *t = validate(data, truth, "taken", "0", &st),
+	     *r = validate(data, truth, "ranges", "0", &st), *ip = validate(data, truth, "ip", "0", &st);
+	double oc = json_num(c, "overlap_edges"), ot = json_num(t, "overlap_edges"),
+	       orr = json_num(r, "overlap_edges"), oi = json_num(ip, "overlap_edges");
+	ck_assert_msg(ot < oc && oi < oc && orr <= oc + 0.005, "cbt %.4f taken %.4f ranges %.4f ip %.4f", oc, ot,
+		      orr, oi);
+	ck_assert_double_lt(ot, 0.95);
+	free(c), free(t), free(r), free(ip);
+}
+END_TEST
+
+/* validate as a CI gate: 1 below the threshold, 2 on errors (one line). */
+START_TEST(validate_exit_statuses)
+{
+	const char *data = tmp_path("gate.data"), *truth = tmp_path("gate.fdata"), *bad = tmp_path("bad.fdata");
+	record(wl("loops"), "br_inst_retired.near_taken", "140", "any", data, truth);
+	int st;
+	char *out = validate(data, truth, "ip", "0.999", &st);
+	ck_assert_int_eq(st, 1);
+	free(out);
+	FILE *f = fopen(bad, "w");
+	fputs("1 main 10 1 main\n", f);
+	fclose(f);
+	const char *err = tmp_path("gate.err");
+	char *a[] = {(char *)pmusim(), "validate", "-i", (char *)data, "--truth", (char *)bad, NULL};
+	ck_assert_int_eq(run_cmd(a, NULL, NULL, err), 2);
+	char *e = slurp(err, NULL);
+	ck_assert_msg(e && strstr(e, ":1: not an fdata line"), "message: %s", e);
+	free(e);
+	char *b[] = {(char *)pmusim(), "validate", "-i", (char *)truth, "--truth", (char *)truth, NULL};
+	ck_assert_int_eq(run_cmd(b, NULL, NULL, NULL), 2); /* not perf.data */
+	char *c[] = {(char *)pmusim(), "validate", "-i", (char *)data, "--truth", (char *)truth, "--method", "x", NULL};
+	ck_assert_int_eq(run_cmd(c, NULL, NULL, NULL), 2);
+}
+END_TEST
+
+/* report: text names the hot functions, JSON carries the counts, fdata parses. */
+START_TEST(report_formats)
+{
+	const char *data = tmp_path("rep.data"), *truth = tmp_path("rep.fdata"), *fd = tmp_path("rep.out.fdata");
+	record(wl("loops"), "br_inst_retired.near_taken", "140", "any", data, truth);
+	int st;
+	char *t[] = {(char *)pmusim(), "report", "-i", (char *)data, NULL};
+	char *text = run_capture(t, &st);
+	ck_assert_int_eq(st, 0);
+	ck_assert_msg(text && strstr(text, "run_loops") && strstr(text, "mix"), "text report: %s", text);
+	char *j[] = {(char *)pmusim(), "report", "-i", (char *)data, "--format", "json", NULL};
+	char *json = run_capture(j, &st);
+	ck_assert_int_eq(st, 0);
+	ck_assert_double_gt(json_num(json, "samples"), 1000);
+	ck_assert_double_eq(json_num(json, "samples_dropped"), 0);
+	ck_assert_ptr_nonnull(strstr(json, "\"edges\": ["));
+	char *f[] = {(char *)pmusim(), "report", "-i", (char *)data, "--format", "fdata", "-o", (char *)fd, NULL};
+	ck_assert_int_eq(run_cmd(f, NULL, NULL, NULL), 0);
+	/* the profile's own fdata read back as a "truth": overlap 1 with itself */
+	char *out = validate(data, fd, "cbt", "0.9999", &st);
+	ck_assert_msg(st == 0, "fdata round trip: %s", out);
+	free(text), free(json), free(out);
+}
+END_TEST
+
+/* The real Skylake recording goes through the same pipeline: at least 99 % of
+ * its samples with branch records are consistent with the binary (a window that
+ * is too short is no inconsistency). */
+START_TEST(real_skylake_recording)
+{
+	const char *sh = getenv("PMUSIM_SHARED");
+	char data[512], bin[512];
+	snprintf(data, sizeof(data), "%s/fixtures/real-lbr/skylake-cycles-b.perf.data", sh ? sh : "../shared");
+	snprintf(bin, sizeof(bin), "%s/fixtures/real-lbr/propeller_sample_1.bin", sh ? sh : "../shared");
+	int st;
+	char *a[] = {(char *)pmusim(), "report", "-i", data, "--binary", bin, "--format", "json", NULL};
+	char *out = run_capture(a, &st);
+	ck_assert_int_eq(st, 0);
+	double samples = json_num(out, "samples"), nobr = json_num(out, "no_branches");
+	double bad = json_num(out, "not_a_branch") + json_num(out, "unconditional_in_range") +
+		     json_num(out, "backwards") + json_num(out, "off_text") + json_num(out, "too_long");
+	ck_assert_double_eq(samples, 3740);
+	ck_assert_msg(bad <= 0.01 * (samples - nobr), "%.0f of %.0f samples inconsistent", bad, samples - nobr);
+	ck_assert_msg(strstr(out, "main+0x") && strstr(out, "compute_flag+0x"), "symbols: %.300s", out);
+	free(out);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("profile");
+	TCase *tc = tcase_create("profile");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, cbt_meets_overlap_on_every_workload, 0, (int)(sizeof(cbt_rows) / sizeof(cbt_rows[0])));
+	tcase_add_loop_test(tc, cbt_with_every_trigger, 0, (int)(sizeof(trig_rows) / sizeof(trig_rows[0])));
+	tcase_add_loop_test(tc, call_graph_from_call_only_lbr, 0, 2);
+	tcase_add_test(tc, baselines_stay_below_cbt);
+	tcase_add_test(tc, validate_exit_statuses);
+	tcase_add_test(tc, report_formats);
+	tcase_add_test(tc, real_skylake_recording);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
