@@ -59,4 +59,27 @@ summary 14 record/run " (target <= 1.25)"
 summary 13 stat/run ""
 awk '{if ($12 < 1) fast++} END {printf "pmusim --truth faster than callgrind on %d of %d workloads\n", fast, NR}' "$rows"
 echo "(medians of $RUNS runs; every guest store costs ~70 ns in Unicorn 2.0.1, see README)"
+
+# The profiler: samples per second of each method on one recording of loops,
+# and perf2bolt on the same perf.data (target: pmusim >= 10x faster).
+echo
+prog=$(readlink -f "$WL/loops.relocs")
+[ -x "$prog" ] || prog=$(readlink -f "$WL/loops")
+"$PMUSIM" record -e br_inst_retired.near_taken -c 7 --delta 3 -b -o "$tmp/prof.data" -- "$prog" >/dev/null 2>"$tmp/rec.err" </dev/null
+samples=$(grep -o '([0-9]* samples)' "$tmp/rec.err" | tr -dc 0-9)
+printf '%-8s %10s %10s %14s\n' method samples time_s samples/s
+for m in cbt taken ranges ip calls; do
+	t=$(median "$PMUSIM" report -i "$tmp/prof.data" --method "$m" --format fdata -o "$tmp/p.fdata")
+	awk -v m="$m" -v n="$samples" -v t="$t" 'BEGIN { printf "%-8s %10d %10.3f %14.0f\n", m, n, t, n / t }'
+	[ "$m" = cbt ] && cbt_t=$t
+done
+p2b=$(command -v perf2bolt-16 || command -v perf2bolt || echo /usr/lib/llvm-16/bin/perf2bolt)
+if [ -x "$p2b" ]; then
+	t=$(cd "$tmp" && median "$p2b" -p "$tmp/prof.data" -o "$tmp/p2b.fdata" "$prog")
+	awk -v n="$samples" -v t="$t" -v c="$cbt_t" 'BEGIN {
+		printf "%-8s %10d %10.3f %14.0f\n", "perf2bolt", n, t, n / t
+		printf "perf2bolt / pmusim report (cbt): %.1fx (target >= 10)\n", t / c }'
+else
+	echo "perf2bolt not installed: no comparison"
+fi
 exit 0
