@@ -70,11 +70,16 @@ $(BUILD)/tests/check_%: tests/e2e/check_%.c tests/e2e/e2e_util.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wno-write-strings -Wno-discarded-qualifiers $(CHECK_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CHECK_LIBS)
 
-workloads: $(WORKLOADS) $(WORKLOADS:%=%.o) $(WL_DIR)/loops.relocs
+workloads: $(WORKLOADS) $(WORKLOADS:%=%.o) $(WL_DIR)/loops.relocs $(WL_DIR)/loops.g
 
 # loops linked with its relocations kept, as llvm-bolt needs to rewrite it
 $(WL_DIR)/loops.relocs: $(WL_DIR)/loops.o
 	gcc -static -no-pie -Wl,--emit-relocs -o $@ $<
+
+# loops with DWARF 4 line tables (-g does not change the code), as AutoFDO needs
+# source lines and Debian's AutoFDO 0.19 reads no DWARF 5
+$(WL_DIR)/loops.g: workloads/loops.c
+	gcc -O2 -fno-pie -fno-omit-frame-pointer -g -gdwarf-4 -static -no-pie -o $@ $<
 
 # Each workload keeps its object file: tests read the program's own functions from it.
 .PRECIOUS: $(WL_DIR)/%.o

@@ -9,7 +9,10 @@
 #include "profiler/binary.h"
 #include "profiler/edges.h"
 
-/* Writes the profile e[0..n) of bin. 0 or a negative pmusim_err. */
+/* Writes the profile e[0..n) of bin: a range from each edge's destination to
+ * the next branch, and every taken edge, with addresses as file offsets in
+ * bin's file (what AutoFDO's own perf.data reader produces); addresses outside
+ * bin's executable segments are left out. 0 or a negative pmusim_err. */
 int autofdo_write(FILE *f, struct binary *bin, const struct edge *e, size_t n);
 
 #endif

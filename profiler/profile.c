@@ -201,7 +201,8 @@ static int hold(struct profile *p, const struct perf_sample *s, int trigger)
 	h->s = *s;
 	h->s.nbr = s->nbr < 64 ? s->nbr : 64;
 	h->trigger = trigger;
-	memcpy(p->held_br + 64 * p->nheld, s->br, h->s.nbr * sizeof(*s->br));
+	if (h->s.nbr)
+		memcpy(p->held_br + 64 * p->nheld, s->br, h->s.nbr * sizeof(*s->br));
 	h->s.br = p->held_br + 64 * p->nheld;
 	return ++p->nheld == CALIBRATE ? calibrate(p) : 0;
 }
