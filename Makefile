@@ -51,7 +51,7 @@ WORKLOADS := $(WL_C:workloads/%.c=$(WL_DIR)/%) $(WL_MUSL:workloads/%.c=$(WL_DIR)
 DEPS := build-essential pkg-config libunicorn-dev libcapstone-dev libelf-dev check \
 	valgrind musl-tools busybox-static python3 linux-perf bolt-16 autofdo llvm
 
-.PHONY: all test unit e2e e2e-asan asan-unit bench mca demo deps workloads clean format syscall-names
+.PHONY: all test unit e2e e2e-asan asan-unit bench mca experiments demo deps workloads clean format syscall-names
 
 all: $(PMUSIM) workloads
 
@@ -154,6 +154,12 @@ test: deps
 
 bench: $(PMUSIM) workloads
 	bench/run.sh $(PMUSIM) $(WL_DIR)
+
+# The uniformity experiment: every workload through every method, trigger, TBT/CBT
+# size, with and without the random delta; writes docs/results/uniformity.md and
+# docs/results/svg/ (a few minutes on 2 cores; not part of make test).
+experiments: $(PMUSIM) workloads
+	bench/experiments.sh $(PMUSIM) $(WL_DIR) docs/results
 
 # Timing model vs llvm-mca -mcpu=skylake on the workloads' hottest runs.
 $(BUILD)/block_cost: bench/block_cost.c $(LIB_OBJ)

@@ -9,11 +9,13 @@
 #include "cli/cli.h"
 #include "cli/profile_args.h"
 #include "common/err.h"
+#include "common/outfile.h"
+#include "profiler/svg.h"
 #include "profiler/validate.h"
 
 static const char validate_usage[] =
 	"usage: pmusim validate [-i FILE] --truth TRUTH.fdata [--min-overlap X]\n"
-	"                       [--format text|json] [profile options]\n"
+	"                       [--format text|json] [--svg PLOT.svg] [profile options]\n"
 	"\n"
 	"Builds the edge profile of FILE with a method and compares it with the exact\n"
 	"edges in TRUTH.fdata: overlap = sum of min(p, q) over edges of the two\n"
@@ -25,17 +27,22 @@ static const char validate_usage[] =
 	"  --min-overlap X      exit 1 when the overlap (of call edges for --method calls,\n"
 	"                       of all edges otherwise) is below X (0..1, default 0)\n"
 	"  --format F           text (default) or json (keys overlap_edges, overlap_taken,\n"
-	"                       overlap_calls, hot_edge_max_rel_err, samples, samples_dropped)\n"
+	"                       overlap_calls, hot_edge_max_rel_err, samples, samples_dropped,\n"
+	"                       span: the window of instruction- and cycle-triggered samples)\n"
+	"  --svg FILE           also write a log-log scatter plot (SVG) of every truth edge:\n"
+	"                       exact count against the profile's weight scaled to the same\n"
+	"                       total (call edges only for --method calls)\n"
 	PROFILE_OPTIONS_HELP
 	"  -h, --help           this text\n"
 	"\n"
 	"exit status: 0 when the overlap meets --min-overlap, 1 when not, 2 on errors.\n";
 
-enum { O_TRUTH = PA_O_END, O_MIN, O_FORMAT };
+enum { O_TRUTH = PA_O_END, O_MIN, O_FORMAT, O_SVG };
 
 struct validate_args {
 	struct profile_args pa;
 	const char *truth;
+	const char *svg;
 	double min_overlap;
 	int json;
 };
@@ -45,7 +52,7 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 	static const struct option opts[] = {
 		PROFILE_LONG_OPTIONS, {"truth", required_argument, 0, O_TRUTH},
 		{"min-overlap", required_argument, 0, O_MIN}, {"format", required_argument, 0, O_FORMAT},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		{"svg", required_argument, 0, O_SVG}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	const char *cmd = "pmusim validate";
 	optind = 1;
 	opterr = 0;
@@ -59,6 +66,7 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 		char *end;
 		switch (c) {
 		case O_TRUTH: a->truth = optarg; break;
+		case O_SVG: a->svg = optarg; break;
 		case O_MIN:
 			a->min_overlap = strtod(optarg, &end);
 			if (*end || end == optarg || a->min_overlap < 0 || a->min_overlap > 1)
@@ -83,16 +91,18 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 }
 
 static void print_result(const struct validate_args *a, const struct overlap *o,
-			 const struct profile_stats *st, size_t unknown)
+			 const struct profile *prof, size_t unknown)
 {
+	const struct profile_stats *st = profile_stats(prof);
 	if (a->json) {
 		printf("{\"method\": \"%s\", \"overlap_edges\": %.6f, \"overlap_taken\": %.6f, "
 		       "\"overlap_calls\": %.6f, \"hot_edge_max_rel_err\": %.6f, \"samples\": %llu, "
 		       "\"samples_used\": %llu, \"samples_dropped\": %llu, \"truth_edges\": %zu, "
-		       "\"profile_edges\": %zu, \"truth_lines_unresolved\": %zu}\n",
+		       "\"profile_edges\": %zu, \"truth_lines_unresolved\": %zu, \"span\": %llu}\n",
 		       prof_method_name(a->pa.po.method), o->all, o->taken, o->calls, o->hot_max_rel_err,
 		       (unsigned long long)st->samples, (unsigned long long)st->used,
-		       (unsigned long long)st->dropped, o->truth_edges, o->profile_edges, unknown);
+		       (unsigned long long)st->dropped, o->truth_edges, o->profile_edges, unknown,
+		       (unsigned long long)profile_span(prof));
 		return;
 	}
 	printf("method %s: %llu samples, %llu used, %llu dropped\n", prof_method_name(a->pa.po.method),
@@ -102,6 +112,33 @@ static void print_result(const struct validate_args *a, const struct overlap *o,
 	printf("overlap, call edges:  %8.4f %%\n", 100 * o->calls);
 	printf("largest relative error of an edge with >= 1 %% of the weight: %.4f\n", o->hot_max_rel_err);
 	printf("edges: %zu in the truth, %zu in the profile\n", o->truth_edges, o->profile_edges);
+}
+
+/* The scatter plot, complete or absent; 0 or -1 with a message printed. */
+static int write_svg(const struct validate_args *a, struct profile *prof, struct edges *truth,
+		     const struct overlap *o)
+{
+	const struct profile_stats *st = profile_stats(prof);
+	int calls = a->pa.po.method == METHOD_CALLS;
+	const char *prog = binary_path(profile_binary(prof)), *slash = strrchr(prog, '/');
+	char title[1024];
+	snprintf(title, sizeof(title),
+		 "%s \u2014 %s: overlap %.2f %%\n%llu samples, %llu used; overlap of taken edges %.2f %%, "
+		 "of call edges %.2f %%",
+		 slash ? slash + 1 : prog, prof_method_name(a->pa.po.method), 100 * (calls ? o->calls : o->all),
+		 (unsigned long long)st->samples, (unsigned long long)st->used, 100 * o->taken, 100 * o->calls);
+	struct outfile of;
+	int err = outfile_open(&of, a->svg);
+	if (err == 0) {
+		err = svg_scatter(of.f, title, profile_edges(prof), truth, calls ? edge_is_call : NULL);
+		if (err == 0)
+			err = outfile_commit(&of);
+		else
+			outfile_abort(&of);
+	}
+	if (err < 0)
+		fprintf(stderr, "pmusim validate: cannot write %s: %s\n", a->svg, pmusim_strerror(err));
+	return err < 0 ? -1 : 0;
 }
 
 int cmd_validate(int argc, char **argv)
@@ -126,7 +163,9 @@ int cmd_validate(int argc, char **argv)
 	}
 	struct overlap o;
 	overlap_compute(profile_edges(prof), truth, &o);
-	print_result(&a, &o, profile_stats(prof), unknown);
+	if (a.svg && write_svg(&a, prof, truth, &o) < 0)
+		goto out;
+	print_result(&a, &o, prof, unknown);
 	double gate = a.pa.po.method == METHOD_CALLS ? o.calls : o.all;
 	status = gate >= a.min_overlap ? 0 : 1;
 out:

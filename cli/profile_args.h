@@ -25,8 +25,8 @@ enum { PA_O_BINARY = 300, PA_O_BINARY_DIR, PA_O_METHOD, PA_O_CBT, PA_O_SPAN, PA_
 	"  --cbt N              CBT size: branch outcomes kept per sample (default and\n"            \
 	"                       maximum: the TBT size, i.e. the LBR entries)\n"                       \
 	"  --span N             window in instructions or cycles for instruction- and\n"             \
-	"                       cycle-triggered samples (default: the 10th percentile\n" \
-	"                       of the spans of the first 256 samples)\n"                              \
+	"                       cycle-triggered samples (default: the LBR entries - 2,\n"   \
+	"                       which every full trace spans)\n"                              \
 	"  --event N            use the samples of the N-th event of FILE (default 0)\n"
 
 struct profile_args {

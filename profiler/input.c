@@ -1,6 +1,8 @@
-/* Recording -> profile (see input.h). */
+/* Recording -> profile (see input.h): perf.data through profiler/perfdata.h,
+ * perf script text through profiler/script_text.h, one loop over their records. */
 #include "profiler/input.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,10 +11,19 @@
 
 #include "common/buildid.h"
 #include "common/err.h"
+#include "profiler/script_text.h"
 
 struct mapping {
 	char path[PATH_MAX];
 	uint64_t addr, pgoff;
+};
+
+/* The recording: exactly one of the two readers. */
+struct source {
+	const char *path;
+	struct perfdata *pd;
+	struct script_text *st;
+	FILE *fp; /* the text's stream */
 };
 
 static const char *base_name(const char *p)
@@ -23,31 +34,45 @@ static const char *base_name(const char *p)
 
 static int is_system(const char *path)
 {
-	return path[0] == '[' || strncmp(path, "/lib", 4) == 0 || strncmp(path, "/usr/lib", 8) == 0 ||
-	       strstr(path, "/ld-") != NULL || strstr(path, "libc") != NULL;
+	return path[0] == '[' || strncmp(path, "/lib", 4) == 0 ||
+	       strncmp(path, "/usr/lib", 8) == 0 || strstr(path, "/ld-") != NULL ||
+	       strstr(path, "libc") != NULL;
+}
+
+/* 1 when the recording gives the mapped file the wanted build id (perf.data:
+ * its BUILD_ID feature; text: the "<id>" of the MMAP2 line just read). */
+static int id_matches(const struct source *src, const char *mapped, const uint8_t *want_id,
+                      size_t want_len)
+{
+	const uint8_t *id;
+	size_t len;
+	if (src->st)
+		return (len = script_text_build_id(src->st, &id)) >= want_len &&
+		       memcmp(id, want_id, want_len) == 0;
+	for (size_t i = 0; i < perfdata_nbuild_ids(src->pd); i++) {
+		const char *file;
+		if (perfdata_build_id(src->pd, i, &id, &len, &file) == 0 &&
+		    strcmp(file, mapped) == 0 && len >= want_len &&
+		    memcmp(id, want_id, want_len) == 0)
+			return 1;
+	}
+	return 0;
 }
 
 /* 1 when the mapped file is the program we look for. */
-static int matches(const struct perfdata *pd, const char *mapped, const struct input_opts *io,
-		   const uint8_t *want_id, int want_len)
+static int matches(const struct source *src, const char *mapped, const struct input_opts *io,
+                   const uint8_t *want_id, int want_len)
 {
 	if (!io->binary)
 		return !is_system(mapped);
-	if (want_len > 0)
-		for (size_t i = 0; i < perfdata_nbuild_ids(pd); i++) {
-			const uint8_t *id;
-			size_t len;
-			const char *file;
-			if (perfdata_build_id(pd, i, &id, &len, &file) == 0 && strcmp(file, mapped) == 0 &&
-			    len >= (size_t)want_len && memcmp(id, want_id, (size_t)want_len) == 0)
-				return 1;
-		}
+	if (want_len > 0 && id_matches(src, mapped, want_id, (size_t)want_len))
+		return 1;
 	const char *a = base_name(mapped), *b = base_name(io->binary);
 	return strcmp(a, b) == 0 || (strncmp(a, b, strlen(b)) == 0 && a[strlen(b)] == '.');
 }
 
 static int open_binary(const struct mapping *m, const struct input_opts *io, struct binary **bin,
-		       char *msg, size_t ml)
+                       char *msg, size_t ml)
 {
 	char path[PATH_MAX + NAME_MAX + 2];
 	if (io->binary)
@@ -60,8 +85,19 @@ static int open_binary(const struct mapping *m, const struct input_opts *io, str
 	return binary_open(path, bias, bin, msg, ml);
 }
 
+/* 1 when path is an ELF file of type ET_DYN (a PIE, loaded at a bias). */
+static int is_dyn_elf(const char *path)
+{
+	unsigned char h[18];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(h, 1, sizeof(h), f) : 0;
+	if (f)
+		fclose(f);
+	return n == sizeof(h) && memcmp(h, "\177ELF", 4) == 0 && h[16] == 3 && h[17] == 0;
+}
+
 struct feed {
-	struct perfdata *pd;
+	struct source src;
 	const struct input_opts *io;
 	const struct profile_opts *po;
 	struct profile *prof;
@@ -72,23 +108,56 @@ struct feed {
 	int have_map;
 };
 
+/* The binary, opened at the first sample of the program's event. */
+static int first_sample(struct feed *f, char *msg, size_t ml)
+{
+	if (!f->have_map && !f->io->binary)
+		return pmusim_fail(msg, ml, PMUSIM_ERR_ARG,
+		                   f->src.st ? "%s: no executable mapping of the program before "
+		                               "the first sample (use --binary, "
+		                               "or perf script --show-mmap-events)"
+		                             : "%s: no executable mapping of the program before "
+		                               "the first sample (use --binary)",
+		                   f->src.path);
+	/* text without the mapping cannot place a PIE: every address would miss it */
+	if (!f->have_map && f->src.st && is_dyn_elf(f->io->binary))
+		return pmusim_fail(
+		    msg, ml, PMUSIM_ERR_ARG,
+		    "%s: no PERF_RECORD_MMAP2 line maps %s, a position-independent program, "
+		    "before the first sample (run perf script with --show-mmap-events)",
+		    f->src.path, f->io->binary);
+	int err = open_binary(&f->m, f->io, &f->bin, msg, ml);
+	struct profile_opts po = *f->po;
+	if (f->src.pd) {
+		/* pmusim's LBR never repeats the newest entry at a PMI; real Skylakes do */
+		const char *host = perfdata_hostname(f->src.pd);
+		int ev = f->io->event < 0 ? 0 : f->io->event;
+		po.skylake_dup = !host || strcmp(host, "pmusim") != 0;
+		po.precise = perfdata_event(f->src.pd, (size_t)ev)->precise_ip > 0;
+	} else {
+		po.skylake_dup = 1; /* perf script text comes from real hardware */
+	}
+	if (err < 0 || (err = profile_new(&po, f->bin, &f->prof)) < 0)
+		return err;
+	return 0;
+}
+
 static int on_sample(struct feed *f, const struct perf_sample *s, char *msg, size_t ml)
 {
-	int ev = perfdata_event_of_id(f->pd, s->id);
-	if (ev < 0)
-		ev = 0;
-	if (ev != (f->io->event < 0 ? 0 : f->io->event))
-		return 0;
-	if (!f->prof) {
-		if (!f->have_map && !f->io->binary)
-			return pmusim_fail(msg, ml, PMUSIM_ERR_ARG,
-					   "no executable mapping of the program before the first sample (use --binary)");
-		int err = open_binary(&f->m, f->io, &f->bin, msg, ml);
-		if (err < 0 || (err = profile_new(f->po, f->bin, &f->prof)) < 0)
-			return err;
+	int trigger = TRIG_TAKEN; /* text: see input.h */
+	if (f->src.pd) {
+		int ev = perfdata_event_of_id(f->src.pd, s->id);
+		if (ev < 0)
+			ev = 0;
+		if (ev != (f->io->event < 0 ? 0 : f->io->event))
+			return 0;
+		const struct perfdata_event *e = perfdata_event(f->src.pd, (size_t)ev);
+		trigger = trigger_of_event(e->type, e->config);
 	}
-	const struct perfdata_event *e = perfdata_event(f->pd, (size_t)ev);
-	return profile_add(f->prof, s, trigger_of_event(e->type, e->config));
+	int err;
+	if (!f->prof && (err = first_sample(f, msg, ml)) < 0)
+		return err;
+	return profile_add(f->prof, s, trigger);
 }
 
 static void on_mmap(struct feed *f, const struct perf_record *r)
@@ -97,7 +166,7 @@ static void on_mmap(struct feed *f, const struct perf_record *r)
 		return;
 	if (r->type == PERF_RECORD_MMAP2 && !(r->u.mmap.prot & 4 /* PROT_EXEC */))
 		return;
-	if (!matches(f->pd, r->u.mmap.filename, f->io, f->want_id, f->want_len))
+	if (!matches(&f->src, r->u.mmap.filename, f->io, f->want_id, f->want_len))
 		return;
 	snprintf(f->m.path, sizeof(f->m.path), "%s", r->u.mmap.filename);
 	f->m.addr = r->u.mmap.addr;
@@ -105,33 +174,72 @@ static void on_mmap(struct feed *f, const struct perf_record *r)
 	f->have_map = 1;
 }
 
+/* perf.data ("PERFILE2", or "2ELIFREP" which the reader refuses as big-endian)
+ * or, for anything else, perf script text read from the same stream. */
+static int source_open(struct source *src, const char *path, const struct input_opts *io, char *msg,
+                       size_t ml)
+{
+	char magic[8];
+	src->path = path;
+	if (!(src->fp = fopen(path, "r")))
+		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot open %s: %s", path,
+		                   strerror(errno));
+	size_t n = fread(magic, 1, sizeof(magic), src->fp);
+	if (ferror(src->fp))
+		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot read %s", path);
+	if (n == 0)
+		return pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT, "%s is empty", path);
+	if (n == 8 && (memcmp(magic, "PERFILE2", 8) == 0 || memcmp(magic, "2ELIFREP", 8) == 0)) {
+		fclose(src->fp);
+		src->fp = NULL;
+		int err = perfdata_open(path, &src->pd, msg, ml);
+		if (err == 0 && io->event >= 0 && (size_t)io->event >= perfdata_nevents(src->pd))
+			err = pmusim_fail(msg, ml, PMUSIM_ERR_ARG, "%s has %zu event(s)", path,
+			                  perfdata_nevents(src->pd));
+		return err;
+	}
+	if (io->event > 0)
+		return pmusim_fail(msg, ml, PMUSIM_ERR_ARG, "%s is perf script text: one event",
+		                   path);
+	if (fseek(src->fp, 0, SEEK_SET) != 0)
+		return pmusim_fail(msg, ml, PMUSIM_ERR_UNSUPPORTED,
+		                   "%s: perf script text must be a file, not a pipe", path);
+	return script_text_open_stream(src->fp, path, &src->st, msg, ml);
+}
+
+static int source_next(struct source *src, struct perf_record *r, char *msg, size_t ml)
+{
+	return src->pd ? perfdata_next(src->pd, r, msg, ml) : script_text_next(src->st, r, msg, ml);
+}
+
+static void source_close(struct source *src)
+{
+	perfdata_close(src->pd);
+	script_text_close(src->st);
+	if (src->fp)
+		fclose(src->fp);
+}
+
 int input_profile(const char *path, const struct input_opts *io, const struct profile_opts *po,
-		  struct profile **prof, struct binary **bin, char *msg, size_t ml)
+                  struct profile **prof, struct binary **bin, char *msg, size_t ml)
 {
 	struct feed f = {.io = io, .po = po};
 	*prof = NULL;
 	*bin = NULL;
-	int err = perfdata_open(path, &f.pd, msg, ml);
-	if (err < 0)
-		return err;
-	if (io->event >= 0 && (size_t)io->event >= perfdata_nevents(f.pd)) {
-		perfdata_close(f.pd);
-		return pmusim_fail(msg, ml, PMUSIM_ERR_ARG, "%s has %zu event(s)", path, perfdata_nevents(f.pd));
-	}
-	if (io->binary)
+	int err = source_open(&f.src, path, io, msg, ml);
+	if (err == 0 && io->binary)
 		f.want_len = elf_build_id(io->binary, f.want_id);
 	struct perf_record r;
-	while (err >= 0 && (err = perfdata_next(f.pd, &r, msg, ml)) > 0) {
+	while (err >= 0 && (err = source_next(&f.src, &r, msg, ml)) > 0) {
 		if (r.type == PERF_RECORD_MMAP || r.type == PERF_RECORD_MMAP2)
 			on_mmap(&f, &r);
 		else if (r.type == PERF_RECORD_SAMPLE)
 			err = on_sample(&f, &r.u.sample, msg, ml);
 	}
-	perfdata_close(f.pd);
-	if (err >= 0 && f.prof)
-		err = profile_finish(f.prof);
+	source_close(&f.src);
 	if (err >= 0 && !f.prof)
-		err = pmusim_fail(msg, ml, PMUSIM_ERR_ARG, "%s holds no samples of the program", path);
+		err = pmusim_fail(msg, ml, PMUSIM_ERR_ARG, "%s holds no samples of the program",
+		                  path);
 	if (err < 0) {
 		profile_free(f.prof);
 		binary_free(f.bin);

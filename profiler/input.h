@@ -1,9 +1,20 @@
-/* Reading a recording into a profile: perf.data from pmusim or real perf. The
- * program binary is the one named with --binary, else the executable mapping
- * (MMAP/MMAP2) whose build id (BUILD_ID feature) or name matches, else the
- * first executable mapping that is not a system library; --binary-dir looks
- * the mapped file up in another directory (recordings made elsewhere). The
- * load bias comes from that mapping. Samples of every process are used. */
+/* Reading a recording into a profile: perf.data from pmusim or real perf, or
+ * the text of `perf script -F [pid,[tid,]]ip,brstack [--show-mmap-events]`
+ * (profiler/script_text.h). The format is told by the first bytes: "PERFILE2"
+ * is perf.data, anything else is read as text (a file, not a pipe).
+ *
+ * The program binary is the one named with --binary, else the executable mapping
+ * (MMAP/MMAP2; in text the PERF_RECORD_MMAP2 lines) whose build id (BUILD_ID
+ * feature; in text the "<id>" of the line) or name matches, else the first
+ * executable mapping that is not a system library; --binary-dir looks the mapped
+ * file up in another directory (recordings made elsewhere). The load bias comes
+ * from that mapping; text without one gets bias 0, and text of a
+ * position-independent program without its mapping is refused (every address
+ * would miss the program). Samples of every process are used.
+ *
+ * Text names no event and no period: its samples count as taken-branch samples
+ * (TRIG_TAKEN: the CBT window of the newest taken branches of each sample) with
+ * period 1, so its weights are per sample, not per event; only --event 0 exists. */
 #ifndef PMUSIM_PROFILER_INPUT_H
 #define PMUSIM_PROFILER_INPUT_H
 
@@ -12,15 +23,18 @@
 #include "profiler/profile.h"
 
 struct input_opts {
-	const char *binary;      /* path of the program, or NULL */
-	const char *binary_dir;  /* directory to find the mapped file in, or NULL */
-	int event;               /* only samples of this event index; -1: the first event */
+	const char *binary;     /* path of the program, or NULL */
+	const char *binary_dir; /* directory to find the mapped file in, or NULL */
+	int event;              /* only samples of this event index; -1: the first event */
 };
 
 /* Builds *prof (and *bin, owned by the caller) from the recording at path.
  * 0, or a negative pmusim_err with a one-line reason in msg: PMUSIM_ERR_IO,
- * PMUSIM_ERR_FORMAT (corrupt file), PMUSIM_ERR_ARG (no binary found). */
+ * PMUSIM_ERR_FORMAT (corrupt or truncated file, text that is not perf script
+ * output: the message names the line), PMUSIM_ERR_UNSUPPORTED (see
+ * perfdata_open), PMUSIM_ERR_ARG (no binary found, no samples of it, no such
+ * event). */
 int input_profile(const char *path, const struct input_opts *io, const struct profile_opts *po,
-		  struct profile **prof, struct binary **bin, char *msg, size_t msglen);
+                  struct profile **prof, struct binary **bin, char *msg, size_t msglen);
 
 #endif

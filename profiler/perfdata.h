@@ -194,6 +194,11 @@ int perfdata_event_of_id(const struct perfdata *pd, uint64_t id);
  * in msg) when a record is corrupt. */
 int perfdata_next(struct perfdata *pd, struct perf_record *rec, char *msg, size_t msglen);
 
+/* The HOSTNAME and VERSION features ("pmusim" and "pmusim 0.1" in pmusim's
+ * recordings), or NULL when the file has none. */
+const char *perfdata_hostname(const struct perfdata *pd);
+const char *perfdata_version(const struct perfdata *pd);
+
 /* Build ids of the BUILD_ID feature: count, and the i-th (id bytes, length, file). */
 size_t perfdata_nbuild_ids(const struct perfdata *pd);
 int perfdata_build_id(const struct perfdata *pd, size_t i, const uint8_t **id, size_t *idlen,

@@ -22,6 +22,8 @@
 #define ATTR_SIZE_VER0 64u   /* the first published perf_event_attr */
 #define ATTR_SIZE_LIMIT 4096u
 #define FEAT_BUILD_ID 2
+#define FEAT_HOSTNAME 3
+#define FEAT_VERSION 5
 #define FEAT_EVENT_DESC 12
 #define FEAT_COMPRESSED 27 /* records are zstd frames (perf record -z) */
 #define FEAT_BITS 256
@@ -240,7 +242,13 @@ static int parse_features(struct perfdata *pd, const uint64_t *feat_map, char *m
 			return pmusim_fail(msg, msglen, PMUSIM_ERR_UNSUPPORTED,
 			                   "perf.data: compressed records (perf record -z)");
 		int rc = 0;
-		if (f == FEAT_EVENT_DESC)
+		if (f == FEAT_HOSTNAME || f == FEAT_VERSION) {
+			struct cur c = {pd->map + off, pd->map + off + size, 0};
+			const char *str = get_string(&c);
+			if (!str)
+				return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT, "perf.data: feature %d is corrupt", f);
+			*(f == FEAT_HOSTNAME ? &pd->hostname : &pd->version) = str;
+		} else if (f == FEAT_EVENT_DESC)
 			rc = parse_event_desc(pd, pd->map + off, size);
 		else if (f == FEAT_BUILD_ID)
 			rc = parse_build_ids(pd, pd->map + off, size);
@@ -366,4 +374,14 @@ int perfdata_build_id(const struct perfdata *pd, size_t i, const uint8_t **id, s
 	*idlen = pd->bids[i].len;
 	*filename = pd->bids[i].file;
 	return 0;
+}
+
+const char *perfdata_hostname(const struct perfdata *pd)
+{
+	return pd->hostname;
+}
+
+const char *perfdata_version(const struct perfdata *pd)
+{
+	return pd->version;
 }

@@ -40,6 +40,7 @@ struct perfdata {
 	size_t brcap;
 	struct build_id *bids;
 	size_t nbids;
+	const char *hostname, *version; /* HOSTNAME and VERSION features, or NULL */
 };
 
 /* A bounded cursor: reading past end sets bad and yields zeros. */

@@ -6,11 +6,6 @@
 
 #include "common/err.h"
 
-/* With instruction or cycle triggers and no --span, the window is the 10th
- * percentile of the spans of the first CALIBRATE samples (deterministic, and
- * bounded memory: those samples are held until then). */
-#define CALIBRATE 256
-
 static const char *const method_names[METHOD_COUNT] = {"cbt", "taken", "ranges", "ip", "calls"};
 
 int prof_method_parse(const char *name)
@@ -45,21 +40,12 @@ int trigger_of_event(uint32_t type, uint64_t config)
 	return TRIG_CYCLES;
 }
 
-struct held {
-	struct perf_sample s;
-	int trigger;
-};
-
 struct profile {
 	struct profile_opts o;
 	struct binary *bin;
 	struct edges *e;
 	struct profile_stats st;
 	struct br_outcome out[TRACE_MAX_OUT];
-	int calibrating;             /* span still to be chosen */
-	struct held held[CALIBRATE]; /* samples held until then (branches copied) */
-	struct perf_branch *held_br;
-	size_t nheld;
 };
 
 int profile_new(const struct profile_opts *o, struct binary *bin, struct profile **out)
@@ -70,7 +56,6 @@ int profile_new(const struct profile_opts *o, struct binary *bin, struct profile
 		return PMUSIM_ERR_NOMEM;
 	}
 	p->o = *o;
-	p->calibrating = o->method == METHOD_CBT && o->span == 0;
 	p->bin = bin;
 	*out = p;
 	return 0;
@@ -81,7 +66,6 @@ void profile_free(struct profile *p)
 	if (!p)
 		return;
 	edges_free(p->e);
-	free(p->held_br);
 	free(p);
 }
 
@@ -105,14 +89,19 @@ static int add_cbt(struct profile *p, const struct perf_sample *s, int trigger, 
 {
 	enum trace_drop why;
 	uint64_t end_insn, end_cycle;
-	size_t n = trace_rebuild(p->bin, s, trigger == TRIG_BRANCHES, p->out, &why, &end_insn, &end_cycle);
+	unsigned flags = (p->o.skylake_dup ? TRACE_DEDUP_NEWEST : 0) |
+			 (trigger == TRIG_BRANCHES || (p->o.precise && trigger != TRIG_TAKEN) ? TRACE_APPEND_TRIGGER : 0);
+	size_t n = trace_rebuild(p->bin, s, flags, p->out, &why, &end_insn, &end_cycle);
 	if (n == 0)
 		return drop(p, why);
 	if (whole) /* ranges: everything, once per sample */
 		return p->st.used++, add_outcomes(p, p->out, n, 1.0);
 	double w;
 	uint64_t cbt = p->o.cbt && p->o.cbt < s->nbr ? p->o.cbt : s->nbr;
-	size_t first = trace_window(p->out, n, trigger, cbt, p->o.span, end_insn, end_cycle,
+	/* every full trace spans at least entries - 1 instructions and cycles (one
+	 * entry fewer if the newest was a Skylake duplicate) */
+	uint64_t span = p->o.span ? p->o.span : (s->nbr > 2 ? s->nbr - 2 : 1);
+	size_t first = trace_window(p->out, n, trigger, cbt, span, end_insn, end_cycle,
 				    s->period ? s->period : 1, &w);
 	if (first >= n)
 		return drop(p, DROP_SHORT);
@@ -160,62 +149,9 @@ static int add_ip(struct profile *p, const struct perf_sample *s)
 	return 0; /* not a branch, or its target is not known without an LBR */
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Chooses the span from the held samples and feeds them. */
-static int calibrate(struct profile *p)
-{
-	uint64_t spans[CALIBRATE];
-	size_t n = 0;
-	for (size_t i = 0; i < p->nheld; i++) {
-		enum trace_drop why;
-		uint64_t ei, ec;
-		const struct held *h = &p->held[i];
-		size_t k = trace_rebuild(p->bin, &h->s, 0, p->out, &why, &ei, &ec);
-		if (k)
-			spans[n++] = h->trigger == TRIG_CYCLES ? ec - p->out[0].cycle : ei - p->out[0].insn;
-	}
-	qsort(spans, n, sizeof(spans[0]), cmp_u64);
-	p->o.span = n ? spans[n / 10] : 1;
-	if (p->o.span == 0)
-		p->o.span = 1;
-	p->calibrating = 0;
-	int err = 0;
-	for (size_t i = 0; i < p->nheld && !err; i++) {
-		p->st.samples--; /* counted when held */
-		err = profile_add(p, &p->held[i].s, p->held[i].trigger);
-	}
-	p->nheld = 0;
-	return err;
-}
-
-static int hold(struct profile *p, const struct perf_sample *s, int trigger)
-{
-	if (!p->held_br && !(p->held_br = malloc(CALIBRATE * 64 * sizeof(*p->held_br))))
-		return PMUSIM_ERR_NOMEM;
-	struct held *h = &p->held[p->nheld];
-	h->s = *s;
-	h->s.nbr = s->nbr < 64 ? s->nbr : 64;
-	h->trigger = trigger;
-	if (h->s.nbr)
-		memcpy(p->held_br + 64 * p->nheld, s->br, h->s.nbr * sizeof(*s->br));
-	h->s.br = p->held_br + 64 * p->nheld;
-	return ++p->nheld == CALIBRATE ? calibrate(p) : 0;
-}
-
 int profile_add(struct profile *p, const struct perf_sample *s, int trigger)
 {
 	p->st.samples++;
-	if (p->calibrating) {
-		if (trigger == TRIG_INSNS || trigger == TRIG_CYCLES)
-			return hold(p, s, trigger);
-		if (!p->nheld)
-			p->calibrating = 0;
-	}
 	switch (p->o.method) {
 	case METHOD_CBT: return add_cbt(p, s, trigger, 0);
 	case METHOD_RANGES: return add_cbt(p, s, trigger, 1);
@@ -223,11 +159,6 @@ int profile_add(struct profile *p, const struct perf_sample *s, int trigger)
 	case METHOD_CALLS: return add_entries(p, s, 1);
 	default: return add_ip(p, s);
 	}
-}
-
-int profile_finish(struct profile *p)
-{
-	return p->calibrating && p->nheld ? calibrate(p) : 0;
 }
 
 uint64_t profile_span(const struct profile *p)

@@ -36,7 +36,9 @@ struct profile_opts {
 	int method;       /* enum prof_method */
 	uint64_t cbt;     /* CBT size; 0: the TBT size of each sample (its entries) */
 	uint64_t span;    /* window of instructions or cycles for those triggers; 0: the
-	                   * 10th percentile of the first 256 samples' spans */
+	                   * LBR entries - 2, which every full trace spans */
+	int precise;      /* sample IPs are precise (the eventing instruction retired) */
+	int skylake_dup;  /* a newest entry repeating the one before is one branch */
 };
 
 struct profile_stats {
@@ -56,10 +58,7 @@ void profile_free(struct profile *p);
 /* Adds one sample taken with the given trigger. 0 or PMUSIM_ERR_NOMEM. */
 int profile_add(struct profile *p, const struct perf_sample *s, int trigger);
 
-/* Feeds samples still held for choosing the span; call once after the last
- * profile_add, before reading edges. 0 or PMUSIM_ERR_NOMEM. */
-int profile_finish(struct profile *p);
-/* The span in use (instructions or cycles; 0 before it is chosen). */
+/* The span given (instructions or cycles; 0: per sample, its entries - 1). */
 uint64_t profile_span(const struct profile *p);
 
 struct edges *profile_edges(struct profile *p);

@@ -105,7 +105,7 @@ static void walk_to_ip(struct walker *w, const struct perf_sample *s, size_t new
 	}
 }
 
-size_t trace_rebuild(struct binary *b, const struct perf_sample *s, int append_trigger,
+size_t trace_rebuild(struct binary *b, const struct perf_sample *s, unsigned flags,
 		     struct br_outcome *out, enum trace_drop *why, uint64_t *end_insn,
 		     uint64_t *end_cycle)
 {
@@ -115,17 +115,16 @@ size_t trace_rebuild(struct binary *b, const struct perf_sample *s, int append_t
 		*why = DROP_NO_BRANCHES;
 		return 0;
 	}
-	/* Skylake's LBR may record the newest branch twice when the PMI arrives (the
-	 * "Skylake fix" of BOLT's perf2bolt): the duplicate is not a second branch */
-	size_t newest = s->nbr >= 2 && s->br[0].from == s->br[1].from && s->br[0].to == s->br[1].to;
+	size_t newest = (flags & TRACE_DEDUP_NEWEST) && s->nbr >= 2 && s->br[0].from == s->br[1].from &&
+			s->br[0].to == s->br[1].to;
 	for (size_t i = s->nbr; i-- > newest;) {
 		const struct perf_branch *e = &s->br[i];
 		int kind = BK_NONE, r = WALK_FOREIGN;
+		w.cycle += e->cycles; /* the not-taken branches before e retired by e's cycle */
 		if (i + 1 < s->nbr)
 			r = walk(&w, s->br[i + 1].to, e->from, 1, &kind);
 		if (r == WALK_FOREIGN)
 			r = source_kind(b, e->from, &kind);
-		w.cycle += e->cycles;
 		if (r == 0)
 			r = push(&w, e->from, e->to, kind, 1);
 		if (r > 0) {
@@ -134,7 +133,7 @@ size_t trace_rebuild(struct binary *b, const struct perf_sample *s, int append_t
 		}
 		w.insn++;
 	}
-	walk_to_ip(&w, s, newest, append_trigger);
+	walk_to_ip(&w, s, newest, (flags & TRACE_APPEND_TRIGGER) != 0);
 	*end_insn = w.insn;
 	*end_cycle = w.cycle;
 	return w.k;

@@ -14,9 +14,7 @@
  *    is added to the edge counters with the sample's weight.
  *
  * Entries whose range leaves the binary (another DSO, the kernel) are kept as
- * taken outcomes; the ranges next to them are not walked. A newest entry that
- * repeats the one before it (Skylake records the last branch twice at a PMI) is
- * taken once. */
+ * taken outcomes; the ranges next to them are not walked. */
 #ifndef PMUSIM_PROFILER_TRACE_H
 #define PMUSIM_PROFILER_TRACE_H
 
@@ -63,14 +61,22 @@ enum trigger {
 	TRIG_CYCLES,       /* cycles */
 };
 
+/* Flags of trace_rebuild. */
+#define TRACE_APPEND_TRIGGER 1u /* a not-taken conditional branch at the IP is appended */
+#define TRACE_DEDUP_NEWEST 2u   /* a newest entry repeating the one before is one branch */
+
 /* Rebuilds the branch trace of one sample, oldest outcome first, into out (room
- * for TRACE_MAX_OUT). append_trigger: walk on to the sample IP and, if it is a
- * conditional branch that is not the newest entry, append it as not taken (for
- * branch triggers with a precise IP); otherwise the walk still reaches the IP so
- * that the trace's instruction span ends there. *end_insn and *end_cycle get the
+ * for TRACE_MAX_OUT). With TRACE_APPEND_TRIGGER the walk goes on to the sample
+ * IP and, if it is a conditional branch that is not the newest entry, appends it
+ * as not taken (a precise IP of an event that the branch itself caused or that
+ * retired with it); otherwise the walk still reaches the IP so that the trace's
+ * instruction span ends there. TRACE_DEDUP_NEWEST is for Skylake recordings:
+ * the LBR there may hold the newest branch twice when the PMI arrives (BOLT's
+ * perf2bolt "Skylake fix"); pmusim's LBR never does, and legitimately repeats
+ * an entry when a loop's only taken branch is its back edge. *end_insn and *end_cycle get the
  * instruction and cycle position of the trace's end (the sample point). Returns
  * the number of outcomes, or 0 with *why set when the sample must be dropped. */
-size_t trace_rebuild(struct binary *b, const struct perf_sample *s, int append_trigger,
+size_t trace_rebuild(struct binary *b, const struct perf_sample *s, unsigned flags,
 		     struct br_outcome *out, enum trace_drop *why, uint64_t *end_insn,
 		     uint64_t *end_cycle);
 

@@ -216,7 +216,9 @@ START_TEST(trap_in_range)
 }
 END_TEST
 
-/* Skylake may record the newest branch twice: it counts once. */
+/* Skylake may record the newest branch twice: with TRACE_DEDUP_NEWEST it counts
+ * once. Without it, a repeated entry is a real second execution (a loop whose
+ * back edge is its only taken branch): 0ff0 jmp 1000, twice in a row. */
 START_TEST(duplicate_newest_entry)
 {
 	static const struct perf_branch br[] = {
@@ -224,9 +226,20 @@ START_TEST(duplicate_newest_entry)
 	struct perf_sample s = sample(0x1024, br, 3);
 	enum trace_drop why;
 	uint64_t ei, ec;
-	size_t n = trace_rebuild(bin, &s, 0, out, &why, &ei, &ec);
+	size_t n = trace_rebuild(bin, &s, TRACE_DEDUP_NEWEST, out, &why, &ei, &ec);
 	ck_assert_uint_eq(n, 3); /* bc2, bc3 NT, bc4 */
 	ck_assert_uint_eq(out[2].from, 0x1024);
+	ck_assert_uint_eq(trace_rebuild(bin, &s, 0, out, &why, &ei, &ec), 0);
+	ck_assert_int_eq(why, DROP_BACKWARDS); /* 1040 -> 1024 cannot be walked */
+	static const struct perf_branch loop[] = {{0x1058, 0x1050, 1, 0, 1, 2}, {0x1058, 0x1050, 1, 0, 1, 2}};
+	static uint8_t back[0x10];
+	memset(back, 0x90, sizeof(back));
+	memcpy(back + 8, "\xeb\xf6", 2); /* 1058: jmp 1050 */
+	struct binary *lb;
+	ck_assert_int_eq(binary_from_code(back, sizeof(back), 0x1050, &lb), 0);
+	s = sample(0x1058, loop, 2);
+	ck_assert_uint_eq(trace_rebuild(lb, &s, 0, out, &why, &ei, &ec), 2);
+	binary_free(lb);
 }
 END_TEST
 
