@@ -176,42 +176,38 @@ import json, sys
 
 STATIC = """### Where the cbt method loses overlap (diagnosis)
 
-The numbers in this section were measured once by hand with pmusim 0.1 and a patched
-copy of `profiler/trace.c` / `profiler/profile.c`; `make experiments` does not
-regenerate them.
-
-1. **The Skylake duplicate rule drops real branches.** `trace_rebuild` treats a newest
-   LBR entry equal to the one before it as Skylake's duplicate at a PMI and drops it.
-   pmusim's LBR model never records that duplicate, but back-to-back identical entries
-   are common: a loop whose only taken branch per iteration is its back edge (the even
-   steps of Collatz in `hot_compute`: `collatz_len+0x2e -> +0x1e` twice in a row) and
-   returns unwinding a recursion to one call site (`fib`). For those samples the trace
-   ends one taken branch early and the window keeps 30 instead of 31 taken outcomes
-   (`cbt` is taken as `s->nbr`, the window then as `min(cbt, taken - 1)`), so how an
-   execution is counted depends on where it lies: in `hot_compute` the even-path edges
-   come out 0.5 % low and the odd-path ones 1 % high. With that rule removed: hot_compute
-   99.65 -> 99.98 % (cbt 1: 93.7 -> 99.95 %), recursion 99.58 -> 99.96 %, recursion with
-   the branch trigger 99.35 -> 99.97 %, recursion sampled exhaustively 99.59 -> 99.98 %.
-2. **Program start and end.** Samples taken before the LBR is full use a window of all
+1. **Program start and end.** Samples taken before the LBR is full use a window of all
    their entries but one, weighted period / (entries - 1): the first taken branches of a
    program are counted up to H(31) = 4 times. The last ~31 taken branches before exit are
    covered by fewer windows than the others. About 15 taken branches' worth of weight is
    misplaced at each end, which is invisible in long runs and 0.5 to 1.5 % of a program
    with a few thousand branches: the short workloads stay below 99.5 % even when every
-   taken branch is sampled (strings 98.85 %, 98.96 % without the duplicate rule).
-3. **Instruction and cycle windows drop dense code.** A sample whose trace spans fewer
-   instructions (cycles) than the window is dropped as `short`, so code with many taken
-   branches per instruction is under-counted (recursion's `is_even`/`is_odd` chain, 4
-   instructions and 2 taken branches per step: 16 of 300 executions counted at span 64).
-   The default span, the 10th percentile of the first 256 samples, comes from start-up
-   code: on loops it is 150 instructions while 32 LBR entries of its hot loop span about
-   110, so 99.6 % of the samples are dropped (1.25 %); a fixed span 64 gives 99.79 %.
-   Cycle windows also end at the newest LBR entry, not at the sample, and date the
-   not-taken outcomes at the taken branch before them.
-4. **The random delta.** Without it, taken-branch and branch triggers came out the same
+   taken branch is sampled (the "Every taken branch sampled" table).
+2. **Cycle windows are anchored at the newest LBR entry.** The cycles between the newest
+   taken branch and the sample point are not in the LBR, so the window of the last S
+   cycles ends at the newest entry instead of at the sample, and not-taken outcomes are
+   dated at the taken branch after them. Where cycles per branch vary a lot along a path
+   (recursion, hot_compute's divisions) this misplaces weight: cycle triggers reach 96 to
+   99.6 % where the other triggers reach 99.4 to 99.99 %. A wider window (`--span`)
+   dilutes the error where the traces allow it (the `cbt, span 64` column).
+3. **Narrow instruction and cycle windows are noisier.** The default span is the LBR
+   entries - 2 (30 for 32 entries), which every full trace covers, so no sample is
+   dropped and no code is under-counted for being dense; but a window of 30 instructions
+   holds only a handful of branch outcomes, fewer than the 31 taken branches (and the
+   not-taken ones between them) of a taken-branch window.
+4. **The random delta.** Without it, taken-branch and branch triggers come out the same
    here at equal mean periods, but an instruction period of 2478 = 6 x 413 on
    `hot_compute`, whose Collatz loop is 6 instructions per step, puts every sample on the
-   same instruction: `ip` finds no branch at all (0.00 %) and cbt drops to 99.15 %."""
+   same instruction: `ip` finds no branch at all (0.00 %).
+
+Fixed since the first run of this experiment (measured then with a patched build): the
+rule that drops a newest LBR entry equal to the one before it (Skylake's duplicate at a
+PMI) now applies only to recordings from real hardware — pmusim's LBR never duplicates,
+and equal neighbours are real there (a loop whose only taken branch is its back edge):
+hot_compute 99.65 -> 99.98 %, recursion 99.58 -> 99.96 %; the instruction and cycle
+window default no longer comes from start-up samples (it dropped 99.6 % of loops'
+samples); a not-taken branch at a precise sample IP is appended for every trigger, not
+only for branch triggers."""
 
 facts, counts, order = {}, {}, []
 for line in open(sys.argv[1]):
@@ -419,8 +415,8 @@ P("## Sweep: trigger and random delta")
 P()
 P("TBT 32, default CBT; the period aims at %s samples of each event, with the random" % num(TARGET))
 P("delta or without it at the same mean period. For instruction and cycle triggers the cbt")
-P("window is a span of instructions or cycles: `validate`'s default calibrates it from the")
-P("first 256 samples (the span column), `cbt, span 64` fixes it. `used` counts the samples")
+P("window is a span of instructions or cycles: `validate`'s default is the LBR entries - 2")
+P("(span column 0), `cbt, span 64` widens it to 64. `used` counts the samples")
 P("the default cbt window kept.")
 P()
 body = []

@@ -19,8 +19,8 @@ static const char report_usage[] =
 	"usage: pmusim report [-i FILE] [--format text|json|fdata|autofdo] [-o OUT]\n"
 	"                     [profile options]\n"
 	"\n"
-	"Builds the edge profile of a recording (pmusim's or perf record -b's) and\n"
-	"writes it.\n"
+	"Builds the edge profile of a recording (perf.data of pmusim record or perf\n"
+	"record -b, or the text of perf script -F ip,brstack) and writes it.\n"
 	"\n"
 	"options:\n"
 	"  --format F           text (default: hottest edges and functions), json\n"
@@ -42,40 +42,29 @@ struct report_args {
 	const char *out;
 };
 
+static int report_option(void *ctx, int c, char *arg)
+{
+	static const char *const formats[] = {"text", "json", "fdata", "autofdo"};
+	struct report_args *a = ctx;
+	if (c == 'o') {
+		a->out = arg;
+		return 0;
+	}
+	if (c != O_FORMAT)
+		return 1;
+	for (a->format = 0; a->format < 4 && strcmp(arg, formats[a->format]) != 0; a->format++)
+		;
+	if (a->format == 4)
+		return fprintf(stderr, "pmusim report: unknown format '%s' (text, json, fdata, autofdo)\n", arg), -1;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
 	static const struct option opts[] = {
 		PROFILE_LONG_OPTIONS, {"format", required_argument, 0, O_FORMAT},
 		{"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	static const char *const formats[] = {"text", "json", "fdata", "autofdo"};
-	const char *cmd = "pmusim report";
-	optind = 1;
-	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, "hi:o:", opts, NULL)) != -1) {
-		int r = profile_args_option(&a->pa, c, optarg, cmd);
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			continue;
-		if (c == O_FORMAT) {
-			for (a->format = 0; a->format < 4 && strcmp(optarg, formats[a->format]) != 0; a->format++)
-				;
-			if (a->format == 4)
-				return fprintf(stderr, "%s: unknown format '%s' (text, json, fdata, autofdo)\n", cmd, optarg), -1;
-		} else if (c == 'o') {
-			a->out = optarg;
-		} else if (c == 'h') {
-			fputs(report_usage, stdout);
-			exit(0);
-		} else {
-			fprintf(stderr, "%s: unknown or incomplete option '%s' (see %s --help)\n", cmd, argv[optind - 1], cmd);
-			return -1;
-		}
-	}
-	if (optind < argc)
-		return fprintf(stderr, "%s: unexpected argument '%s'\n", cmd, argv[optind]), -1;
-	return 0;
+	return profile_args_parse(&a->pa, argc, argv, opts, report_usage, "pmusim report", report_option, a);
 }
 
 static const char *base_name(const char *p)

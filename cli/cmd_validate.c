@@ -47,46 +47,38 @@ struct validate_args {
 	int json;
 };
 
+static int validate_option(void *ctx, int c, char *arg)
+{
+	struct validate_args *a = ctx;
+	const char *cmd = "pmusim validate";
+	char *end;
+	switch (c) {
+	case O_TRUTH: a->truth = arg; return 0;
+	case O_SVG: a->svg = arg; return 0;
+	case O_MIN:
+		a->min_overlap = strtod(arg, &end);
+		if (*end || end == arg || a->min_overlap < 0 || a->min_overlap > 1)
+			return fprintf(stderr, "%s: --min-overlap needs a number from 0 to 1, not '%s'\n", cmd, arg), -1;
+		return 0;
+	case O_FORMAT:
+		if (strcmp(arg, "json") != 0 && strcmp(arg, "text") != 0)
+			return fprintf(stderr, "%s: --format is text or json, not '%s'\n", cmd, arg), -1;
+		a->json = strcmp(arg, "json") == 0;
+		return 0;
+	default: return 1;
+	}
+}
+
 static int parse_args(int argc, char **argv, struct validate_args *a)
 {
 	static const struct option opts[] = {
 		PROFILE_LONG_OPTIONS, {"truth", required_argument, 0, O_TRUTH},
 		{"min-overlap", required_argument, 0, O_MIN}, {"format", required_argument, 0, O_FORMAT},
 		{"svg", required_argument, 0, O_SVG}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	const char *cmd = "pmusim validate";
-	optind = 1;
-	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, "hi:", opts, NULL)) != -1) {
-		int r = profile_args_option(&a->pa, c, optarg, cmd);
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			continue;
-		char *end;
-		switch (c) {
-		case O_TRUTH: a->truth = optarg; break;
-		case O_SVG: a->svg = optarg; break;
-		case O_MIN:
-			a->min_overlap = strtod(optarg, &end);
-			if (*end || end == optarg || a->min_overlap < 0 || a->min_overlap > 1)
-				return fprintf(stderr, "%s: --min-overlap needs a number from 0 to 1, not '%s'\n", cmd, optarg), -1;
-			break;
-		case O_FORMAT:
-			if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0)
-				return fprintf(stderr, "%s: --format is text or json, not '%s'\n", cmd, optarg), -1;
-			a->json = strcmp(optarg, "json") == 0;
-			break;
-		case 'h': fputs(validate_usage, stdout); exit(0);
-		default:
-			fprintf(stderr, "%s: unknown or incomplete option '%s' (see %s --help)\n", cmd, argv[optind - 1], cmd);
-			return -1;
-		}
-	}
-	if (optind < argc)
-		return fprintf(stderr, "%s: unexpected argument '%s'\n", cmd, argv[optind]), -1;
+	if (profile_args_parse(&a->pa, argc, argv, opts, validate_usage, "pmusim validate", validate_option, a) < 0)
+		return -1;
 	if (!a->truth)
-		return fprintf(stderr, "%s: --truth FILE is required\n", cmd), -1;
+		return fprintf(stderr, "pmusim validate: --truth FILE is required\n"), -1;
 	return 0;
 }
 

@@ -2,6 +2,7 @@
 #include "cli/profile_args.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/program.h"
@@ -42,6 +43,34 @@ int profile_args_option(struct profile_args *a, int code, const char *arg, const
 		return 0;
 	default: return 1;
 	}
+}
+
+int profile_args_parse(struct profile_args *a, int argc, char **argv, const struct option *opts,
+		       const char *usage, const char *cmd, int (*own)(void *ctx, int code, char *arg),
+		       void *ctx)
+{
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "hi:o:", opts, NULL)) != -1) {
+		int r = profile_args_option(a, c, optarg, cmd);
+		if (r > 0 && c == 'h') {
+			fputs(usage, stdout);
+			exit(0);
+		}
+		if (r > 0)
+			r = c != '?' && c != ':' ? own(ctx, c, optarg) : 1;
+		if (r < 0)
+			return -1;
+		if (r > 0) {
+			fprintf(stderr, "%s: unknown or incomplete option '%s' (see %s --help)\n", cmd,
+				argv[optind - 1], cmd);
+			return -1;
+		}
+	}
+	if (optind < argc)
+		return fprintf(stderr, "%s: unexpected argument '%s'\n", cmd, argv[optind]), -1;
+	return 0;
 }
 
 int profile_args_load(const struct profile_args *a, struct profile **prof, struct binary **bin,

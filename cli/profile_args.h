@@ -16,8 +16,8 @@ enum { PA_O_BINARY = 300, PA_O_BINARY_DIR, PA_O_METHOD, PA_O_CBT, PA_O_SPAN, PA_
 	{"span", required_argument, 0, PA_O_SPAN}, {"event", required_argument, 0, PA_O_EVENT}
 
 #define PROFILE_OPTIONS_HELP                                                                         \
-	"  -i, --input FILE     perf.data from pmusim record or perf record -b (default\n"           \
-	"                       ./perf.data)\n"                                                       \
+	"  -i, --input FILE     perf.data from pmusim record or perf record -b, or the text\n"     \
+	"                       of perf script -F [pid,]ip,brstack (default ./perf.data)\n"                                                       \
 	"  --binary PROG        the program (default: the executable mapping in FILE whose\n"        \
 	"                       build id or name matches, else the first one)\n"                     \
 	"  --binary-dir DIR     look the mapped program up in DIR (recorded elsewhere)\n"           \
@@ -38,6 +38,13 @@ struct profile_args {
 void profile_args_init(struct profile_args *a);
 /* Handles a shared option: 0 handled, -1 bad value (message printed), 1 not one. */
 int profile_args_option(struct profile_args *a, int code, const char *arg, const char *cmd);
+/* Parses the whole command line: the shared options, -h/--help (prints usage,
+ * exits 0), the command's own options through own (0 handled, -1 bad value with
+ * a message printed, 1 not its option). No operands are accepted. 0 or -1. */
+int profile_args_parse(struct profile_args *a, int argc, char **argv, const struct option *opts,
+		       const char *usage, const char *cmd, int (*own)(void *ctx, int code, char *arg),
+		       void *ctx);
+
 /* Reads the recording into a profile; 0, or -1 with a message printed. */
 int profile_args_load(const struct profile_args *a, struct profile **prof, struct binary **bin,
 		      const char *cmd);
