@@ -156,6 +156,8 @@ struct recorder {
 	uint32_t pid;
 	int err;
 	struct perf_branch br[LBR_MAX_DEPTH];
+	const char *files[SIM_MAX_MAPPINGS]; /* files whose build id is written */
+	size_t nfiles;
 };
 
 static void on_sample(void *ctx, const struct pmu_sample *s)
@@ -213,8 +215,34 @@ static int open_output(struct recorder *r, const struct record_args *a, const st
 	return 0;
 }
 
-/* COMM and MMAP2 records of the program and its build id, as perf record
- * writes them for a program it starts (before any sample). */
+/* An MMAP2 record of one executable mapping and the build id of its file (once
+ * per file), as perf record writes them. */
+static int describe_mapping(struct recorder *r, const struct sim_mapping *m)
+{
+	int err = perfdata_write_mmap2(r->w, r->pid, r->pid, m->addr, m->len, m->pgoff, (uint32_t)m->prot,
+				       0x2 /* MAP_PRIVATE */, m->path, 0);
+	for (size_t i = 0; i < r->nfiles; i++)
+		if (strcmp(r->files[i], m->path) == 0)
+			return err;
+	uint8_t id[BUILD_ID_MAX];
+	int idlen = elf_build_id(m->path, id);
+	if (r->nfiles < sizeof(r->files) / sizeof(r->files[0]))
+		r->files[r->nfiles++] = m->path;
+	if (err >= 0 && idlen > 0)
+		err = perfdata_add_build_id(r->w, m->path, id, (size_t)idlen);
+	return err;
+}
+
+/* A shared library mapped while the program runs (the machine tells). */
+static void on_mapping(void *ctx, const struct sim_mapping *m)
+{
+	struct recorder *r = ctx;
+	if (!r->err)
+		r->err = describe_mapping(r, m);
+}
+
+/* COMM and MMAP2 records of the program (and its interpreter) and their build
+ * ids, as perf record writes them for a program it starts (before any sample). */
 static int describe_process(struct recorder *r, const struct program *p)
 {
 	const char *exe = sim_exe_path(p->sim);
@@ -225,12 +253,8 @@ static int describe_process(struct recorder *r, const struct program *p)
 	const struct sim_mapping *m;
 	size_t n = sim_exec_mappings(p->sim, &m);
 	for (size_t i = 0; i < n && err >= 0; i++)
-		err = perfdata_write_mmap2(r->w, r->pid, r->pid, m[i].addr, m[i].len, m[i].pgoff,
-					   (uint32_t)m[i].prot, 0x2 /* MAP_PRIVATE */, m[i].path, 0);
-	uint8_t id[BUILD_ID_MAX];
-	int idlen = elf_build_id(exe, id);
-	if (err >= 0 && idlen > 0)
-		err = perfdata_add_build_id(r->w, exe, id, (size_t)idlen);
+		err = describe_mapping(r, &m[i]);
+	sim_set_mapping_listener(p->sim, on_mapping, r);
 	return err;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/elf_bias.h"
 #include "cli/cli.h"
 #include "common/err.h"
 #include "common/symtab.h"
@@ -84,7 +85,7 @@ static void add_map(struct script *sc, const struct perf_record *rec)
 	m->len = rec->u.mmap.len;
 	m->path = strdup(rec->u.mmap.filename ? rec->u.mmap.filename : "");
 	m->syms = NULL;
-	uint64_t bias = binary_bias_for_mapping(m->path, m->addr, rec->u.mmap.pgoff);
+	uint64_t bias = elf_mapping_bias(m->path, m->addr, rec->u.mmap.pgoff);
 	if (!m->path || symtab_load(m->path, bias, &m->syms) < 0)
 		m->syms = NULL;
 }

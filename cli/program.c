@@ -62,6 +62,7 @@ int program_option(struct program *p, int code, const char *arg)
 		p->env[p->nenv++] = (char *)arg;
 		return 1;
 	case PROG_O_CLEAR_ENV: p->clear_env = 1; return 1;
+	case PROG_O_INTERP: p->so.interp = arg; return 1;
 	default: return 0;
 	}
 }

@@ -16,14 +16,15 @@
  * from PROG_OPT_END on). */
 enum {
 	PROG_O_SEED = 256, PROG_O_MAX, PROG_O_STRICT, PROG_O_TRUTH, PROG_O_TRUTH_JSON, PROG_O_ENV,
-	PROG_O_CLEAR_ENV, PROG_OPT_END
+	PROG_O_CLEAR_ENV, PROG_O_INTERP, PROG_OPT_END
 };
 
 #define PROG_LONG_OPTIONS                                                                        \
 	{"seed", required_argument, 0, PROG_O_SEED}, {"max-insns", required_argument, 0, PROG_O_MAX}, \
 	{"strict", no_argument, 0, PROG_O_STRICT}, {"truth", required_argument, 0, PROG_O_TRUTH},    \
 	{"truth-json", required_argument, 0, PROG_O_TRUTH_JSON},                                     \
-	{"env", required_argument, 0, PROG_O_ENV}, {"clear-env", no_argument, 0, PROG_O_CLEAR_ENV}
+	{"env", required_argument, 0, PROG_O_ENV}, {"clear-env", no_argument, 0, PROG_O_CLEAR_ENV}, \
+	{"interp", required_argument, 0, PROG_O_INTERP}
 
 /* --help text of the shared options. */
 #define PROG_OPTIONS_HELP                                                                   \
@@ -37,7 +38,9 @@ enum {
 	"  --truth-json FILE write all exact counts as JSON (instructions, branches,\n"        \
 	"                    transfers, functions, REP sites, blocks)\n"                       \
 	"  --env NAME=VALUE  set a variable in the program's environment (repeatable)\n"       \
-	"  --clear-env       start the program with an empty environment\n"
+	"  --clear-env       start the program with an empty environment\n"             \
+	"  --interp PATH     program interpreter for a dynamic program instead of its\n"  \
+	"                    PT_INTERP (a missing one falls back to the system's)\n"
 
 struct program {
 	const char *cmd;        /* "pmusim run" etc., for messages */

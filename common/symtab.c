@@ -168,6 +168,40 @@ int symtab_load(const char *path, uint64_t bias, struct symtab **out)
 	return 0;
 }
 
+static int cmp_addr_only(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int append(struct sym **dst, size_t *n, struct sym *src, size_t m)
+{
+	struct sym *v = realloc(*dst, (*n + m + 1) * sizeof(*v));
+	if (!v)
+		return PMUSIM_ERR_NOMEM;
+	memcpy(v + *n, src, m * sizeof(*v));
+	*dst = v;
+	*n += m;
+	return 0;
+}
+
+int symtab_add_file(struct symtab *st, const char *path, uint64_t bias)
+{
+	struct symtab *o;
+	int err = symtab_load(path, bias, &o);
+	if (err < 0)
+		return err;
+	/* names move over; locals keep the numbers of their own file */
+	if ((err = append(&st->syms, &st->n, o->syms, o->n)) == 0 &&
+	    (err = append(&st->alias, &st->nalias, o->alias, o->nalias)) == 0) {
+		o->n = o->nalias = 0;
+		qsort(st->syms, st->n, sizeof(*st->syms), cmp_sym);
+		qsort(st->alias, st->nalias, sizeof(*st->alias), cmp_addr_only);
+	}
+	symtab_free(o);
+	return err;
+}
+
 const struct sym *symtab_lookup(const struct symtab *st, uint64_t addr)
 {
 	if (!st || st->n == 0 || addr < st->syms[0].addr)

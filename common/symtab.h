@@ -23,6 +23,11 @@ struct symtab;
  * when there is no .symtab, adding bias to every value. A file without symbols
  * gives an empty table. Returns 0 or a negative pmusim_err. */
 int symtab_load(const char *path, uint64_t bias, struct symtab **out);
+/* Adds the functions of another file (a shared library mapped at bias) to st;
+ * local functions keep the numbering of their own file. Earlier results of
+ * symtab_lookup/symtab_at are invalid afterwards. 0 or a negative pmusim_err. */
+int symtab_add_file(struct symtab *st, const char *path, uint64_t bias);
+
 /* An empty table (never fails except for memory). */
 struct symtab *symtab_new_empty(void);
 void symtab_free(struct symtab *st);

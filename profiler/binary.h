@@ -22,10 +22,6 @@ void binary_free(struct binary *b);
  * that exists in no file, and for tests). 0 or PMUSIM_ERR_NOMEM. */
 int binary_from_code(const uint8_t *code, size_t len, uint64_t addr, struct binary **out);
 
-/* The load bias that puts the PT_LOAD segment at file offset pgoff at addr
- * (MMAP2 records give addr and pgoff); 0 when the file is not ELF or has none. */
-uint64_t binary_bias_for_mapping(const char *path, uint64_t addr, uint64_t pgoff);
-
 /* The code run starting at addr (up to its first branch), or NULL when addr is
  * not in an executable segment. Runs stay valid until binary_free. */
 const struct block_info *binary_run(struct binary *b, uint64_t addr);

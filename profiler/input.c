@@ -1,5 +1,6 @@
 /* Recording -> profile (see input.h): perf.data through profiler/perfdata.h,
  * perf script text through profiler/script_text.h, one loop over their records. */
+#include "common/elf_bias.h"
 #include "profiler/input.h"
 
 #include <errno.h>
@@ -81,7 +82,7 @@ static int open_binary(const struct mapping *m, const struct input_opts *io, str
 		snprintf(path, sizeof(path), "%s/%s", io->binary_dir, base_name(m->path));
 	else
 		snprintf(path, sizeof(path), "%s", m->path);
-	uint64_t bias = binary_bias_for_mapping(path, m->addr, m->pgoff);
+	uint64_t bias = elf_mapping_bias(path, m->addr, m->pgoff);
 	return binary_open(path, bias, bin, msg, ml);
 }
 

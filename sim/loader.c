@@ -1,11 +1,15 @@
-/* Loads a static x86-64 ELF executable (ET_EXEC or static-pie ET_DYN) into the
- * guest and lays out the initial process stack as Linux's binfmt_elf does
- * (System V x86-64 psABI §3.4.1: argc, argv, envp, auxv; strings above). */
+/* Loads an x86-64 ELF executable (ET_EXEC, or ET_DYN at PIE_BASE) and, for a
+ * dynamic program, its interpreter (PT_INTERP, ld.so) into the guest, and lays
+ * out the initial process stack as Linux's binfmt_elf does (System V x86-64
+ * psABI §3.4.1: argc, argv, envp, auxv with AT_BASE the interpreter's bias and
+ * AT_ENTRY the program's entry; strings above). */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -52,8 +56,8 @@ static int prot_of(uint32_t pf)
 }
 
 /* Checks the ELF header and program headers; fills the load plan. */
-static int check_elf(Elf *elf, size_t flen, GElf_Ehdr *eh, size_t *phnum, char *msg, size_t ml,
-		     const char *path)
+static int check_elf(Elf *elf, const unsigned char *file, size_t flen, GElf_Ehdr *eh, size_t *phnum,
+		     char *interp, size_t ilen, char *msg, size_t ml, const char *path)
 {
 	if (elf_kind(elf) != ELF_K_ELF)
 		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: not an ELF file", path);
@@ -77,11 +81,13 @@ static int check_elf(Elf *elf, size_t flen, GElf_Ehdr *eh, size_t *phnum, char *
 		if (!gelf_getphdr(elf, (int)i, &ph))
 			return pmusim_fail(msg, ml, PMUSIM_ERR_ELF,
 					   "%s: truncated or corrupt program header", path);
-		if (ph.p_type == PT_INTERP)
-			return pmusim_fail(msg, ml, PMUSIM_ERR_DYNAMIC,
-					   "%s: dynamic programs are not supported yet "
-					   "(it needs an interpreter); build it with -static",
-					   path);
+		if (ph.p_type == PT_INTERP) {
+			if (ph.p_offset > flen || ph.p_filesz > flen - ph.p_offset || ph.p_filesz == 0 ||
+			    ph.p_filesz >= ilen || file[ph.p_offset + ph.p_filesz - 1] != 0)
+				return pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: corrupt interpreter path",
+						   path);
+			memcpy(interp, file + ph.p_offset, ph.p_filesz);
+		}
 		if (ph.p_type != PT_LOAD)
 			continue;
 		loads++;
@@ -99,17 +105,54 @@ static int check_elf(Elf *elf, size_t flen, GElf_Ehdr *eh, size_t *phnum, char *
 	return 0;
 }
 
-static int map_segments(struct sim *s, Elf *elf, size_t phnum, const unsigned char *file,
-			const GElf_Ehdr *eh, char *msg, size_t ml)
+/* One ELF file placed in the guest: the program or its interpreter. */
+struct image {
+	const char *path;       /* as given, for messages */
+	const char *abs;        /* absolute path, for the mappings */
+	uint64_t bias, entry, phdr, phnum, hi;
+	char interp[PATH_MAX];  /* PT_INTERP, "" when there is none */
+};
+
+/* The lowest and highest page of the PT_LOAD segments (ELF virtual addresses). */
+static void load_span(Elf *elf, size_t phnum, uint64_t *lo, uint64_t *hi)
 {
-	uint64_t bias = s->load_bias, hi = 0;
-	s->phdr = 0;
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || ph.p_memsz == 0)
+			continue;
+		if (PAGE_DOWN(ph.p_vaddr) < *lo)
+			*lo = PAGE_DOWN(ph.p_vaddr);
+		if (PAGE_UP(ph.p_vaddr + ph.p_memsz) > *hi)
+			*hi = PAGE_UP(ph.p_vaddr + ph.p_memsz);
+	}
+}
+
+static void add_exec_map(struct sim *s, const struct image *im, const GElf_Phdr *ph)
+{
+	uint64_t va = ph->p_vaddr + im->bias;
+	if (!(ph->p_flags & PF_X) || s->nexec_maps >= SIM_MAX_MAPPINGS)
+		return;
+	s->exec_maps[s->nexec_maps++] = (struct sim_mapping){
+		.addr = PAGE_DOWN(va), .len = PAGE_UP(va + ph->p_memsz) - PAGE_DOWN(va),
+		.pgoff = PAGE_DOWN(ph->p_offset), .path = im->abs,
+		.prot = ((ph->p_flags & PF_R) ? PROT_READ : 0) | ((ph->p_flags & PF_W) ? PROT_WRITE : 0) |
+			PROT_EXEC,
+	};
+}
+
+static int map_segments(struct sim *s, Elf *elf, size_t phnum, const unsigned char *file,
+			const GElf_Ehdr *eh, struct image *im, char *msg, size_t ml)
+{
+	uint64_t bias = im->bias, hi = 0;
+	im->phdr = 0;
 	/* first pass: map every segment's pages writable and fill them */
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 		gelf_getphdr(elf, (int)i, &ph);
 		if (ph.p_type == PT_PHDR)
-			s->phdr = ph.p_vaddr + bias;
+			im->phdr = ph.p_vaddr + bias;
 		if (ph.p_type != PT_LOAD || ph.p_memsz == 0)
 			continue;
 		uint64_t va = ph.p_vaddr + bias;
@@ -117,15 +160,13 @@ static int map_segments(struct sim *s, Elf *elf, size_t phnum, const unsigned ch
 		for (uint64_t p = start; p < end; p += GUEST_PAGE)
 			if (!mem_is_mapped(s, p, GUEST_PAGE) && mem_map(s, p, GUEST_PAGE, UC_PROT_ALL) < 0)
 				return pmusim_fail(msg, ml, PMUSIM_ERR_ELF,
-						   "%s: segments overlap or lie outside user space",
-						   s->opt.path);
+						   "%s: segments overlap or lie outside user space", im->path);
 		if (ph.p_filesz && mem_write(s, va, file + ph.p_offset, ph.p_filesz) < 0)
-			return pmusim_fail(msg, ml, PMUSIM_ERR_EMU,
-					   "%s: cannot write segment", s->opt.path);
+			return pmusim_fail(msg, ml, PMUSIM_ERR_EMU, "%s: cannot write segment", im->path);
 		if (end > hi)
 			hi = end;
-		if (!s->phdr && eh->e_phoff >= ph.p_offset && eh->e_phoff < ph.p_offset + ph.p_filesz)
-			s->phdr = va + (eh->e_phoff - ph.p_offset);
+		if (!im->phdr && eh->e_phoff >= ph.p_offset && eh->e_phoff < ph.p_offset + ph.p_filesz)
+			im->phdr = va + (eh->e_phoff - ph.p_offset);
 	}
 	/* second pass: final permissions, later segments win on shared pages as with mmap */
 	for (size_t i = 0; i < phnum; i++) {
@@ -135,48 +176,98 @@ static int map_segments(struct sim *s, Elf *elf, size_t phnum, const unsigned ch
 			continue;
 		uint64_t va = ph.p_vaddr + bias;
 		mem_protect(s, PAGE_DOWN(va), PAGE_UP(va + ph.p_memsz) - PAGE_DOWN(va), prot_of(ph.p_flags));
-		if ((ph.p_flags & PF_X) && s->nexec_maps < SIM_MAX_MAPPINGS)
-			s->exec_maps[s->nexec_maps++] = (struct sim_mapping){
-				.addr = PAGE_DOWN(va), .len = PAGE_UP(va + ph.p_memsz) - PAGE_DOWN(va),
-				.pgoff = PAGE_DOWN(ph.p_offset), .path = s->exe_abs,
-				.prot = ((ph.p_flags & PF_R) ? PROT_READ : 0) | ((ph.p_flags & PF_W) ? PROT_WRITE : 0) |
-					PROT_EXEC,
-			};
+		add_exec_map(s, im, &ph);
 	}
-	s->brk_start = s->brk_cur = hi;
-	s->entry = eh->e_entry + bias;
-	s->phnum = phnum;
+	im->hi = hi;
+	im->entry = eh->e_entry + bias;
+	im->phnum = phnum;
 	return 0;
 }
 
-int loader_load(struct sim *s, char *msg, size_t ml)
+/* Reads, checks and maps one ELF file. The program goes to its own addresses
+ * (ET_EXEC) or PIE_BASE (ET_DYN); the interpreter, which must be ET_DYN without
+ * an interpreter of its own, to the highest free area below MMAP_TOP. */
+static int load_image(struct sim *s, struct image *im, int is_interp, char *msg, size_t ml)
 {
 	unsigned char *file = NULL;
 	size_t flen = 0;
-	int err = read_file(s->opt.path, &file, &flen);
+	int err = read_file(im->path, &file, &flen);
 	if (err < 0)
-		return pmusim_fail(msg, ml, err, "%s: cannot read program", s->opt.path);
+		return pmusim_fail(msg, ml, err, "%s: cannot read %s", im->path,
+				   is_interp ? "the interpreter" : "program");
 	if (flen < EI_NIDENT || memcmp(file, ELFMAG, SELFMAG) != 0) {
 		free(file);
-		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: not an ELF file", s->opt.path);
+		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: not an ELF file", im->path);
 	}
 	elf_version(EV_CURRENT);
 	Elf *elf = elf_memory((char *)file, flen);
 	GElf_Ehdr eh;
 	size_t phnum = 0;
+	im->interp[0] = 0;
 	if (!elf)
-		err = pmusim_fail(msg, ml, PMUSIM_ERR_ELF,
-				  "%s: truncated or corrupt ELF file", s->opt.path);
+		err = pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: truncated or corrupt ELF file", im->path);
 	else
-		err = check_elf(elf, flen, &eh, &phnum, msg, ml, s->opt.path);
+		err = check_elf(elf, file, flen, &eh, &phnum, im->interp, sizeof(im->interp), msg, ml, im->path);
+	if (!err && is_interp && (eh.e_type != ET_DYN || im->interp[0]))
+		err = pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: not a usable program interpreter", im->path);
 	if (!err) {
-		s->load_bias = eh.e_type == ET_DYN ? PIE_BASE : 0;
-		err = map_segments(s, elf, phnum, file, &eh, msg, ml);
+		uint64_t lo, hi;
+		load_span(elf, phnum, &lo, &hi);
+		if (!is_interp)
+			im->bias = eh.e_type == ET_DYN ? PIE_BASE : 0;
+		else if (!(im->bias = mem_find_free(s, hi - lo)))
+			err = pmusim_fail(msg, ml, PMUSIM_ERR_NOMEM, "%s: no room for the interpreter", im->path);
+		else
+			im->bias -= lo;
 	}
+	if (!err)
+		err = map_segments(s, elf, phnum, file, &eh, im, msg, ml);
 	if (elf)
 		elf_end(elf);
 	free(file);
 	return err;
+}
+
+/* The interpreter to load: --interp, else the program's PT_INTERP, else (when
+ * that file does not exist here, e.g. a program built on another distribution)
+ * the system's, with a note. */
+static const char *choose_interp(struct sim *s, const char *wanted)
+{
+	static const char fallback[] = "/lib64/ld-linux-x86-64.so.2";
+	if (s->opt.interp)
+		return s->opt.interp;
+	if (access(wanted, R_OK) == 0 || access(fallback, R_OK) != 0)
+		return wanted;
+	fprintf(s->opt.log, "pmusim: note: interpreter %s not found; using %s (--interp PATH chooses one)\n",
+		wanted, fallback);
+	return fallback;
+}
+
+int loader_load(struct sim *s, char *msg, size_t ml)
+{
+	struct image prog = {.path = s->opt.path, .abs = s->exe_abs};
+	int err = load_image(s, &prog, 0, msg, ml);
+	if (err < 0)
+		return err;
+	s->load_bias = prog.bias;
+	s->phdr = prog.phdr;
+	s->phnum = prog.phnum;
+	s->prog_entry = s->entry = prog.entry;
+	s->brk_start = s->brk_cur = prog.hi;
+	if (!prog.interp[0])
+		return 0;
+	char abs[PATH_MAX];
+	const char *ip = choose_interp(s, prog.interp);
+	free(s->interp_abs);
+	s->interp_abs = strdup(realpath(ip, abs) ? abs : ip);
+	if (!s->interp_abs)
+		return pmusim_fail(msg, ml, PMUSIM_ERR_NOMEM, "out of memory");
+	struct image in = {.path = ip, .abs = s->interp_abs};
+	if ((err = load_image(s, &in, 1, msg, ml)) < 0)
+		return err;
+	s->interp_bias = in.bias;
+	s->entry = in.entry;
+	return 0;
 }
 
 /* --- initial stack ---------------------------------------------------------- */
@@ -232,7 +323,7 @@ int loader_setup_stack(struct sim *s, uint64_t *sp_out)
 	cpuid_query(1, 0, c1);
 	uint64_t auxv[][2] = {
 		{AT_PHDR, s->phdr}, {AT_PHENT, sizeof(Elf64_Phdr)}, {AT_PHNUM, s->phnum},
-		{AT_PAGESZ, GUEST_PAGE}, {AT_BASE, 0}, {AT_FLAGS, 0}, {AT_ENTRY, s->entry},
+		{AT_PAGESZ, GUEST_PAGE}, {AT_BASE, s->interp_bias}, {AT_FLAGS, 0}, {AT_ENTRY, s->prog_entry},
 		{AT_UID, (uint64_t)getuid()}, {AT_EUID, (uint64_t)geteuid()},
 		{AT_GID, (uint64_t)getgid()}, {AT_EGID, (uint64_t)getegid()},
 		{AT_SECURE, 0}, {AT_CLKTCK, 100}, {AT_HWCAP, c1[3]}, {AT_HWCAP2, 0},

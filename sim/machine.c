@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/elf_bias.h"
 #include "common/err.h"
 #include "sim/fault.h"
 #include "sim/sim_internal.h"
@@ -400,6 +401,8 @@ int sim_new(const struct sim_options *opt, struct sim **out, char *msg, size_t m
 	}
 	if (symtab_load(opt->path, s->load_bias, &s->syms) < 0)
 		s->syms = symtab_new_empty();
+	if (s->syms && s->interp_abs)
+		symtab_add_file(s->syms, s->interp_abs, s->interp_bias);
 	uc_reg_write(s->uc, UC_X86_REG_RSP, &sp);
 	uc_reg_write(s->uc, UC_X86_REG_RIP, &s->entry);
 	err = add_hooks(s);
@@ -430,6 +433,9 @@ void sim_free(struct sim *s)
 	free(s->hooked);
 	free(s->wx_hooks);
 	free(s->exe_abs);
+	free(s->interp_abs);
+	for (size_t i = 0; i < s->nmap_paths; i++)
+		free(s->map_paths[i]);
 	free(s);
 }
 
@@ -473,4 +479,41 @@ uint32_t sim_pid(const struct sim *s)
 {
 	(void)s;
 	return GUEST_PID;
+}
+
+void sim_set_mapping_listener(struct sim *s, void (*fn)(void *ctx, const struct sim_mapping *m),
+			      void *ctx)
+{
+	s->map_listener = fn;
+	s->map_listener_ctx = ctx;
+}
+
+/* The stored copy of a mapped file's path (one per file), or NULL. */
+static const char *map_path(struct sim *s, const char *path, int *is_new)
+{
+	*is_new = 0;
+	for (size_t i = 0; i < s->nmap_paths; i++)
+		if (strcmp(s->map_paths[i], path) == 0)
+			return s->map_paths[i];
+	if (s->nmap_paths == SIM_MAX_MAPPINGS || !(s->map_paths[s->nmap_paths] = strdup(path)))
+		return NULL;
+	*is_new = 1;
+	return s->map_paths[s->nmap_paths++];
+}
+
+void sim_file_exec_mapping(struct sim *s, uint64_t addr, uint64_t len, uint64_t off, int prot, int hfd)
+{
+	char link[64], path[PATH_MAX];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", hfd);
+	ssize_t n = readlink(link, path, sizeof(path) - 1);
+	int is_new;
+	const char *p = n > 0 ? (path[n] = 0, map_path(s, path, &is_new)) : NULL;
+	if (!p || s->nexec_maps == SIM_MAX_MAPPINGS)
+		return;
+	struct sim_mapping *m = &s->exec_maps[s->nexec_maps++];
+	*m = (struct sim_mapping){addr, len, off, prot, p};
+	if (is_new)
+		symtab_add_file(s->syms, p, elf_mapping_bias(p, addr, off));
+	if (s->map_listener)
+		s->map_listener(s->map_listener_ctx, m);
 }

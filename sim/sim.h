@@ -22,6 +22,7 @@ struct sim_options {
 	uint64_t seed;
 	uint64_t max_insns;      /* 0: no limit */
 	int strict;              /* unsupported system calls are fatal */
+	const char *interp;      /* program interpreter to use instead of PT_INTERP's, or NULL */
 	FILE *log;               /* pmusim's own messages (stderr) */
 };
 
@@ -74,10 +75,16 @@ struct sim_mapping {
 	int prot;            /* PROT_* */
 	const char *path;    /* absolute host path of the file */
 };
-#define SIM_MAX_MAPPINGS 16
+#define SIM_MAX_MAPPINGS 64
 
-/* The executable mappings made so far (the program's PF_X segments), in load order. */
+/* The executable mappings made so far, in order: the PF_X segments of the
+ * program and its interpreter, then files the program mapped with PROT_EXEC
+ * (shared libraries). Their functions are in sim_symtab. */
 size_t sim_exec_mappings(const struct sim *s, const struct sim_mapping **out);
+/* fn is called for every executable file mapping made while the program runs
+ * (before any of its code executes), e.g. to write a perf.data MMAP2 record. */
+void sim_set_mapping_listener(struct sim *s, void (*fn)(void *ctx, const struct sim_mapping *m),
+			      void *ctx);
 /* Absolute path of the program, its process id and main thread id. */
 const char *sim_exe_path(const struct sim *s);
 uint32_t sim_pid(const struct sim *s);

@@ -45,7 +45,10 @@ struct sim {
 	size_t nvmas, capvmas;
 	uint64_t brk_start, brk_cur;
 	uint64_t load_bias;
-	uint64_t entry, phdr, phnum;
+	uint64_t entry, phdr, phnum;  /* entry: where execution starts (ld.so's for a dynamic program) */
+	uint64_t prog_entry;         /* the program's own entry (AT_ENTRY) */
+	uint64_t interp_bias;        /* load bias of the interpreter (AT_BASE), 0 without one */
+	char *interp_abs;            /* absolute path of the interpreter, or NULL */
 	/* files: guest fd -> host fd, -1 when closed */
 	int fds[GUEST_FD_MAX];
 	/* hooks placed on special instructions, sorted by address */
@@ -78,6 +81,10 @@ struct sim {
 	uint64_t max_insns_left_at;  /* emulation 'until' address when limiting */
 	struct sim_mapping exec_maps[SIM_MAX_MAPPINGS];
 	size_t nexec_maps;
+	char *map_paths[SIM_MAX_MAPPINGS]; /* paths of the files mapped at run time */
+	size_t nmap_paths;
+	void (*map_listener)(void *ctx, const struct sim_mapping *m);
+	void *map_listener_ctx;
 };
 
 /* loader.c */
@@ -110,6 +117,11 @@ void code_invalidate(struct sim *s, uint64_t addr, uint64_t len);
 /* machine.c: re-arms the write watch on every writable+executable area
  * (self-modifying code); call after the address space changed. */
 void code_watch_refresh(struct sim *s);
+
+/* machine.c: the guest mapped host file hfd at [addr, addr+len) from offset off
+ * with PROT_EXEC: record the mapping, add the file's functions to the symbols,
+ * tell the listener. */
+void sim_file_exec_mapping(struct sim *s, uint64_t addr, uint64_t len, uint64_t off, int prot, int hfd);
 
 /* machine.c helpers for the syscall layer */
 uint64_t sim_now_ns(struct sim *s);          /* simulated time since boot */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <termios.h>
@@ -276,6 +277,24 @@ static int64_t do_path_call(struct sim *s, const struct sysargs *x)
 		if ((r = get_path(s, a[0], p)) < 0 || (r = get_path(s, a[1], q)) < 0)
 			return r;
 		return rename(p, q) < 0 ? -errno : 0;
+	case SYS_statx: {
+		unsigned char sx[256]; /* struct statx */
+		if ((d = host_dirfd(s, a[0])) == -2)
+			return -EBADF;
+		if ((r = get_path(s, a[1], p)) < 0)
+			return r;
+		if (syscall(SYS_statx, d, p, (int)a[2], (unsigned)a[3], sx) < 0)
+			return -errno;
+		return mem_write(s, a[4], sx, sizeof(sx)) < 0 ? -EFAULT : 0;
+	}
+	case SYS_statfs: {
+		struct statfs sf;
+		if ((r = get_path(s, a[0], p)) < 0)
+			return r;
+		if (statfs(p, &sf) < 0)
+			return -errno;
+		return mem_write(s, a[1], &sf, sizeof(sf)) < 0 ? -EFAULT : 0;
+	}
 	}
 	return -ENOSYS;
 }
@@ -289,7 +308,7 @@ int sys_file(struct sim *s, const struct sysargs *x, int64_t *ret)
 	case SYS_read: case SYS_write: case SYS_pread64: case SYS_pwrite64:
 	case SYS_readv: case SYS_writev: case SYS_lseek: case SYS_fstat: case SYS_close:
 	case SYS_ioctl: case SYS_fcntl: case SYS_getdents64: case SYS_fsync:
-	case SYS_fdatasync: case SYS_ftruncate: case SYS_fchdir:
+	case SYS_fdatasync: case SYS_ftruncate: case SYS_fchdir: case SYS_fstatfs:
 		if (h < 0) {
 			*ret = -EBADF;
 			return 1;
@@ -362,9 +381,14 @@ int sys_file(struct sim *s, const struct sysargs *x, int64_t *ret)
 	case SYS_umask: *ret = umask((mode_t)a[0]); return 1;
 	case SYS_stat: case SYS_lstat: case SYS_newfstatat: case SYS_access: case SYS_faccessat:
 	case SYS_faccessat2: case SYS_unlink: case SYS_unlinkat: case SYS_mkdir: case SYS_rmdir:
-	case SYS_chdir: case SYS_rename:
+	case SYS_chdir: case SYS_rename: case SYS_statfs: case SYS_statx:
 		*ret = do_path_call(s, x);
 		return 1;
+	case SYS_fstatfs: {
+		struct statfs sf;
+		*ret = fstatfs(h, &sf) < 0 ? -errno : mem_write(s, a[1], &sf, sizeof(sf)) < 0 ? -EFAULT : 0;
+		return 1;
+	}
 	}
 	return 0;
 }

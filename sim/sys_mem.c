@@ -106,6 +106,8 @@ static int64_t do_mmap(struct sim *s, const struct sysargs *x)
 	}
 	if (prot != (PROT_READ | PROT_WRITE))
 		mem_protect(s, addr, len, prot);
+	if (hfd >= 0 && (prot & PROT_EXEC))
+		sim_file_exec_mapping(s, addr, len, off, prot, hfd);
 	return (int64_t)addr;
 }
 
@@ -208,6 +210,18 @@ static int sys_mem_calls(struct sim *s, const struct sysargs *x, int64_t *ret)
 		return 1;
 	case SYS_madvise:
 		*ret = do_madvise(s, a[0], a[1], (int)a[2]);
+		return 1;
+	case SYS_mincore: /* every mapped page is resident */
+		if (a[0] & (GUEST_PAGE - 1)) {
+			*ret = -EINVAL;
+		} else if (!mem_is_mapped(s, a[0], PAGE_UP(a[1]))) {
+			*ret = -ENOMEM;
+		} else {
+			uint8_t one = 1;
+			*ret = 0;
+			for (uint64_t i = 0; i < PAGE_UP(a[1]) / GUEST_PAGE && !*ret; i++)
+				*ret = mem_write(s, a[2] + i, &one, 1) < 0 ? -EFAULT : 0;
+		}
 		return 1;
 	}
 	return 0;

@@ -218,6 +218,10 @@ static int64_t do_misc(struct sim *s, const struct sysargs *x, int *handled)
 	case SYS_tkill:
 		return a[0] == GUEST_PID ? sys_raise(s, (int)a[1]) : -ESRCH;
 	case SYS_sched_yield: return 0;
+	case SYS_fadvise64: return 0; /* advice only */
+	/* extended attributes: files have none here (deterministic, like a plain filesystem) */
+	case SYS_getxattr: case SYS_lgetxattr: case SYS_fgetxattr: return -ENODATA;
+	case SYS_listxattr: case SYS_llistxattr: case SYS_flistxattr: return 0;
 	case SYS_prctl:
 		switch (a[0]) {
 		case 15: /* PR_SET_NAME */

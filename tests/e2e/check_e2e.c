@@ -53,6 +53,18 @@ static const struct native_case native_cases[] = {
 	{__LINE__, "/bin/busybox", {"cut", "-d:", "-f2"}, "a:b:c\nd:e:f\n"},
 	{__LINE__, "/bin/busybox", {"sed", "s/o/0/g"}, "foo boo\n"},
 	{__LINE__, "/bin/busybox", {"grep", "-c", "an"}, "banana\napple\nmango\n"},
+	/* Debian's own dynamically linked programs: ld.so, libc.so.6 and friends */
+	{__LINE__, "/usr/bin/sort", {"-r"}, "pear\napple\nfig\nbanana\n"},
+	{__LINE__, "/usr/bin/wc", {0}, "alpha beta\ngamma\n\ndelta epsilon zeta\n"},
+	{__LINE__, "/usr/bin/sha256sum", {0}, "The quick brown fox jumps over the lazy dog\n"},
+	{__LINE__, "/usr/bin/cut", {"-d:", "-f2"}, "a:b:c\nd:e:f\n"},
+	{__LINE__, "/usr/bin/tr", {"a-z", "A-Z"}, "shout this line\n"},
+	{__LINE__, "/usr/bin/grep", {"-c", "an"}, "banana\napple\nmango\n"},
+	{__LINE__, "/usr/bin/sed", {"s/o/0/g"}, "foo boo\n"},
+	{__LINE__, "/usr/bin/gzip", {"-c", "-n"}, "compress me, compress me, compress me\n"},
+	{__LINE__, "/usr/bin/od", {"-c"}, "bytes\t\001\n"},
+	{__LINE__, "/usr/bin/uniq", {"-c"}, "a\na\nb\n"},
+	{__LINE__, "/usr/bin/false", {0}, NULL},
 	{__LINE__, "/bin/busybox", {"sh", "-c", "x=3; echo $((x*7)); exit 5"}, NULL},
 	{__LINE__, "/bin/busybox", {"false"}, NULL},
 };
@@ -438,7 +450,8 @@ static const struct bad_case bad_cases[] = {
 	 "not an x86-64 program"},
 	{__LINE__, "32-bit", "cp $W/loops $F && printf '\\001' | dd of=$F bs=1 seek=4 conv=notrunc 2>/dev/null",
 	 "not a 64-bit ELF"},
-	{__LINE__, "dynamic", "cp /bin/true $F", "dynamic programs are not supported yet"},
+	{__LINE__, "bad interpreter", "cp /bin/true $F && sed -i 's|/lib64/ld-linux-x86-64.so.2|/etc/hostname\\x00xxxxxxxxxxxxx|' $F",
+	 "/etc/hostname: not an ELF file"},
 	{__LINE__, "missing", "rm -f $F", "cannot read program"},
 	{__LINE__, "directory", "rm -f $F && mkdir -p $F", "cannot read program"},
 };

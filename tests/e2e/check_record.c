@@ -222,6 +222,41 @@ START_TEST(symbol_aliases_as_perf)
 }
 END_TEST
 
+/* A dynamic program (Debian's sort): ld.so and libc.so.6 get MMAP2 records as
+ * they are mapped, perf names their functions, finds the LBR consistent with
+ * their code, and every LBR entry is a taken transfer of the truth. */
+START_TEST(dynamic_program_recording)
+{
+	const char *data = tmp_path("dyn.data"), *json = tmp_path("dyn.json");
+	ck_assert_uint_gt(record("/usr/bin/sort", data, json, "any"), 0);
+	int st;
+	char *a[] = {"perf", "script", "-i", (char *)data, "-F", "ip,sym,dso", NULL};
+	char *out = run_capture(a, &st);
+	ck_assert_int_eq(st, 0);
+	ck_assert_msg(out && strstr(out, "(/usr/lib/x86_64-linux-gnu/libc.so.6)") && strstr(out, "(/usr/bin/sort)"),
+		      "perf script: %.400s", out);
+	free(out);
+	char *b[] = {"perf", "script", "-i", (char *)data, "-F", "ip,brstackinsn", NULL};
+	out = run_capture(b, &st);
+	ck_assert_msg(st == 0 && out && !strstr(out, "mismatch of LBR data"), "brstackinsn found a mismatch");
+	free(out);
+	char *c[] = {"perf", "script", "-i", (char *)data, "-F", "brstack", NULL};
+	out = run_capture(c, &st);
+	struct truth_edge_set es;
+	ck_assert_int_eq(truth_edge_set(json, &es), 0);
+	unsigned long long from, to, n = 0;
+	int k;
+	for (char *p = out; p && sscanf(p, " 0x%llx/0x%llx/%n", &from, &to, &k) == 2; n++) {
+		ck_assert_msg(truth_has_edge(&es, from, to), "LBR entry 0x%llx->0x%llx not in the truth", from, to);
+		p += k;
+		p += strcspn(p, " \n");
+	}
+	ck_assert_uint_gt(n, 100);
+	free(es.e);
+	free(out);
+}
+END_TEST
+
 /* A call-only LBR (the call-graph profile's input) holds only calls. */
 START_TEST(call_only_lbr)
 {
@@ -397,6 +432,7 @@ int main(void)
 	tcase_add_loop_test(tc, perf_script_reads_recordings, 0, NWL - 1);
 	tcase_add_loop_test(tc, brstackinsn_has_no_mismatch, 0, NWL - 1);
 	tcase_add_test(tc, perf_report_and_pmusim_script);
+	tcase_add_test(tc, dynamic_program_recording);
 	tcase_add_loop_test(tc, symbol_aliases_as_perf, 0, 2);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("record");

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/elf_bias.h"
 #include "common/buildid.h"
 #include "common/err.h"
 #include "common/rng.h"
@@ -134,7 +135,7 @@ static void make_samples(void)
 	char msg[256];
 	struct binary *b;
 	find_self();
-	uint64_t bias = binary_bias_for_mapping(self, map_addr, map_pgoff);
+	uint64_t bias = elf_mapping_bias(self, map_addr, map_pgoff);
 	ck_assert_msg(binary_open(self, bias, &b, msg, sizeof(msg)) == 0, "%s", msg);
 	struct rng r;
 	rng_init(&r, 7);
