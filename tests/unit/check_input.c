@@ -23,6 +23,7 @@
 #include "profiler/input.h"
 #include "profiler/script_text.h"
 #include "tests/unit/run_suite.h"
+#include "tests/unit/tmp_dir.h"
 
 #define NSAMPLES 300
 #define DEPTH 32
@@ -177,24 +178,14 @@ static const char *in_dir(const char *name)
 
 /* One directory for the suite, made and removed by the parent process, so that
  * a failed test leaves nothing behind. */
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	remove(path);
-	return 0;
-}
-
 static void make_dir(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/check_input.XXXXXX");
-	if (!mkdtemp(dir))
-		dir[0] = 0;
+	tmp_dir_make(dir, sizeof(dir), "check_input");
 }
 
 static void remove_dir(void)
 {
-	if (dir[0])
-		nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	tmp_dir_remove(dir);
 }
 
 static void setup(void)

@@ -19,30 +19,20 @@
 #include "common/err.h"
 #include "profiler/perfdata.h"
 #include "tests/unit/run_suite.h"
+#include "tests/unit/tmp_dir.h"
 
 /* Each test works in its own directory under one base directory, which the parent
  * process removes after the suite even when a test failed half-way. */
 static char base[PATH_MAX], dir[PATH_MAX + 16];
 
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	remove(path);
-	return 0;
-}
-
 static void make_base(void)
 {
-	const char *t = getenv("TMPDIR");
-	snprintf(base, sizeof(base), "%s/check_perfdata.XXXXXX", t ? t : "/tmp");
-	if (!mkdtemp(base))
-		base[0] = 0;
+	tmp_dir_make(base, sizeof(base), "check_perfdata");
 }
 
 static void remove_base(void)
 {
-	if (base[0])
-		nftw(base, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	tmp_dir_remove(base);
 }
 
 static void make_dir(void)
@@ -54,7 +44,7 @@ static void make_dir(void)
 
 static void remove_dir(void)
 {
-	nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	tmp_dir_remove(dir);
 }
 
 static const char *in_dir(const char *name)
