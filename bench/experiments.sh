@@ -26,10 +26,8 @@ TARGET=${TARGET:-120000}
 [ -x "$PMUSIM" ] || { echo "experiments: $PMUSIM is missing (make)" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 bdir=build/bench
-mkdir -p "$bdir"
-for b in hot_compute hot_store; do
-	[ "$bdir/$b" -nt "$here/$b.c" ] || gcc -O2 -static -o "$bdir/$b" "$here/$b.c" || exit 2
-done
+. "$here/common.sh"
+bench_programs "$here" || exit 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 t_start=$(date +%s)
