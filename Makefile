@@ -51,7 +51,7 @@ WORKLOADS := $(WL_C:workloads/%.c=$(WL_DIR)/%) $(WL_MUSL:workloads/%.c=$(WL_DIR)
 DEPS := build-essential pkg-config libunicorn-dev libcapstone-dev libelf-dev check \
 	valgrind musl-tools busybox-static python3 linux-perf bolt-16 autofdo llvm
 
-.PHONY: all test unit e2e e2e-asan asan-unit bench mca experiments demo deps workloads clean format syscall-names
+.PHONY: all test unit e2e e2e-asan asan-unit bench mca experiments real-vs-sim demo deps workloads clean format syscall-names
 
 all: $(PMUSIM) workloads
 
@@ -160,6 +160,12 @@ bench: $(PMUSIM) workloads
 # docs/results/svg/ (a few minutes on 2 cores; not part of make test).
 experiments: $(PMUSIM) workloads
 	bench/experiments.sh $(PMUSIM) $(WL_DIR) docs/results
+
+# Real Skylake recording vs pmusim on the same binary (about 2 minutes).
+real-vs-sim: $(PMUSIM)
+	bench/real_vs_sim.sh $(PMUSIM) ../shared/fixtures/real-lbr > build/real-vs-sim.md
+	mv build/real-vs-sim.md docs/results/real-vs-sim.md
+	cat docs/results/real-vs-sim.md
 
 # Timing model vs llvm-mca -mcpu=skylake on the workloads' hottest runs.
 $(BUILD)/block_cost: bench/block_cost.c $(LIB_OBJ)
