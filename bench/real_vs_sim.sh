@@ -36,8 +36,9 @@ to the system's ld.so) and records it twice: with the real recording's configura
 (\`-e br_inst_retired.near_taken -c 20011 --delta 2000 -b\`), seed 1, with the exact truth of
 the run. Edges are matched by name (function and offset), so profiles of different runs
 and address layouts compare. Overlap in % (sum of min(p, q) of the normalised profiles)
-over all edges, taken edges and call edges; the truth lines that name functions of ld.so
-or libc are left out (the profiler walks the program's own binary).
+over all edges, taken edges and call edges. pmusim's runs use this machine's ld.so and
+libc, which the profiler walks too; the real recording's libraries exist only on the
+machine that made it, so for it the truth lines naming library functions are left out.
 
 | profile (method) | compared with | all | taken | calls | samples used |
 |---|---|---:|---:|---:|---:|

@@ -14,11 +14,12 @@
 #include "common/decode.h"
 #include "common/err.h"
 
-#define MAX_SEGS 16
+#define MAX_SEGS 64
+#define MAX_FILES 32
 
 struct seg {
-	uint64_t start, end; /* run-time addresses of the file-backed bytes */
-	uint64_t offset;     /* file offset of start */
+	uint64_t start, end;        /* run-time addresses of the file-backed bytes */
+	const unsigned char *bytes; /* the file's bytes at start */
 };
 
 struct binary {
@@ -28,6 +29,8 @@ struct binary {
 	uint64_t bias;
 	struct seg seg[MAX_SEGS];
 	size_t nseg;
+	unsigned char *more[MAX_FILES]; /* bytes of the files added (shared libraries) */
+	size_t nmore;
 	struct symtab *syms;
 	struct dcache *dc;
 };
@@ -47,7 +50,7 @@ static size_t read_code(void *ctx, uint64_t addr, void *buf, size_t len)
 	if (!s)
 		return 0;
 	size_t n = (size_t)(s->end - addr) < len ? (size_t)(s->end - addr) : len;
-	memcpy(buf, b->file + s->offset + (addr - s->start), n);
+	memcpy(buf, s->bytes + (addr - s->start), n);
 	return n;
 }
 
@@ -77,32 +80,50 @@ static unsigned char *slurp_file(const char *path, size_t *len)
 	return p;
 }
 
-static int load_segments(struct binary *b, char *msg, size_t ml)
+/* Adds the executable segments of one file's bytes placed at bias. */
+static int load_segments(struct binary *b, const unsigned char *file, size_t flen, uint64_t bias,
+			 const char *path, char *msg, size_t ml)
 {
-	Elf *elf = elf_memory((char *)b->file, b->flen);
+	Elf *elf = elf_memory((char *)file, flen);
 	GElf_Ehdr eh;
 	size_t n = 0;
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &n) != 0) {
 		if (elf)
 			elf_end(elf);
-		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: not an ELF file", b->path);
+		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: not an ELF file", path);
 	}
 	int err = eh.e_machine == EM_X86_64 ? 0
-		: pmusim_fail(msg, ml, PMUSIM_ERR_ARCH, "%s: not an x86-64 program", b->path);
+		: pmusim_fail(msg, ml, PMUSIM_ERR_ARCH, "%s: not an x86-64 program", path);
+	size_t before = b->nseg;
 	for (size_t i = 0; !err && i < n && b->nseg < MAX_SEGS; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
 			continue;
-		if (ph.p_offset > b->flen || ph.p_filesz > b->flen - ph.p_offset) {
-			err = pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: truncated ELF file", b->path);
+		if (ph.p_offset > flen || ph.p_filesz > flen - ph.p_offset) {
+			err = pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: truncated ELF file", path);
 			break;
 		}
-		b->seg[b->nseg++] = (struct seg){ph.p_vaddr + b->bias, ph.p_vaddr + b->bias + ph.p_filesz,
-						 ph.p_offset};
+		b->seg[b->nseg++] = (struct seg){ph.p_vaddr + bias, ph.p_vaddr + bias + ph.p_filesz,
+						 file + ph.p_offset};
 	}
 	elf_end(elf);
-	if (!err && b->nseg == 0)
-		err = pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: no executable segment", b->path);
+	if (!err && b->nseg == before)
+		err = pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: no executable segment", path);
+	return err;
+}
+
+int binary_add_file(struct binary *b, const char *path, uint64_t bias, char *msg, size_t ml)
+{
+	if (b->nmore == MAX_FILES)
+		return pmusim_fail(msg, ml, PMUSIM_ERR_ARG, "%s: too many files in one binary", path);
+	size_t flen;
+	unsigned char *file = slurp_file(path, &flen);
+	if (!file)
+		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "%s: cannot read the file", path);
+	b->more[b->nmore++] = file;
+	int err = load_segments(b, file, flen, bias, path, msg, ml);
+	if (!err)
+		symtab_add_file(b->syms, path, bias);
 	return err;
 }
 
@@ -117,7 +138,7 @@ int binary_open(const char *path, uint64_t bias, struct binary **out, char *msg,
 	b->bias = bias;
 	b->path = strdup(path);
 	b->file = b->path ? slurp_file(path, &b->flen) : NULL;
-	int err = b->file ? load_segments(b, msg, ml)
+	int err = b->file ? load_segments(b, b->file, b->flen, bias, path, msg, ml)
 			  : pmusim_fail(msg, ml, PMUSIM_ERR_IO, "%s: cannot read the binary", path);
 	if (!err && symtab_load(path, bias, &b->syms) < 0)
 		b->syms = symtab_new_empty();
@@ -140,11 +161,13 @@ int binary_from_code(const uint8_t *code, size_t len, uint64_t addr, struct bina
 	b->path = strdup("[code]");
 	b->file = malloc(len ? len : 1);
 	b->flen = len;
-	b->seg[0] = (struct seg){addr, addr + len, 0};
+	b->seg[0] = (struct seg){addr, addr + len, NULL};
 	b->nseg = 1;
 	b->syms = symtab_new_empty();
-	if (b->file)
+	if (b->file) {
 		memcpy(b->file, code, len);
+		b->seg[0].bytes = b->file;
+	}
 	if (!b->path || !b->file || !b->syms || !(b->dc = dcache_new(read_code, b))) {
 		binary_free(b);
 		return PMUSIM_ERR_NOMEM;
@@ -160,6 +183,8 @@ void binary_free(struct binary *b)
 	dcache_free(b->dc);
 	symtab_free(b->syms);
 	free(b->file);
+	for (size_t i = 0; i < b->nmore; i++)
+		free(b->more[i]);
 	free(b->path);
 	free(b);
 }

@@ -1,4 +1,5 @@
-/* A program binary as the profiler sees it: its function symbols and its code,
+/* A program binary as the profiler sees it — the program and, added to it, the
+ * shared libraries of its process: their function symbols and their code,
  * decoded into runs (common/decode.h) straight from the file's bytes at the load
  * bias the recording shows, so that branch records can be checked and the code
  * between them walked. No Unicorn: the bytes come from the ELF file. */
@@ -17,6 +18,10 @@ struct binary;
  * vaddr + bias. 0, or a negative pmusim_err with a one-line reason in msg. */
 int binary_open(const char *path, uint64_t bias, struct binary **out, char *msg, size_t msglen);
 void binary_free(struct binary *b);
+
+/* Adds another file mapped at bias (a shared library of the same process): its
+ * code and functions join b's. 0, or a negative pmusim_err with a reason. */
+int binary_add_file(struct binary *b, const char *path, uint64_t bias, char *msg, size_t msglen);
 
 /* A binary made of len bytes of code placed at addr, without symbols (for code
  * that exists in no file, and for tests). 0 or PMUSIM_ERR_NOMEM. */

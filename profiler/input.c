@@ -107,7 +107,21 @@ struct feed {
 	int want_len;
 	struct mapping m;
 	int have_map;
+	struct mapping libs[32]; /* other files mapped executable: shared libraries */
+	size_t nlibs, nadded;
 };
+
+/* Adds the libraries seen so far to the binary (those whose files are here). */
+static void add_libs(struct feed *f)
+{
+	for (; f->nadded < f->nlibs; f->nadded++) {
+		const struct mapping *l = &f->libs[f->nadded];
+		char msg[256];
+		if (access(l->path, R_OK) == 0)
+			binary_add_file(f->bin, l->path, elf_mapping_bias(l->path, l->addr, l->pgoff), msg,
+					sizeof(msg));
+	}
+}
 
 /* The binary, opened at the first sample of the program's event. */
 static int first_sample(struct feed *f, char *msg, size_t ml)
@@ -140,6 +154,7 @@ static int first_sample(struct feed *f, char *msg, size_t ml)
 	}
 	if (err < 0 || (err = profile_new(&po, f->bin, &f->prof)) < 0)
 		return err;
+	add_libs(f);
 	return 0;
 }
 
@@ -161,14 +176,35 @@ static int on_sample(struct feed *f, const struct perf_sample *s, char *msg, siz
 	return profile_add(f->prof, s, trigger);
 }
 
+/* A library mapping (not the program's), once per file. */
+static void on_lib(struct feed *f, const struct perf_record *r)
+{
+	const char *path = r->u.mmap.filename;
+	if (path[0] != '/' || (f->have_map && strcmp(path, f->m.path) == 0))
+		return;
+	for (size_t i = 0; i < f->nlibs; i++)
+		if (strcmp(f->libs[i].path, path) == 0)
+			return;
+	if (f->nlibs == sizeof(f->libs) / sizeof(f->libs[0]))
+		return;
+	struct mapping *l = &f->libs[f->nlibs++];
+	snprintf(l->path, sizeof(l->path), "%s", path);
+	l->addr = r->u.mmap.addr;
+	l->pgoff = r->u.mmap.pgoff;
+	if (f->bin)
+		add_libs(f);
+}
+
 static void on_mmap(struct feed *f, const struct perf_record *r)
 {
-	if (f->have_map || !r->u.mmap.filename)
+	if (!r->u.mmap.filename)
 		return;
 	if (r->type == PERF_RECORD_MMAP2 && !(r->u.mmap.prot & 4 /* PROT_EXEC */))
 		return;
-	if (!matches(&f->src, r->u.mmap.filename, f->io, f->want_id, f->want_len))
+	if (f->have_map || !matches(&f->src, r->u.mmap.filename, f->io, f->want_id, f->want_len)) {
+		on_lib(f, r);
 		return;
+	}
 	snprintf(f->m.path, sizeof(f->m.path), "%s", r->u.mmap.filename);
 	f->m.addr = r->u.mmap.addr;
 	f->m.pgoff = r->u.mmap.pgoff;
