@@ -103,6 +103,27 @@ START_TEST(cbt_with_every_trigger)
 }
 END_TEST
 
+/* A dynamic program: ld.so and libc are walked too (their files are here), and
+ * the truth names their functions, so the whole process is compared. */
+START_TEST(cbt_on_a_dynamic_program)
+{
+	const char *in = tmp_path("lines.txt"), *data = tmp_path("dyn.data"), *truth = tmp_path("dyn.fdata");
+	FILE *f = fopen(in, "w");
+	for (int i = 0; i < 3000; i++)
+		fprintf(f, "line %d %x\n", (i * 7919) % 3001, i * 31);
+	fclose(f);
+	char *a[] = {(char *)pmusim(), "record", "-e", "br_inst_retired.near_taken", "-c", "13", "--delta", "6",
+		     "-b", "--seed", "1", "-o", (char *)data, "--truth", (char *)truth, "--", "/usr/bin/sort",
+		     (char *)in, NULL};
+	ck_assert_int_eq(run_cmd(a, NULL, NULL, NULL), 0);
+	int st;
+	char *out = validate(data, truth, "cbt", "0.99", &st);
+	ck_assert_msg(st == 0, "sort: %s", out);
+	ck_assert_double_eq(json_num(out, "truth_lines_unresolved"), 0);
+	free(out);
+}
+END_TEST
+
 /* The call-graph variant: call-only LBR, caller -> callee. */
 START_TEST(call_graph_from_call_only_lbr)
 {
@@ -216,6 +237,7 @@ int main(void)
 	tcase_add_loop_test(tc, cbt_meets_overlap_on_every_workload, 0, (int)(sizeof(cbt_rows) / sizeof(cbt_rows[0])));
 	tcase_add_loop_test(tc, cbt_with_every_trigger, 0, (int)(sizeof(trig_rows) / sizeof(trig_rows[0])));
 	tcase_add_loop_test(tc, call_graph_from_call_only_lbr, 0, 2);
+	tcase_add_test(tc, cbt_on_a_dynamic_program);
 	tcase_add_test(tc, baselines_stay_below_cbt);
 	tcase_add_test(tc, validate_exit_statuses);
 	tcase_add_test(tc, report_formats);
