@@ -70,11 +70,17 @@ $(BUILD)/tests/check_%: tests/e2e/check_%.c tests/e2e/e2e_util.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wno-write-strings -Wno-discarded-qualifiers $(CHECK_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CHECK_LIBS)
 
-workloads: $(WORKLOADS) $(WORKLOADS:%=%.o) $(WL_DIR)/loops.relocs $(WL_DIR)/loops.g
+workloads: $(WORKLOADS) $(WORKLOADS:%=%.o) $(WL_DIR)/loops.relocs $(WL_DIR)/loops.g $(WL_DIR)/loops.dynpie
 
 # loops linked with its relocations kept, as llvm-bolt needs to rewrite it
 $(WL_DIR)/loops.relocs: $(WL_DIR)/loops.o
 	gcc -static -no-pie -Wl,--emit-relocs -o $@ $<
+
+# loops as a dynamically linked PIE with its relocations (BOLT instrumentation of a
+# dynamic program, issue #5)
+$(WL_DIR)/loops.dynpie: workloads/loops.c
+	@mkdir -p $(WL_DIR)
+	gcc -O2 -fPIE -pie -fno-omit-frame-pointer -Wl,--emit-relocs -o $@ $<
 
 # loops with DWARF 4 line tables (-g does not change the code), as AutoFDO needs
 # source lines and Debian's AutoFDO 0.19 reads no DWARF 5
