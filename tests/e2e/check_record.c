@@ -227,8 +227,15 @@ END_TEST
  * their code, and every LBR entry is a taken transfer of the truth. */
 START_TEST(dynamic_program_recording)
 {
-	const char *data = tmp_path("dyn.data"), *json = tmp_path("dyn.json");
-	ck_assert_uint_gt(record("/usr/bin/sort", data, json, "any"), 0);
+	const char *data = tmp_path("dyn.data"), *json = tmp_path("dyn.json"), *in = tmp_path("dyn.txt");
+	FILE *f = fopen(in, "w");
+	for (int i = 0; i < 3000; i++) /* enough sorting that samples land in sort and libc */
+		fprintf(f, "line %d\n", (i * 7919) % 3001);
+	fclose(f);
+	const char *err = tmp_path("dyn.err");
+	char *r[] = {(char *)pmusim(), "record", "-e", "br_inst_retired.near_taken", "-c", "97", "-b", "-o",
+		     (char *)data, "--truth-json", (char *)json, "--", "/usr/bin/sort", (char *)in, NULL};
+	ck_assert_int_eq(run_cmd(r, NULL, NULL, err), 0);
 	int st;
 	char *a[] = {"perf", "script", "-i", (char *)data, "-F", "ip,sym,dso", NULL};
 	char *out = run_capture(a, &st);
