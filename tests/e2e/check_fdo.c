@@ -104,7 +104,9 @@ static int count_symbolised(const char *fdata)
 	return (int)n;
 }
 
-/* Records prog with a taken-branch trigger and a 32-deep LBR; the sample count. */
+/* Records prog with a taken-branch trigger (period 97 + U[0,40]: hundreds of
+ * samples even on short workloads, so agreement is not left to chance) and a
+ * 32-deep LBR; the sample count. */
 static unsigned long long record(const char *prog, const char *data)
 {
 	TMP(err, "rec.err");
@@ -113,7 +115,9 @@ static unsigned long long record(const char *prog, const char *data)
 	             "-e",
 	             "br_inst_retired.near_taken",
 	             "-c",
-	             "997",
+	             "97",
+	             "--delta",
+	             "40",
 	             "-b",
 	             "-o",
 	             (char *)data,
