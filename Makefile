@@ -126,6 +126,9 @@ demo: deps
 	$(PMUSIM) record -e br_inst_retired.near_taken -c 10007 -b -o build/demo.perf.data -- $(WL_DIR)/loops >/dev/null
 	@echo "--- read back by real perf (perf script -F ip,sym,brstacksym, first sample):"
 	@perf script -i build/demo.perf.data -F ip,sym,brstacksym 2>/dev/null | head -1 | cut -c1-400
+	@echo "--- the CBT edge profile of a denser recording against the exact truth (pmusim validate):"
+	$(PMUSIM) record -e br_inst_retired.near_taken -c 97 --delta 40 -b --truth build/demo.truth.fdata -o build/demo.dense.data -- $(WL_DIR)/loops >/dev/null
+	$(PMUSIM) validate -i build/demo.dense.data --truth build/demo.truth.fdata
 
 deps:
 	@missing=""; for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
