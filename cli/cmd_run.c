@@ -10,9 +10,9 @@
 static const char run_usage[] =
 	"usage: pmusim run [options] [--] PROG [ARGS...]\n"
 	"\n"
-	"Runs the static x86-64 Linux program PROG on the emulated CPU with stdin,\n"
-	"stdout and stderr passed through, and exits with its exit status (128+N when\n"
-	"it dies of signal N, after a one-line report on stderr).\n"
+	"Runs the x86-64 Linux program PROG (static, or dynamic with its ld.so) on the\n"
+	"emulated CPU with stdin, stdout and stderr passed through, and exits with its\n"
+	"exit status (128+N when it dies of signal N, after a one-line report on stderr).\n"
 	"\n"
 	"options:\n" PROG_OPTIONS_HELP
 	"  -h, --help        this text\n"

@@ -7,9 +7,10 @@
 static const char usage[] =
 	"usage: pmusim <command> [options] [-- PROG [ARGS...]]\n"
 	"\n"
-	"Runs unmodified static x86-64 Linux programs on an emulated CPU with modelled\n"
-	"performance-monitoring hardware (counters, overflow interrupts, LBR), counts\n"
-	"exactly what they execute and records samples as perf.data.\n"
+	"Runs unmodified x86-64 Linux programs (static or dynamic) on an emulated CPU\n"
+	"with modelled performance-monitoring hardware (counters, overflow interrupts,\n"
+	"LBR), counts exactly what they execute, records samples as perf.data and\n"
+	"builds edge profiles from recordings (pmusim's or perf record -b's).\n"
 	"\n"
 	"commands:\n"
 	"  run        run a program; optionally write its exact branch/call ground truth\n"
