@@ -58,7 +58,8 @@ static int parse_filter(struct record_args *a, const char *spec, const char *cmd
 	const char *bad;
 	int user;
 	if (lbr_parse_filter(spec, &a->filter, &bad, &user) < 0) {
-		fprintf(stderr, "%s: unknown branch filter '%s' in '%s'\n", cmd, bad ? bad : spec, spec);
+		fprintf(stderr, "%s: unknown branch filter '%.*s' in '%s'\n", cmd, (int)strcspn(bad, ","), bad,
+			spec);
 		return -1;
 	}
 	a->lbr = 1;

@@ -34,32 +34,30 @@ static const struct {
 	{"cond", LBR_F_COND},
 };
 
+/* 1 when the n bytes at p are the word w. */
+static int word_is(const char *p, size_t n, const char *w)
+{
+	return strlen(w) == n && strncmp(p, w, n) == 0;
+}
+
 int lbr_parse_filter(const char *spec, uint32_t *filter, const char **bad, int *user)
 {
 	uint32_t f = 0;
 	int priv_u = 0, priv_other = 0;
-	static char word[32];
 	const char *p = spec;
 	*bad = NULL;
 	while (*p) {
-		size_t n = strcspn(p, ",");
-		if (n == 0 || n >= sizeof(word)) {
-			*bad = spec;
-			return PMUSIM_ERR_ARG;
-		}
-		memcpy(word, p, n);
-		word[n] = 0;
-		size_t i, nw = sizeof(filter_words) / sizeof(filter_words[0]);
-		for (i = 0; i < nw && strcmp(word, filter_words[i].word) != 0; i++)
+		size_t n = strcspn(p, ","), i, nw = sizeof(filter_words) / sizeof(filter_words[0]);
+		for (i = 0; i < nw && !word_is(p, n, filter_words[i].word); i++)
 			;
 		if (i < nw)
 			f |= filter_words[i].bits;
-		else if (strcmp(word, "u") == 0)
+		else if (word_is(p, n, "u"))
 			priv_u = 1;
-		else if (strcmp(word, "k") == 0 || strcmp(word, "hv") == 0)
+		else if (word_is(p, n, "k") || word_is(p, n, "hv"))
 			priv_other = 1;
 		else {
-			*bad = word;
+			*bad = p; /* the word runs to the next comma */
 			return PMUSIM_ERR_ARG;
 		}
 		p += n;

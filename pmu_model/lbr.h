@@ -83,7 +83,8 @@ uint32_t lbr_read(const struct lbr *l, struct lbr_entry *out);
 
 /* Parses perf's -j list ("any,u", "any_call", "ind_call,cond") into LBR_F_*.
  * Privilege words u/k/hv are accepted (guest code is all user; k and hv alone
- * keep nothing). Returns 0, or PMUSIM_ERR_ARG with *bad pointing at the word. */
+ * keep nothing). Returns 0, or PMUSIM_ERR_ARG with *bad pointing into spec at the
+ * offending word, which runs to the next comma or the end. */
 int lbr_parse_filter(const char *spec, uint32_t *filter, const char **bad, int *user);
 
 #endif

@@ -319,9 +319,12 @@ START_TEST(lbr_filter_words_rejected)
 	uint32_t f;
 	const char *bad;
 	int user;
-	ck_assert_int_eq(lbr_parse_filter("any,bogus", &f, &bad, &user), PMUSIM_ERR_ARG);
-	ck_assert_str_eq(bad, "bogus");
+	ck_assert_int_eq(lbr_parse_filter("any,bogus,cond", &f, &bad, &user), PMUSIM_ERR_ARG);
+	ck_assert_int_eq((int)strcspn(bad, ","), 5);
+	ck_assert_int_eq(strncmp(bad, "bogus", 5), 0);
 	ck_assert_int_eq(lbr_parse_filter("any,,cond", &f, &bad, &user), PMUSIM_ERR_ARG);
+	ck_assert_int_eq(lbr_parse_filter("anycallsandmorewordsthanbeforeinonelongword", &f, &bad, &user),
+			 PMUSIM_ERR_ARG);
 }
 END_TEST
 
