@@ -14,6 +14,7 @@
 extern char **environ;
 
 #define EXIT_LIMIT 124
+#define EXIT_DEADLOCK 125
 
 static volatile int interrupted;
 
@@ -63,6 +64,11 @@ int program_option(struct program *p, int code, const char *arg)
 		return 1;
 	case PROG_O_CLEAR_ENV: p->clear_env = 1; return 1;
 	case PROG_O_INTERP: p->so.interp = arg; return 1;
+	case PROG_O_QUANTUM:
+		if (parse_u64(arg, &p->so.quantum) < 0 || p->so.quantum == 0)
+			return fprintf(stderr, "%s: --quantum needs a positive number of instructions, not '%s'\n",
+				       p->cmd, arg), -1;
+		return 1;
 	default: return 0;
 	}
 }
@@ -209,6 +215,9 @@ int program_status(const struct program *p)
 	case SIM_END_LIMIT:
 		fprintf(stderr, "pmusim: %s\n", res->message);
 		return EXIT_LIMIT;
+	case SIM_END_DEADLOCK:
+		fprintf(stderr, "pmusim: %s\n", res->message);
+		return EXIT_DEADLOCK;
 	default:
 		fprintf(stderr, "pmusim: %s\n", res->message[0] ? res->message : pmusim_strerror(res->err));
 		return EXIT_PMUSIM_ERROR;

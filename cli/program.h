@@ -16,7 +16,7 @@
  * from PROG_OPT_END on). */
 enum {
 	PROG_O_SEED = 256, PROG_O_MAX, PROG_O_STRICT, PROG_O_TRUTH, PROG_O_TRUTH_JSON, PROG_O_ENV,
-	PROG_O_CLEAR_ENV, PROG_O_INTERP, PROG_OPT_END
+	PROG_O_CLEAR_ENV, PROG_O_INTERP, PROG_O_QUANTUM, PROG_OPT_END
 };
 
 #define PROG_LONG_OPTIONS                                                                        \
@@ -24,7 +24,7 @@ enum {
 	{"strict", no_argument, 0, PROG_O_STRICT}, {"truth", required_argument, 0, PROG_O_TRUTH},    \
 	{"truth-json", required_argument, 0, PROG_O_TRUTH_JSON},                                     \
 	{"env", required_argument, 0, PROG_O_ENV}, {"clear-env", no_argument, 0, PROG_O_CLEAR_ENV}, \
-	{"interp", required_argument, 0, PROG_O_INTERP}
+	{"interp", required_argument, 0, PROG_O_INTERP}, {"quantum", required_argument, 0, PROG_O_QUANTUM}
 
 /* --help text of the shared options. */
 #define PROG_OPTIONS_HELP                                                                   \
@@ -40,7 +40,9 @@ enum {
 	"  --env NAME=VALUE  set a variable in the program's environment (repeatable)\n"       \
 	"  --clear-env       start the program with an empty environment\n"             \
 	"  --interp PATH     program interpreter for a dynamic program instead of its\n"  \
-	"                    PT_INTERP (a missing one falls back to the system's)\n"
+	"                    PT_INTERP (a missing one falls back to the system's)\n"  \
+	"  --quantum N       instructions a thread runs before the next runnable one\n" \
+	"                    gets the simulated CPU (default 1000000)\n"
 
 struct program {
 	const char *cmd;        /* "pmusim run" etc., for messages */

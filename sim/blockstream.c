@@ -57,6 +57,16 @@ void bstream_set_tid(struct bstream *bs, uint32_t tid)
 	bs->tid = tid;
 }
 
+int bstream_next_run_start(const struct bstream *bs)
+{
+	return bs->next_run_start;
+}
+
+void bstream_set_next_run_start(struct bstream *bs, int v)
+{
+	bs->next_run_start = v;
+}
+
 int bstream_cond_taken(int cond, uint64_t f, uint64_t rcx)
 {
 	int cf = (f >> 0) & 1, pf = (f >> 2) & 1, zf = (f >> 6) & 1;

@@ -42,6 +42,12 @@ int bstream_add_sink(struct bstream *bs, struct block_sink sink);
 /* Thread id stamped on retired blocks from now on. */
 void bstream_set_tid(struct bstream *bs, uint32_t tid);
 
+/* Whether the next block starts a run (entered by a transfer). A context
+ * switch saves it for the outgoing thread (after bstream_finish) and restores
+ * the incoming thread's; signal delivery sets it (the handler is entered). */
+int bstream_next_run_start(const struct bstream *bs);
+void bstream_set_next_run_start(struct bstream *bs, int v);
+
 /* A TB starting at addr, size bytes long, begins executing. Returns 0, or a
  * negative pmusim_err when the TB contradicts the decoded code (internal error). */
 int bstream_tb(struct bstream *bs, uint64_t addr, uint32_t size);

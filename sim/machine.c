@@ -155,7 +155,8 @@ static void hook_special(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
 	}
 	case DS_PRIV:
 		s->res->fault_pc = addr;
-		sim_stop(s, SIM_END_SIGNAL, SIGSEGV);
+		s->fault_signo = SIGSEGV;
+		uc_emu_stop(uc);
 		break;
 	}
 }
@@ -280,6 +281,11 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
 			return;
 		}
 	}
+	if (bstream_insns(s->bs) >= s->attention_at && !s->limit_armed &&
+	    !bstream_is_rep_continuation(s->bs, addr)) {
+		sched_tick(s, addr); /* a slice ended or a timer expired */
+		return;
+	}
 	if (s->opt.max_insns && !s->limit_armed) {
 		uint64_t done = bstream_insns(s->bs) + bstream_pending_insns(s->bs, addr);
 		int k = block_insn_index(bi, addr + size);
@@ -339,7 +345,8 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *ud)
 	}
 	s->res->fault_pc = pc;
 	s->intr_rip = rip;
-	sim_stop(s, SIM_END_SIGNAL, sig);
+	s->fault_signo = sig;
+	uc_emu_stop(uc);
 }
 
 static bool hook_mem_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
@@ -412,6 +419,11 @@ int sim_new(const struct sim_options *opt, struct sim **out, char *msg, size_t m
 	}
 	syscall_init_fds(s);
 	bstream_set_tid(s->bs, GUEST_PID);
+	if (sched_init(s) < 0) {
+		err = PMUSIM_ERR_NOMEM;
+		snprintf(msg, msglen, "out of memory");
+		goto fail;
+	}
 	*out = s;
 	return 0;
 fail:
@@ -424,6 +436,7 @@ void sim_free(struct sim *s)
 	if (!s)
 		return;
 	syscall_close_fds(s);
+	sched_free(s);
 	bstream_free(s->bs);
 	dcache_free(s->dc);
 	symtab_free(s->syms);
@@ -486,6 +499,12 @@ void sim_set_mapping_listener(struct sim *s, void (*fn)(void *ctx, const struct 
 {
 	s->map_listener = fn;
 	s->map_listener_ctx = ctx;
+}
+
+void sim_set_thread_listener(struct sim *s, void (*fn)(void *ctx, uint32_t pid, uint32_t tid), void *ctx)
+{
+	s->thread_listener = fn;
+	s->thread_listener_ctx = ctx;
 }
 
 /* The stored copy of a mapped file's path (one per file), or NULL. */

@@ -92,13 +92,33 @@ static void emu_error(struct sim *s, uc_err e, uint64_t rip, struct sim_result *
 	}
 }
 
+/* si_code of a fault (uapi/asm-generic/siginfo.h). */
+static int fault_code(const struct sim *s, const struct sim_result *res)
+{
+	switch (res->signo) {
+	case SIGSEGV:
+		if (!s->mem_fault_type)
+			return 0x80; /* SI_KERNEL: general protection */
+		return (s->mem_fault_type == UC_MEM_READ_UNMAPPED || s->mem_fault_type == UC_MEM_WRITE_UNMAPPED ||
+			s->mem_fault_type == UC_MEM_FETCH_UNMAPPED) ? 1 /* SEGV_MAPERR */ : 2 /* SEGV_ACCERR */;
+	case SIGFPE: return 1;  /* FPE_INTDIV */
+	case SIGILL: return 2;  /* ILL_ILLOPN */
+	case SIGTRAP: return 0x80;
+	}
+	return 0;
+}
+
 int sim_run(struct sim *s, struct sim_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	s->res = res;
 	uint64_t pc = s->entry, until = UNTIL_NEVER;
+	s->slice_end = s->quantum;
+	sched_update_attention(s);
 	for (;;) {
 		s->restart = 0;
+		s->attention = 0;
+		s->mem_fault_type = 0;
 		uc_err e = uc_emu_start(s->uc, pc, until, 0, 0);
 		if (s->restart && !s->stop_reason) {
 			pc = s->restart_pc;
@@ -107,15 +127,35 @@ int sim_run(struct sim *s, struct sim_result *res)
 			s->restart_until = 0;
 			continue;
 		}
+		if (s->attention && !s->stop_reason) {
+			pc = sched_attend(s);
+			if (!s->stop_reason)
+				continue;
+		}
+		if (s->fault_signo && !s->stop_reason) {
+			/* an exception seen by a hook (#DE, #UD, int3, privileged instruction) */
+			int sig = s->fault_signo;
+			s->fault_signo = 0;
+			/* the faulting instruction did not retire, except a trap (int3) */
+			uint64_t at = sig == SIGTRAP ? s->intr_rip : res->fault_pc;
+			bstream_finish(s->bs, at, sig != SIGTRAP);
+			res->signo = sig;
+			if (signal_fault(s, sig, fault_code(s, res), at, 0, &pc)) {
+				memset(res, 0, sizeof(*res));
+				sched_update_attention(s);
+				continue;
+			}
+			if (!s->stop_reason)
+				sim_stop(s, SIM_END_SIGNAL, sig);
+			break;
+		}
 		uint64_t rip;
 		uc_reg_read(s->uc, UC_X86_REG_RIP, &rip);
 		if (s->stop_reason) {
 			if (res->end == SIM_END_SIGNAL && res->fault_pc) {
-				/* the faulting instruction did not retire, except a trap (int3) */
-				uint64_t at = res->signo == SIGTRAP ? s->intr_rip : res->fault_pc;
-				bstream_finish(s->bs, at, res->signo != SIGTRAP);
+				bstream_finish(s->bs, res->fault_pc, 1);
 			} else {
-				bstream_finish(s->bs, rip, 0);
+				bstream_finish(s->bs, s->attention ? s->resume_pc : rip, 0);
 			}
 		} else if (e == UC_ERR_OK && s->limit_armed && rip == until) {
 			res->end = SIM_END_LIMIT;
@@ -128,7 +168,15 @@ int sim_run(struct sim *s, struct sim_result *res)
 			bstream_finish(s->bs, rip, 1);
 		} else {
 			emu_error(s, e, rip, res);
-			bstream_finish(s->bs, res->end == SIM_END_SIGNAL ? res->fault_pc : rip, 1);
+			uint64_t at = res->end == SIM_END_SIGNAL ? res->fault_pc : rip;
+			bstream_finish(s->bs, at, 1);
+			if (res->end == SIM_END_SIGNAL &&
+			    signal_fault(s, res->signo, fault_code(s, res), res->fault_pc, res->fault_addr, &pc)) {
+				/* the program handles it: go on in its handler */
+				memset(res, 0, sizeof(*res));
+				sched_update_attention(s);
+				continue;
+			}
 		}
 		break;
 	}

@@ -23,6 +23,7 @@ struct sim_options {
 	uint64_t max_insns;      /* 0: no limit */
 	int strict;              /* unsupported system calls are fatal */
 	const char *interp;      /* program interpreter to use instead of PT_INTERP's, or NULL */
+	uint64_t quantum;        /* instructions a thread runs before the next one gets the CPU (0: 1,000,000) */
 	FILE *log;               /* pmusim's own messages (stderr) */
 };
 
@@ -31,6 +32,7 @@ enum sim_end {
 	SIM_END_SIGNAL,          /* guest died of a signal: signo, fault_* */
 	SIM_END_LIMIT,           /* --max-insns reached */
 	SIM_END_ERROR,           /* pmusim could not go on: err, message */
+	SIM_END_DEADLOCK,        /* every thread waits and nothing can wake one (Linux would hang) */
 };
 
 struct sim_result {
@@ -85,6 +87,10 @@ size_t sim_exec_mappings(const struct sim *s, const struct sim_mapping **out);
  * (before any of its code executes), e.g. to write a perf.data MMAP2 record. */
 void sim_set_mapping_listener(struct sim *s, void (*fn)(void *ctx, const struct sim_mapping *m),
 			      void *ctx);
+/* fn is called for every thread the program creates (pid, new thread id),
+ * before it runs, e.g. to write perf.data FORK and COMM records. */
+void sim_set_thread_listener(struct sim *s, void (*fn)(void *ctx, uint32_t pid, uint32_t tid), void *ctx);
+
 /* Absolute path of the program, its process id and main thread id. */
 const char *sim_exe_path(const struct sim *s);
 uint32_t sim_pid(const struct sim *s);

@@ -27,6 +27,47 @@ struct vma {
 	int prot;                /* PROT_* of the guest */
 };
 
+#define SIM_MAX_THREADS 512
+#define SIG_CTX_DEPTH 16              /* nested signal frames whose full state is kept */
+
+enum thread_state {
+	TS_RUNNABLE = 0,
+	TS_FUTEX,                /* futex wait: futex_addr, futex_bitset, wake_ns */
+	TS_SLEEP,                /* nanosleep: wake_ns */
+	TS_SIGWAIT,              /* pause, rt_sigsuspend: until a signal is delivered */
+	TS_EXITED,
+};
+
+/* What the kernel keeps for a thread while another one runs (sim/sched.c). */
+struct thread {
+	uint32_t tid;
+	int state;
+	uc_context *regs;          /* registers while not running */
+	uint64_t resume_pc;        /* where it goes on */
+	int run_start;             /* block-stream state at the switch */
+	int64_t wake_ret;          /* RAX when woken from a blocking system call */
+	int has_wake_ret;
+	uint64_t futex_addr;
+	uint32_t futex_bitset;
+	uint64_t wait_seq;         /* futex waiters are woken in arrival order */
+	uint64_t wake_ns;          /* deadline of a timed wait, UINT64_MAX for none */
+	uint64_t clear_child_tid;  /* CLONE_CHILD_CLEARTID / set_tid_address */
+	uint64_t sigmask, pending; /* blocked and thread-directed pending signals */
+	uint64_t suspend_mask;     /* rt_sigsuspend: mask to restore after the handler */
+	int has_suspend_mask;
+	uint64_t ss_sp, ss_size;   /* sigaltstack */
+	int ss_flags;
+	struct { uint64_t frame; uc_context *regs; } sigctx[SIG_CTX_DEPTH];
+	int nsigctx;
+	struct sig_info_rec { int code; uint64_t addr; uint32_t pid; } info[65];
+};
+
+/* An interval timer (setitimer / alarm): counts simulated time. */
+struct itimer {
+	uint64_t deadline;         /* ns of its clock, 0 when disarmed */
+	uint64_t interval;
+};
+
 struct hooked_site {
 	struct dc_special sp;
 	uc_hook hook;
@@ -63,6 +104,7 @@ struct sim {
 	size_t nwx;
 	volatile int *interrupt_flag;
 	uint64_t intr_rip;           /* RIP when an interrupt ended the run */
+	int fault_signo;             /* an exception hook stopped emulation with this signal */
 	/* run state */
 	int stop_reason;         /* enum sim_end + 1 when set by a hook, 0 otherwise */
 	int restart;             /* emulation stopped to re-translate; resume at restart_pc */
@@ -72,12 +114,23 @@ struct sim {
 	unsigned notes_seen;
 	uint64_t sig_handlers[65];   /* rt_sigaction bookkeeping: handler per signal */
 	uint64_t sig_flags[65], sig_restorer[65], sig_mask[65];
-	uint64_t sigmask;
+	uint64_t proc_pending;       /* process-directed pending signals */
+	struct sig_info_rec proc_info[65];
+	struct itimer itimers[3];    /* ITIMER_REAL, _VIRTUAL, _PROF */
 	uint64_t time_offset_ns;     /* simulated sleeps */
 	uint64_t syscall_pc;         /* address of the syscall being handled */
-	uint64_t tid_address;
-	uint64_t pid;
-	int pending_signal;
+	/* threads (sim/sched.c) */
+	struct thread *threads;      /* in creation order */
+	size_t nthreads, cur;        /* cur: the running thread */
+	size_t nlive;                /* threads not exited */
+	uint32_t next_tid;
+	uint64_t wait_seq;
+	uint64_t quantum;            /* instructions a thread runs before another gets the CPU */
+	uint64_t slice_end;          /* instruction count at which the running thread's slice ends */
+	uint64_t attention_at;       /* instruction count at which hook_block calls in the scheduler */
+	int attention;               /* emulation stopped for the scheduler; resume_pc says where */
+	uint64_t resume_pc;
+	int sigreturn;               /* the stop is an rt_sigreturn */
 	uint64_t max_insns_left_at;  /* emulation 'until' address when limiting */
 	struct sim_mapping exec_maps[SIM_MAX_MAPPINGS];
 	size_t nexec_maps;
@@ -85,6 +138,8 @@ struct sim {
 	size_t nmap_paths;
 	void (*map_listener)(void *ctx, const struct sim_mapping *m);
 	void *map_listener_ctx;
+	void (*thread_listener)(void *ctx, uint32_t pid, uint32_t tid);
+	void *thread_listener_ctx;
 };
 
 /* loader.c */
@@ -108,6 +163,59 @@ void syscall_dispatch(struct sim *s);
 void syscall_init_fds(struct sim *s);
 void syscall_close_fds(struct sim *s);
 
+/* sched.c: threads on one simulated CPU. */
+int sched_init(struct sim *s);
+void sched_free(struct sim *s);
+static inline struct thread *cur_thread(struct sim *s) { return &s->threads[s->cur]; }
+/* Stops emulation so the run loop calls sched_attend; the thread goes on at pc. */
+void sched_request(struct sim *s, uint64_t pc);
+/* Called by the run loop after a requested stop: delivers signals, switches
+ * threads, advances time over idle periods. Returns the PC to resume at (the
+ * machine may have ended: s->stop_reason). */
+uint64_t sched_attend(struct sim *s);
+/* Recomputes attention_at from the slice end and the armed timers. */
+void sched_update_attention(struct sim *s);
+/* hook_block found bstream_insns() >= attention_at at a block boundary (addr). */
+void sched_tick(struct sim *s, uint64_t addr);
+int64_t sys_clone(struct sim *s, uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t ctid,
+		  uint64_t tls);
+int64_t sys_clone3(struct sim *s, uint64_t args, uint64_t size);
+int64_t sys_futex(struct sim *s, const uint64_t *a);
+/* exit: ends the calling thread (the process when it is the last). */
+void sys_thread_exit(struct sim *s, int status);
+/* Blocks the calling thread until ns (simulated time) or a signal. */
+int64_t sched_sleep_until(struct sim *s, uint64_t ns);
+/* Makes thread t runnable, its blocking call returning ret. */
+void sched_wake(struct sim *s, struct thread *t, int64_t ret);
+struct thread *thread_by_tid(struct sim *s, uint32_t tid);
+
+/* signal.c: POSIX signals with Linux x86-64 frames. */
+int64_t sys_rt_sigaction(struct sim *s, uint64_t sig, uint64_t act, uint64_t oact, uint64_t size);
+int64_t sys_rt_sigprocmask(struct sim *s, int how, uint64_t set, uint64_t oset);
+int64_t sys_sigaltstack(struct sim *s, uint64_t ss, uint64_t oss);
+int64_t sys_rt_sigsuspend(struct sim *s, uint64_t mask);
+int64_t sys_pause(struct sim *s);
+int64_t sys_rt_sigpending(struct sim *s, uint64_t set);
+int64_t sys_itimer(struct sim *s, long nr, const uint64_t *a);
+/* Sends sig to thread t (t NULL: to the process). code: si_code. */
+int64_t signal_send(struct sim *s, struct thread *t, int sig, int code, uint64_t addr);
+/* A deliverable signal is pending for the running thread. */
+int signal_deliverable(struct sim *s);
+/* Delivers the running thread's pending signals (default action or handler
+ * frame) with the thread stopped at pc; returns where it goes on. */
+uint64_t signal_deliver(struct sim *s, uint64_t pc);
+/* The running thread faulted at pc with sig: 1 and *pc_out when the program
+ * handles it (a frame is built), 0 when it ends the program. */
+int signal_fault(struct sim *s, int sig, int code, uint64_t pc, uint64_t addr, uint64_t *pc_out);
+/* rt_sigreturn: restores the frame at RSP-8; returns the PC to go on at. */
+uint64_t signal_return(struct sim *s);
+/* Timers that expired by now become pending signals. */
+void signal_timers_due(struct sim *s);
+/* Earliest armed timer deadline as an instruction count (UINT64_MAX none). */
+uint64_t signal_timer_insns(struct sim *s);
+/* Earliest armed real-time deadline in ns (UINT64_MAX none). */
+uint64_t signal_timer_real_ns(struct sim *s);
+
 /* cpuid.c */
 void cpuid_query(uint32_t leaf, uint32_t subleaf, uint32_t out[4]);
 
@@ -127,7 +235,7 @@ void sim_file_exec_mapping(struct sim *s, uint64_t addr, uint64_t len, uint64_t 
 uint64_t sim_now_ns(struct sim *s);          /* simulated time since boot */
 void sim_stop(struct sim *s, enum sim_end end, int code);
 void sim_warn_unsupported(struct sim *s, long nr);
-enum sim_note { NOTE_SHARED_MMAP, NOTE_SIGNAL_HANDLER, NOTE_IOCTL, NOTE_FUTEX, NOTE_COUNT };
+enum sim_note { NOTE_SHARED_MMAP, NOTE_IOCTL, NOTE_PROCESS, NOTE_STOP_SIGNAL, NOTE_COUNT };
 /* Prints "pmusim: note: msg" once per run for each note id. */
 void sim_note_once(struct sim *s, enum sim_note id, const char *msg);
 

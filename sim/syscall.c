@@ -64,66 +64,45 @@ static int64_t do_prlimit(struct sim *s, uint64_t res, uint64_t newp, uint64_t o
 	return oldp ? put(s, oldp, lim, sizeof(lim)) : 0;
 }
 
-static int sig_default_ignored(int sig)
-{
-	return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT;
-}
-
-/* A signal sent by the guest to itself (or raised on it, e.g. SIGPIPE). */
+/* A signal the kernel raises on the calling thread (e.g. SIGPIPE). */
 int64_t sys_raise(struct sim *s, int sig)
 {
-	if (sig == 0)
-		return 0;
-	if (sig < 1 || sig > 64)
+	return signal_send(s, cur_thread(s), sig, 0, 0);
+}
+
+/* kill(pid, sig): the guest is one process. */
+static int64_t do_kill(struct sim *s, int64_t pid, int sig)
+{
+	if (pid != GUEST_PID && pid != 0 && pid != -1 && pid != -(int64_t)GUEST_PID)
+		return -ESRCH;
+	return signal_send(s, NULL, sig, 0 /* SI_USER */, 0);
+}
+
+static int64_t do_tgkill(struct sim *s, int64_t tgid, int64_t tid, int sig)
+{
+	if (tgid != -1 && tgid != GUEST_PID)
+		return -ESRCH;
+	struct thread *t = thread_by_tid(s, (uint32_t)tid);
+	if (!t || tid <= 0)
+		return -ESRCH;
+	return signal_send(s, t, sig, -6 /* SI_TKILL */, 0);
+}
+
+static int64_t do_nanosleep(struct sim *s, const struct sysargs *x)
+{
+	const uint64_t *a = x->a;
+	int64_t ts[2];
+	uint64_t p = x->nr == SYS_nanosleep ? a[0] : a[2];
+	if (mem_read(s, p, ts, sizeof(ts)) < 0)
+		return -EFAULT;
+	if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000)
 		return -EINVAL;
-	if (s->sig_handlers[sig] == (uint64_t)(uintptr_t)SIG_IGN && sig != SIGKILL && sig != SIGSTOP)
-		return 0;
-	if (s->sig_handlers[sig] == (uint64_t)(uintptr_t)SIG_DFL || sig == SIGKILL) {
-		if (sig_default_ignored(sig))
-			return 0;
-		s->res->fault_pc = 0;
-		sim_stop(s, SIM_END_SIGNAL, sig);
-		return 0;
+	uint64_t d = (uint64_t)ts[0] * 1000000000ULL + (uint64_t)ts[1], now = sim_now_ns(s);
+	if (x->nr == SYS_clock_nanosleep && (a[1] & 1)) { /* TIMER_ABSTIME */
+		uint64_t base = a[0] == CLOCK_REALTIME ? EPOCH_BASE_S * 1000000000ULL : 0;
+		d = d > now + base ? d - (now + base) : 0;
 	}
-	sim_note_once(s, NOTE_SIGNAL_HANDLER,
-		      "delivery to guest signal handlers is not supported yet; the signal ends the program");
-	sim_stop(s, SIM_END_SIGNAL, sig);
-	return 0;
-}
-
-static int64_t do_rt_sigaction(struct sim *s, uint64_t sig, uint64_t act, uint64_t oact)
-{
-	if (sig < 1 || sig > 64 || sig == SIGKILL || sig == SIGSTOP)
-		return act ? -EINVAL : 0;
-	uint64_t old[4] = {s->sig_handlers[sig], s->sig_flags[sig], s->sig_restorer[sig], s->sig_mask[sig]};
-	if (act) {
-		uint64_t n[4];
-		if (mem_read(s, act, n, sizeof(n)) < 0)
-			return -EFAULT;
-		s->sig_handlers[sig] = n[0];
-		s->sig_flags[sig] = n[1];
-		s->sig_restorer[sig] = n[2];
-		s->sig_mask[sig] = n[3];
-	}
-	return oact ? put(s, oact, old, sizeof(old)) : 0;
-}
-
-static int64_t do_rt_sigprocmask(struct sim *s, int how, uint64_t set, uint64_t oset)
-{
-	uint64_t old = s->sigmask, n;
-	if (set) {
-		if (mem_read(s, set, &n, 8) < 0)
-			return -EFAULT;
-		if (how == SIG_BLOCK)
-			s->sigmask |= n;
-		else if (how == SIG_UNBLOCK)
-			s->sigmask &= ~n;
-		else if (how == SIG_SETMASK)
-			s->sigmask = n;
-		else
-			return -EINVAL;
-	}
-	return oset ? put(s, oset, &old, 8) : 0;
+	return sched_sleep_until(s, now + d);
 }
 
 static int64_t do_misc(struct sim *s, const struct sysargs *x, int *handled)
@@ -132,17 +111,33 @@ static int64_t do_misc(struct sim *s, const struct sysargs *x, int *handled)
 	*handled = 1;
 	switch (x->nr) {
 	case SYS_exit:
+		sys_thread_exit(s, (int)(a[0] & 0xff));
+		return 0;
 	case SYS_exit_group:
 		sim_stop(s, SIM_END_EXIT, (int)(a[0] & 0xff));
 		return 0;
-	case SYS_getpid: case SYS_gettid: return GUEST_PID;
+	case SYS_getpid: return GUEST_PID;
+	case SYS_gettid: return cur_thread(s)->tid;
+	case SYS_clone: return sys_clone(s, a[0], a[1], a[2], a[3], a[4]);
+	case SYS_clone3: return sys_clone3(s, a[0], a[1]);
+	case SYS_futex: return sys_futex(s, a);
+	case SYS_rt_sigreturn:
+		s->sigreturn = 1;
+		sched_request(s, s->syscall_pc + 2);
+		return 0;
+	case SYS_pause: return sys_pause(s);
+	case SYS_rt_sigsuspend: return a[1] == 8 ? sys_rt_sigsuspend(s, a[0]) : -EINVAL;
+	case SYS_rt_sigpending: return sys_rt_sigpending(s, a[0]);
+	case SYS_getitimer: case SYS_setitimer: case SYS_alarm: return sys_itimer(s, x->nr, a);
 	case SYS_getppid: return 1;
 	case SYS_getuid: return getuid();
 	case SYS_geteuid: return geteuid();
 	case SYS_getgid: return getgid();
 	case SYS_getegid: return getegid();
 	case SYS_getpgrp: case SYS_getsid: case SYS_getpgid: return GUEST_PID;
-	case SYS_set_tid_address: s->tid_address = a[0]; return GUEST_PID;
+	case SYS_set_tid_address:
+		cur_thread(s)->clear_child_tid = a[0];
+		return cur_thread(s)->tid;
 	case SYS_set_robust_list: return a[1] == 24 ? 0 : -EINVAL;
 	case SYS_rseq: {
 		if (a[2] & 1) /* unregister */
@@ -181,21 +176,7 @@ static int64_t do_misc(struct sim *s, const struct sysargs *x, int *handled)
 			return -EFAULT;
 		return t;
 	}
-	case SYS_nanosleep: case SYS_clock_nanosleep: {
-		int64_t ts[2];
-		uint64_t p = x->nr == SYS_nanosleep ? a[0] : a[2];
-		if (mem_read(s, p, ts, sizeof(ts)) < 0)
-			return -EFAULT;
-		if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000)
-			return -EINVAL;
-		uint64_t d = (uint64_t)ts[0] * 1000000000ULL + (uint64_t)ts[1];
-		if (x->nr == SYS_clock_nanosleep && (a[1] & 1)) { /* TIMER_ABSTIME */
-			uint64_t now = sim_now_ns(s) + (a[0] == CLOCK_REALTIME ? EPOCH_BASE_S * 1000000000ULL : 0);
-			d = d > now ? d - now : 0;
-		}
-		s->time_offset_ns += d;
-		return 0;
-	}
+	case SYS_nanosleep: case SYS_clock_nanosleep: return do_nanosleep(s, x);
 	case SYS_getrandom: {
 		uint64_t n = a[1] > (1u << 20) ? (1u << 20) : a[1];
 		unsigned char buf[4096];
@@ -208,16 +189,16 @@ static int64_t do_misc(struct sim *s, const struct sysargs *x, int *handled)
 		}
 		return (int64_t)n;
 	}
-	case SYS_rt_sigaction: return do_rt_sigaction(s, a[0], a[1], a[2]);
-	case SYS_rt_sigprocmask: return do_rt_sigprocmask(s, (int)a[0], a[1], a[2]);
-	case SYS_sigaltstack: return a[1] ? put(s, a[1], (uint64_t[3]){0, 2 /* SS_DISABLE */, 0}, 24) : 0;
-	case SYS_kill:
-		return (a[0] == GUEST_PID || a[0] == 0) ? sys_raise(s, (int)a[1]) : -EPERM;
-	case SYS_tgkill:
-		return a[1] == GUEST_PID ? sys_raise(s, (int)a[2]) : -ESRCH;
-	case SYS_tkill:
-		return a[0] == GUEST_PID ? sys_raise(s, (int)a[1]) : -ESRCH;
-	case SYS_sched_yield: return 0;
+	case SYS_rt_sigaction: return sys_rt_sigaction(s, a[0], a[1], a[2], a[3]);
+	case SYS_rt_sigprocmask: return sys_rt_sigprocmask(s, (int)a[0], a[1], a[2]);
+	case SYS_sigaltstack: return sys_sigaltstack(s, a[0], a[1]);
+	case SYS_kill: return do_kill(s, (int64_t)a[0], (int)a[1]);
+	case SYS_tgkill: return do_tgkill(s, (int64_t)a[0], (int64_t)a[1], (int)a[2]);
+	case SYS_tkill: return do_tgkill(s, -1, (int64_t)a[0], (int)a[1]);
+	case SYS_sched_yield:
+		s->slice_end = 0; /* the slice ends here */
+		sched_request(s, s->syscall_pc + 2);
+		return 0;
 	case SYS_fadvise64: return 0; /* advice only */
 	/* extended attributes: files have none here (deterministic, like a plain filesystem) */
 	case SYS_getxattr: case SYS_lgetxattr: case SYS_fgetxattr: return -ENODATA;
@@ -246,12 +227,6 @@ static int64_t do_misc(struct sim *s, const struct sysargs *x, int *handled)
 			return -EFAULT;
 		return a[1] ? put(s, a[1], &z, 4) : 0;
 	}
-	case SYS_futex:
-		/* one thread: a wake finds nobody; a wait could only deadlock */
-		if ((a[1] & 0x7f) == 1 /* FUTEX_WAKE */)
-			return 0;
-		sim_note_once(s, NOTE_FUTEX, "futex waits return EAGAIN (threads come later)");
-		return -EAGAIN;
 	case SYS_sysinfo: {
 		uint64_t info[14] = {0};
 		info[0] = sim_now_ns(s) / 1000000000ULL; /* uptime */
@@ -293,6 +268,8 @@ void syscall_dispatch(struct sim *s)
 			sim_warn_unsupported(s, x.nr);
 	}
 	uint64_t r = (uint64_t)ret, next = rip + 2;
+	if (!s->attention && !s->stop_reason && signal_deliverable(s))
+		sched_request(s, next); /* deliver on the way back to user mode */
 	uc_reg_write(s->uc, UC_X86_REG_RAX, &r);
 	uc_reg_write(s->uc, UC_X86_REG_RCX, &next);
 	uc_reg_write(s->uc, UC_X86_REG_R11, &rflags);

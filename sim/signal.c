@@ -1,0 +1,497 @@
+/* Signals (see sim_internal.h): actions, masks, pending sets, delivery to guest
+ * handlers and rt_sigreturn, interval timers.
+ *
+ * The handler's frame is Linux's x86-64 rt_sigframe (arch/x86/include/asm/
+ * sigframe.h, uapi/asm/sigcontext.h, uapi/asm-generic/siginfo.h):
+ *   +0   pretcode (sa_restorer)
+ *   +8   ucontext: uc_flags, uc_link, uc_stack{sp, flags, size},
+ *   +48  uc_mcontext = sigcontext: r8..r15 rdi rsi rbp rbx rdx rax rcx rsp rip
+ *        eflags, cs gs fs ss (16 bits each), err, trapno, oldmask, cr2, fpstate,
+ *        8 reserved words (256 bytes)
+ *   +304 uc_sigmask
+ *   +312 siginfo (128 bytes)
+ * entered with RSP = frame (16-byte aligned minus 8, as after a call), RDI =
+ * signal, RSI = &siginfo, RDX = &ucontext. The frame carries no FPU state
+ * (fpstate = NULL): the full register file, SSE included, is kept on the host
+ * and restored by rt_sigreturn, so handlers may use any register. */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#include "sim/syscall_internal.h"
+
+#define SA_ONSTACK_F   0x08000000ULL
+#define SA_NODEFER_F   0x40000000ULL
+#define SA_RESETHAND_F 0x80000000ULL
+#define SS_ONSTACK_F   1
+#define SS_DISABLE_F   2
+#define MINSIGSTKSZ_F  2048
+#define FRAME_SIZE     440
+#define UC_OFF         8
+#define MC_OFF         48
+#define MASK_OFF       304
+#define INFO_OFF       312
+#define SI_USER_C      0
+#define SI_KERNEL_C    0x80
+#define SI_TKILL_C     (-6)
+#define BIT(sig)       (1ULL << ((sig) - 1))
+#define UNBLOCKABLE    (BIT(SIGKILL) | BIT(SIGSTOP))
+#define SYNC_SIGNALS   (BIT(SIGSEGV) | BIT(SIGBUS) | BIT(SIGILL) | BIT(SIGTRAP) | BIT(SIGFPE) | BIT(SIGSYS))
+
+/* sigcontext order of the general registers (r8 … rsp) */
+static const int mc_regs[16] = {
+	UC_X86_REG_R8,  UC_X86_REG_R9,  UC_X86_REG_R10, UC_X86_REG_R11, UC_X86_REG_R12,
+	UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15, UC_X86_REG_RDI, UC_X86_REG_RSI,
+	UC_X86_REG_RBP, UC_X86_REG_RBX, UC_X86_REG_RDX, UC_X86_REG_RAX, UC_X86_REG_RCX,
+	UC_X86_REG_RSP,
+};
+
+static int default_ignored(int sig)
+{
+	return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT;
+}
+
+static int default_stops(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static int is_handler(uint64_t h)
+{
+	return h != (uint64_t)(uintptr_t)SIG_DFL && h != (uint64_t)(uintptr_t)SIG_IGN;
+}
+
+/* The signal is thrown away when it is generated (ignored, explicitly or by default). */
+static int discarded(const struct sim *s, int sig)
+{
+	uint64_t h = s->sig_handlers[sig];
+	if (sig == SIGKILL || sig == SIGSTOP)
+		return 0;
+	return h == (uint64_t)(uintptr_t)SIG_IGN || (h == (uint64_t)(uintptr_t)SIG_DFL && default_ignored(sig));
+}
+
+static int waits_interruptibly(const struct thread *t)
+{
+	return t->state == TS_FUTEX || t->state == TS_SLEEP || t->state == TS_SIGWAIT;
+}
+
+int64_t signal_send(struct sim *s, struct thread *t, int sig, int code, uint64_t addr)
+{
+	if (sig == 0)
+		return 0;
+	if (sig < 1 || sig > 64)
+		return -EINVAL;
+	if (discarded(s, sig))
+		return 0;
+	struct sig_info_rec rec = {code, addr, GUEST_PID};
+	if (t) {
+		t->pending |= BIT(sig);
+		t->info[sig] = rec;
+		if (waits_interruptibly(t) && !(t->sigmask & BIT(sig)))
+			sched_wake(s, t, -EINTR);
+		return 0;
+	}
+	s->proc_pending |= BIT(sig);
+	s->proc_info[sig] = rec;
+	/* wake a waiting thread that accepts it, unless the running one will take it */
+	struct thread *c = cur_thread(s);
+	if (c->state == TS_RUNNABLE && !(c->sigmask & BIT(sig)))
+		return 0;
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct thread *w = &s->threads[i];
+		if (w->state != TS_EXITED && !(w->sigmask & BIT(sig))) {
+			if (waits_interruptibly(w))
+				sched_wake(s, w, -EINTR);
+			break;
+		}
+	}
+	return 0;
+}
+
+int signal_deliverable(struct sim *s)
+{
+	const struct thread *t = cur_thread(s);
+	return ((t->pending | s->proc_pending) & ~(t->sigmask & ~UNBLOCKABLE)) != 0;
+}
+
+/* Writes the frame and points the registers at the handler. */
+static uint64_t enter_handler(struct sim *s, struct thread *t, int sig, const struct sig_info_rec *rec,
+			      uint64_t pc)
+{
+	uint64_t handler = s->sig_handlers[sig];
+	uint64_t regs[16], rflags, flags = s->sig_flags[sig];
+	for (int i = 0; i < 16; i++)
+		uc_reg_read(s->uc, mc_regs[i], &regs[i]);
+	uc_reg_read(s->uc, UC_X86_REG_RFLAGS, &rflags);
+	uint64_t rsp = regs[15];
+	int on_alt = t->ss_size && rsp > t->ss_sp && rsp <= t->ss_sp + t->ss_size;
+	uint64_t sp = rsp - 128; /* the red zone stays intact */
+	if ((flags & SA_ONSTACK_F) && t->ss_size && !on_alt)
+		sp = t->ss_sp + t->ss_size;
+	uint64_t frame = ((sp - FRAME_SIZE) & ~15ULL) - 8;
+
+	uint64_t oldmask = t->has_suspend_mask ? t->suspend_mask : t->sigmask;
+	t->has_suspend_mask = 0;
+	unsigned char f[FRAME_SIZE];
+	memset(f, 0, sizeof(f));
+	uint64_t w;
+	memcpy(f, &s->sig_restorer[sig], 8);
+	w = 6; /* UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS */
+	memcpy(f + UC_OFF, &w, 8);
+	memcpy(f + UC_OFF + 16, &t->ss_sp, 8);
+	uint32_t ssf = t->ss_size ? (on_alt ? SS_ONSTACK_F : 0) : SS_DISABLE_F;
+	memcpy(f + UC_OFF + 24, &ssf, 4);
+	memcpy(f + UC_OFF + 32, &t->ss_size, 8);
+	memcpy(f + MC_OFF, regs, sizeof(regs));
+	memcpy(f + MC_OFF + 128, &pc, 8);
+	memcpy(f + MC_OFF + 136, &rflags, 8);
+	uint16_t seg[4] = {0x33, 0, 0, 0x2b}; /* cs gs fs ss */
+	memcpy(f + MC_OFF + 144, seg, sizeof(seg));
+	w = sig == SIGSEGV || sig == SIGBUS ? 14 : sig == SIGFPE ? 0 : sig == SIGILL ? 6 : 0;
+	memcpy(f + MC_OFF + 160, &w, 8);          /* trapno */
+	memcpy(f + MC_OFF + 168, &oldmask, 8);    /* oldmask */
+	if (sig == SIGSEGV || sig == SIGBUS)
+		memcpy(f + MC_OFF + 176, &rec->addr, 8); /* cr2 */
+	memcpy(f + MASK_OFF, &oldmask, 8);
+	int32_t si[4] = {sig, 0, rec->code, 0};
+	memcpy(f + INFO_OFF, si, sizeof(si));
+	if ((SYNC_SIGNALS & BIT(sig)) && rec->code > 0) {
+		memcpy(f + INFO_OFF + 16, &rec->addr, 8);
+	} else {
+		uint32_t who[2] = {rec->pid, 0};
+		if (rec->code == SI_USER_C || rec->code == SI_TKILL_C)
+			memcpy(f + INFO_OFF + 16, who, sizeof(who));
+	}
+	if (mem_write(s, frame, f, sizeof(f)) < 0) {
+		/* no room for the frame: Linux kills with SIGSEGV */
+		s->res->fault_pc = pc;
+		sim_stop(s, SIM_END_SIGNAL, SIGSEGV);
+		return pc;
+	}
+	/* keep the whole register file for rt_sigreturn */
+	if (t->nsigctx == SIG_CTX_DEPTH) {
+		uc_context *oldest = t->sigctx[0].regs;
+		memmove(&t->sigctx[0], &t->sigctx[1], (SIG_CTX_DEPTH - 1) * sizeof(t->sigctx[0]));
+		t->nsigctx--;
+		t->sigctx[t->nsigctx].regs = oldest;
+	} else if (uc_context_alloc(s->uc, &t->sigctx[t->nsigctx].regs) != UC_ERR_OK) {
+		t->sigctx[t->nsigctx].regs = NULL;
+	}
+	if (t->sigctx[t->nsigctx].regs) {
+		uc_reg_write(s->uc, UC_X86_REG_RIP, &pc);
+		uc_context_save(s->uc, t->sigctx[t->nsigctx].regs);
+		t->sigctx[t->nsigctx].frame = frame;
+		t->nsigctx++;
+	}
+	t->sigmask |= s->sig_mask[sig] & ~UNBLOCKABLE;
+	if (!(flags & SA_NODEFER_F))
+		t->sigmask |= BIT(sig);
+	if (flags & SA_RESETHAND_F)
+		s->sig_handlers[sig] = (uint64_t)(uintptr_t)SIG_DFL;
+	uint64_t arg1 = (uint64_t)sig, arg2 = frame + INFO_OFF, arg3 = frame + UC_OFF, zero = 0;
+	rflags &= ~((1ULL << 10) | (1ULL << 8)); /* DF and TF clear in the handler */
+	uc_reg_write(s->uc, UC_X86_REG_RSP, &frame);
+	uc_reg_write(s->uc, UC_X86_REG_RDI, &arg1);
+	uc_reg_write(s->uc, UC_X86_REG_RSI, &arg2);
+	uc_reg_write(s->uc, UC_X86_REG_RDX, &arg3);
+	uc_reg_write(s->uc, UC_X86_REG_RAX, &zero);
+	uc_reg_write(s->uc, UC_X86_REG_RFLAGS, &rflags);
+	bstream_set_next_run_start(s->bs, 1);
+	uc_reg_write(s->uc, UC_X86_REG_RIP, &handler);
+	return handler;
+}
+
+/* Takes the action of sig for the running thread, stopped at pc. */
+static uint64_t act(struct sim *s, int sig, const struct sig_info_rec *rec, uint64_t pc)
+{
+	struct thread *t = cur_thread(s);
+	uint64_t h = s->sig_handlers[sig];
+	if (sig == SIGKILL || h == (uint64_t)(uintptr_t)SIG_DFL) {
+		if (sig != SIGKILL && default_ignored(sig))
+			return pc;
+		if (sig != SIGKILL && default_stops(sig)) {
+			sim_note_once(s, NOTE_STOP_SIGNAL, "stop signals (SIGSTOP, SIGTSTP, …) are ignored: nothing would continue the process");
+			return pc;
+		}
+		s->res->fault_pc = (SYNC_SIGNALS & BIT(sig)) && rec->code > 0 ? pc : 0;
+		s->res->fault_addr = rec->addr;
+		sim_stop(s, SIM_END_SIGNAL, sig);
+		return pc;
+	}
+	if (h == (uint64_t)(uintptr_t)SIG_IGN)
+		return pc;
+	return enter_handler(s, t, sig, rec, pc);
+}
+
+uint64_t signal_deliver(struct sim *s, uint64_t pc)
+{
+	struct thread *t = cur_thread(s);
+	uint64_t ready = (t->pending | s->proc_pending) & ~(t->sigmask & ~UNBLOCKABLE);
+	if (!ready)
+		return pc;
+	/* synchronous signals first, then the lowest number (kernel/signal.c, next_signal) */
+	uint64_t pick = ready & SYNC_SIGNALS ? ready & SYNC_SIGNALS : ready;
+	int sig = __builtin_ctzll(pick) + 1;
+	struct sig_info_rec rec;
+	if (t->pending & BIT(sig)) {
+		t->pending &= ~BIT(sig);
+		rec = t->info[sig];
+	} else {
+		s->proc_pending &= ~BIT(sig);
+		rec = s->proc_info[sig];
+	}
+	return act(s, sig, &rec, pc);
+}
+
+int signal_fault(struct sim *s, int sig, int code, uint64_t pc, uint64_t addr, uint64_t *pc_out)
+{
+	struct thread *t = cur_thread(s);
+	if (!is_handler(s->sig_handlers[sig]) || (t->sigmask & BIT(sig)))
+		return 0; /* default action (Linux forces it when the fault is blocked or ignored) */
+	struct sig_info_rec rec = {code, addr, GUEST_PID};
+	*pc_out = enter_handler(s, t, sig, &rec, pc);
+	return !s->stop_reason;
+}
+
+uint64_t signal_return(struct sim *s)
+{
+	struct thread *t = cur_thread(s);
+	uint64_t rsp, frame, mc[18], mask;
+	uc_reg_read(s->uc, UC_X86_REG_RSP, &rsp);
+	frame = rsp - 8;
+	if (mem_read(s, frame + MC_OFF, mc, sizeof(mc)) < 0 || mem_read(s, frame + MASK_OFF, &mask, 8) < 0) {
+		s->res->fault_pc = s->syscall_pc;
+		sim_stop(s, SIM_END_SIGNAL, SIGSEGV);
+		return s->syscall_pc + 2;
+	}
+	int k = t->nsigctx - 1;
+	while (k >= 0 && t->sigctx[k].frame != frame)
+		k--;
+	if (k >= 0) {
+		/* frames above it were left by longjmp; this one's full state comes back */
+		uc_context_restore(s->uc, t->sigctx[k].regs);
+		t->nsigctx = k;
+	}
+	for (int i = 0; i < 16; i++)
+		uc_reg_write(s->uc, mc_regs[i], &mc[i]);
+	uint64_t cur;
+	uc_reg_read(s->uc, UC_X86_REG_RFLAGS, &cur);
+	const uint64_t user_flags = 0x40dd5; /* AC OF DF TF SF ZF AF PF CF (FIX_EFLAGS) */
+	cur = (cur & ~user_flags) | (mc[17] & user_flags);
+	uc_reg_write(s->uc, UC_X86_REG_RFLAGS, &cur);
+	uc_reg_write(s->uc, UC_X86_REG_RIP, &mc[16]);
+	t->sigmask = mask & ~UNBLOCKABLE;
+	return mc[16];
+}
+
+/* --- system calls -------------------------------------------------------- */
+
+int64_t sys_rt_sigaction(struct sim *s, uint64_t sig, uint64_t act_p, uint64_t oact, uint64_t size)
+{
+	if (size != 8)
+		return -EINVAL;
+	if (sig < 1 || sig > 64 || ((sig == SIGKILL || sig == SIGSTOP) && act_p))
+		return -EINVAL;
+	uint64_t old[4] = {s->sig_handlers[sig], s->sig_flags[sig], s->sig_restorer[sig], s->sig_mask[sig]};
+	if (act_p) {
+		uint64_t n[4];
+		if (mem_read(s, act_p, n, sizeof(n)) < 0)
+			return -EFAULT;
+		s->sig_handlers[sig] = n[0];
+		s->sig_flags[sig] = n[1];
+		s->sig_restorer[sig] = n[2];
+		s->sig_mask[sig] = n[3];
+		if (discarded(s, (int)sig)) { /* pending instances go away (POSIX) */
+			s->proc_pending &= ~BIT(sig);
+			for (size_t i = 0; i < s->nthreads; i++)
+				s->threads[i].pending &= ~BIT(sig);
+		}
+	}
+	return oact && mem_write(s, oact, old, sizeof(old)) < 0 ? -EFAULT : 0;
+}
+
+int64_t sys_rt_sigprocmask(struct sim *s, int how, uint64_t set, uint64_t oset)
+{
+	struct thread *t = cur_thread(s);
+	uint64_t old = t->sigmask, n;
+	if (set) {
+		if (mem_read(s, set, &n, 8) < 0)
+			return -EFAULT;
+		if (how == SIG_BLOCK)
+			t->sigmask |= n;
+		else if (how == SIG_UNBLOCK)
+			t->sigmask &= ~n;
+		else if (how == SIG_SETMASK)
+			t->sigmask = n;
+		else
+			return -EINVAL;
+		t->sigmask &= ~UNBLOCKABLE;
+	}
+	return oset && mem_write(s, oset, &old, 8) < 0 ? -EFAULT : 0;
+}
+
+int64_t sys_sigaltstack(struct sim *s, uint64_t ss, uint64_t oss)
+{
+	struct thread *t = cur_thread(s);
+	uint64_t rsp;
+	uc_reg_read(s->uc, UC_X86_REG_RSP, &rsp);
+	int on_alt = t->ss_size && rsp > t->ss_sp && rsp <= t->ss_sp + t->ss_size;
+	uint64_t old[3] = {t->ss_sp, t->ss_size ? (on_alt ? SS_ONSTACK_F : 0) : SS_DISABLE_F, t->ss_size};
+	if (ss) {
+		uint64_t n[3];
+		if (mem_read(s, ss, n, sizeof(n)) < 0)
+			return -EFAULT;
+		if (on_alt)
+			return -EPERM;
+		uint32_t fl = (uint32_t)n[1];
+		if (fl & SS_DISABLE_F) {
+			t->ss_sp = t->ss_size = 0;
+		} else if (fl & ~(uint32_t)(SS_ONSTACK_F | (1u << 31))) {
+			return -EINVAL;
+		} else {
+			if (n[2] < MINSIGSTKSZ_F)
+				return -ENOMEM;
+			t->ss_sp = n[0];
+			t->ss_size = n[2];
+		}
+	}
+	return oss && mem_write(s, oss, old, sizeof(old)) < 0 ? -EFAULT : 0;
+}
+
+int64_t sys_rt_sigsuspend(struct sim *s, uint64_t maskp)
+{
+	struct thread *t = cur_thread(s);
+	uint64_t m;
+	if (mem_read(s, maskp, &m, 8) < 0)
+		return -EFAULT;
+	t->suspend_mask = t->sigmask;
+	t->has_suspend_mask = 1;
+	t->sigmask = m & ~UNBLOCKABLE;
+	t->state = TS_SIGWAIT;
+	t->wake_ns = UINT64_MAX;
+	if (signal_deliverable(s))
+		t->state = TS_RUNNABLE;
+	else
+		sched_request(s, s->syscall_pc + 2);
+	return -EINTR;
+}
+
+int64_t sys_pause(struct sim *s)
+{
+	struct thread *t = cur_thread(s);
+	if (!signal_deliverable(s)) {
+		t->state = TS_SIGWAIT;
+		t->wake_ns = UINT64_MAX;
+		sched_request(s, s->syscall_pc + 2);
+	}
+	return -EINTR;
+}
+
+int64_t sys_rt_sigpending(struct sim *s, uint64_t set)
+{
+	const struct thread *t = cur_thread(s);
+	uint64_t p = (t->pending | s->proc_pending) & t->sigmask;
+	return mem_write(s, set, &p, 8) < 0 ? -EFAULT : 0;
+}
+
+/* --- interval timers (setitimer, getitimer, alarm) ---------------------------- */
+
+#define NS_PER_US 1000ULL
+#define NS_PER_S 1000000000ULL
+
+static const int timer_signal[3] = {SIGALRM, SIGVTALRM, SIGPROF};
+
+/* The clock of timer k: simulated time for ITIMER_REAL, the program's own
+ * (instructions, without sleeps) for the others. */
+static uint64_t timer_now(struct sim *s, int k, int in_syscall)
+{
+	uint64_t insns = in_syscall ? bstream_insns_before(s->bs, s->syscall_pc) + 1 : bstream_insns(s->bs);
+	return k == 0 ? insns + s->time_offset_ns : insns;
+}
+
+void signal_timers_due(struct sim *s)
+{
+	for (int k = 0; k < 3; k++) {
+		struct itimer *it = &s->itimers[k];
+		uint64_t now = timer_now(s, k, 0);
+		if (!it->deadline || it->deadline > now)
+			continue;
+		signal_send(s, NULL, timer_signal[k], SI_KERNEL_C, 0);
+		if (it->interval) {
+			it->deadline += it->interval;
+			if (it->deadline <= now)
+				it->deadline = now + it->interval;
+		} else {
+			it->deadline = 0;
+		}
+	}
+}
+
+uint64_t signal_timer_insns(struct sim *s)
+{
+	uint64_t at = UINT64_MAX;
+	for (int k = 0; k < 3; k++) {
+		uint64_t d = s->itimers[k].deadline;
+		if (!d)
+			continue;
+		if (k == 0)
+			d = d > s->time_offset_ns ? d - s->time_offset_ns : 0;
+		if (d < at)
+			at = d;
+	}
+	return at;
+}
+
+uint64_t signal_timer_real_ns(struct sim *s)
+{
+	return s->itimers[0].deadline ? s->itimers[0].deadline : UINT64_MAX;
+}
+
+static void ns_to_tv(uint64_t ns, int64_t tv[2])
+{
+	tv[0] = (int64_t)(ns / NS_PER_S);
+	tv[1] = (int64_t)(ns % NS_PER_S / NS_PER_US);
+}
+
+static void timer_get(struct sim *s, int k, int64_t out[4])
+{
+	const struct itimer *it = &s->itimers[k];
+	uint64_t now = timer_now(s, k, 1);
+	ns_to_tv(it->interval, out);
+	ns_to_tv(it->deadline > now ? it->deadline - now : 0, out + 2);
+}
+
+int64_t sys_itimer(struct sim *s, long nr, const uint64_t *a)
+{
+	int64_t cur[4];
+	if (nr == 37) { /* alarm(seconds) */
+		timer_get(s, 0, cur);
+		int64_t left = cur[2] + (cur[3] > 0);
+		s->itimers[0].interval = 0;
+		s->itimers[0].deadline = a[0] ? timer_now(s, 0, 1) + a[0] * NS_PER_S : 0;
+		sched_update_attention(s);
+		return left;
+	}
+	if (a[0] > 2)
+		return -EINVAL;
+	int k = (int)a[0];
+	if (nr == 36) { /* getitimer */
+		timer_get(s, k, cur);
+		return mem_write(s, a[1], cur, sizeof(cur)) < 0 ? -EFAULT : 0;
+	}
+	/* setitimer(which, new, old) */
+	int64_t nv[4] = {0};
+	if (a[1] && mem_read(s, a[1], nv, sizeof(nv)) < 0)
+		return -EFAULT;
+	for (int i = 0; i < 4; i++)
+		if (nv[i] < 0 || ((i & 1) && nv[i] >= 1000000))
+			return -EINVAL;
+	timer_get(s, k, cur);
+	if (a[2] && mem_write(s, a[2], cur, sizeof(cur)) < 0)
+		return -EFAULT;
+	uint64_t value = (uint64_t)nv[2] * NS_PER_S + (uint64_t)nv[3] * NS_PER_US;
+	s->itimers[k].interval = (uint64_t)nv[0] * NS_PER_S + (uint64_t)nv[1] * NS_PER_US;
+	s->itimers[k].deadline = value ? timer_now(s, k, 1) + value : 0;
+	sched_update_attention(s);
+	return 0;
+}
