@@ -154,6 +154,7 @@ static uint8_t perf_br_type(int kind)
 struct recorder {
 	struct perfdata_writer *w;
 	const struct cpu_model *cpu;
+	const struct pmu *pmu;
 	uint32_t pid;
 	int err;
 	struct perf_branch br[LBR_MAX_DEPTH];
@@ -242,6 +243,16 @@ static void on_mapping(void *ctx, const struct sim_mapping *m)
 		r->err = describe_mapping(r, m);
 }
 
+/* A new thread: a FORK record as perf record writes with inheritance (the
+ * thread's comm is its parent's until it renames itself). */
+static void on_thread(void *ctx, uint32_t pid, uint32_t tid)
+{
+	struct recorder *r = ctx;
+	if (!r->err)
+		r->err = perfdata_write_task(r->w, PERF_RECORD_FORK, pid, pid, tid, pid,
+					     pmu_cycles(r->pmu) * 1000 / r->cpu->mhz);
+}
+
 /* COMM and MMAP2 records of the program (and its interpreter) and their build
  * ids, as perf record writes them for a program it starts (before any sample). */
 static int describe_process(struct recorder *r, const struct program *p)
@@ -256,6 +267,7 @@ static int describe_process(struct recorder *r, const struct program *p)
 	for (size_t i = 0; i < n && err >= 0; i++)
 		err = describe_mapping(r, &m[i]);
 	sim_set_mapping_listener(p->sim, on_mapping, r);
+	sim_set_thread_listener(p->sim, on_thread, r);
 	return err;
 }
 
@@ -278,6 +290,7 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 	if (program_load(p) < 0 || sim_add_sink(p->sim, pmu_block_sink(*pmu)) < 0)
 		return -1;
 	r->pid = sim_pid(p->sim);
+	r->pmu = *pmu;
 	if (open_output(r, a, p, argc, argv) < 0)
 		return -1;
 	if (describe_process(r, p) < 0) {

@@ -75,6 +75,10 @@ static inline void lbr_record(struct lbr *l, uint64_t from, uint64_t to, int kin
 	l->count += keep & (l->count < l->depth);
 }
 
+/* Empties the buffer (Linux resets the LBR MSRs when another task is switched
+ * in and the stack is not saved per task: intel_pmu_lbr_sched_task). */
+static inline void lbr_reset(struct lbr *l) { l->count = 0; }
+
 static inline void lbr_freeze(struct lbr *l) { l->frozen = 1; }
 static inline void lbr_unfreeze(struct lbr *l) { l->frozen = 0; }
 

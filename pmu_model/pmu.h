@@ -15,7 +15,13 @@
  * retired up to and including it, then the LBR is frozen while the sample is
  * handed over (FREEZE_LBRS_ON_PMI), and `refill` cycles are charged to the
  * instruction after it. Overflows that happen while a PMI is pending join it
- * (one sample per overflowed counter, its period the sum of the periods). */
+ * (one sample per overflowed counter, its period the sum of the periods).
+ *
+ * One CPU: blocks of all threads arrive in the order they ran. A block of
+ * another thread than the previous one is a context switch: the LBR is
+ * emptied, as Linux does when it switches tasks and the branch stack is not
+ * kept per task (intel_pmu_lbr_sched_task); counters, predictor and the
+ * pending PMI carry on, as they are per CPU. */
 #ifndef PMUSIM_PMU_MODEL_PMU_H
 #define PMUSIM_PMU_MODEL_PMU_H
 

@@ -130,6 +130,10 @@ int perfdata_writer_open(struct perfdata_writer **out, const char *path,
  * write error every later call returns PMUSIM_ERR_IO: stop writing and close. */
 int perfdata_write_comm(struct perfdata_writer *w, uint32_t pid, uint32_t tid,
 			const char *comm, uint64_t time);
+/* FORK (type PERF_RECORD_FORK: a thread or process was created) or EXIT
+ * record: pid, ppid, tid, ptid, time (perf_event.h, struct of PERF_RECORD_FORK). */
+int perfdata_write_task(struct perfdata_writer *w, uint32_t type, uint32_t pid, uint32_t ppid,
+			uint32_t tid, uint32_t ptid, uint64_t time);
 /* MMAP2 with misc = USER; maj/min/ino/ino_generation 0 (reproducible bytes). */
 int perfdata_write_mmap2(struct perfdata_writer *w, uint32_t pid, uint32_t tid, uint64_t addr,
 			 uint64_t len, uint64_t pgoff, uint32_t prot, uint32_t flags,

@@ -291,6 +291,21 @@ int perfdata_write_comm(struct perfdata_writer *w, uint32_t pid, uint32_t tid, c
 	return rec_end(w);
 }
 
+int perfdata_write_task(struct perfdata_writer *w, uint32_t type, uint32_t pid, uint32_t ppid,
+			uint32_t tid, uint32_t ptid, uint64_t time)
+{
+	if (type != PERF_RECORD_FORK && type != PERF_RECORD_EXIT)
+		return PMUSIM_ERR_ARG;
+	rec_begin(w, type, 0);
+	put_u32(&w->rec, pid);
+	put_u32(&w->rec, ppid);
+	put_u32(&w->rec, tid);
+	put_u32(&w->rec, ptid);
+	put_u64(&w->rec, time);
+	put_trailer(w, pid, tid, time);
+	return rec_end(w);
+}
+
 int perfdata_write_mmap2(struct perfdata_writer *w, uint32_t pid, uint32_t tid, uint64_t addr,
                          uint64_t len, uint64_t pgoff, uint32_t prot, uint32_t flags,
                          const char *filename, uint64_t time)

@@ -45,6 +45,8 @@ struct profile {
 	struct binary *bin;
 	struct edges *e;
 	struct profile_stats st;
+	uint64_t depth;   /* most LBR entries of a sample so far: the recording's LBR depth */
+	uint64_t full_taken; /* widest taken-trigger window so far (taken branches) */
 	struct br_outcome out[TRACE_MAX_OUT];
 };
 
@@ -99,12 +101,23 @@ static int add_cbt(struct profile *p, const struct perf_sample *s, int trigger, 
 	double w;
 	uint64_t cbt = p->o.cbt && p->o.cbt < s->nbr ? p->o.cbt : s->nbr;
 	/* every full trace spans at least entries - 1 instructions and cycles (one
-	 * entry fewer if the newest was a Skylake duplicate) */
-	uint64_t span = p->o.span ? p->o.span : (s->nbr > 2 ? s->nbr - 2 : 1);
+	 * entry fewer if the newest was a Skylake duplicate). A sample with fewer
+	 * entries than the LBR holds saw it emptied by a context switch: its window
+	 * is as long as the others' (weight period / span), it just has less in it. */
+	if (s->nbr > p->depth)
+		p->depth = s->nbr;
+	uint64_t span = p->o.span ? p->o.span : (p->depth > 2 ? p->depth - 2 : 1);
 	size_t first = trace_window(p->out, n, trigger, cbt, span, end_insn, end_cycle,
 				    s->period ? s->period : 1, &w);
 	if (first >= n)
 		return drop(p, DROP_SHORT);
+	if (trigger == TRIG_TAKEN) {
+		/* a window cut short by an emptied LBR still stands for period / full */
+		uint64_t period = s->period ? s->period : 1, c = (uint64_t)((double)period / w + 0.5);
+		if (c > p->full_taken)
+			p->full_taken = c;
+		w = (double)period / (double)p->full_taken;
+	}
 	p->st.used++;
 	return add_outcomes(p, p->out + first, n - first, w);
 }

@@ -36,7 +36,8 @@ struct profile_opts {
 	int method;       /* enum prof_method */
 	uint64_t cbt;     /* CBT size; 0: the TBT size of each sample (its entries) */
 	uint64_t span;    /* window of instructions or cycles for those triggers; 0: the
-	                   * LBR entries - 2, which every full trace spans */
+	                   * LBR depth (most entries of any sample so far) - 2, which
+	                   * every full trace spans */
 	int precise;      /* sample IPs are precise (the eventing instruction retired) */
 	int skylake_dup;  /* a newest entry repeating the one before is one branch */
 };
