@@ -221,7 +221,7 @@ static int open_output(struct recorder *r, const struct record_args *a, const st
  * per file), as perf record writes them. */
 static int describe_mapping(struct recorder *r, const struct sim_mapping *m)
 {
-	int err = perfdata_write_mmap2(r->w, r->pid, r->pid, m->addr, m->len, m->pgoff, (uint32_t)m->prot,
+	int err = perfdata_write_mmap2(r->w, m->pid, m->pid, m->addr, m->len, m->pgoff, (uint32_t)m->prot,
 				       0x2 /* MAP_PRIVATE */, m->path, 0);
 	for (size_t i = 0; i < r->nfiles; i++)
 		if (strcmp(r->files[i], m->path) == 0)
@@ -243,14 +243,33 @@ static void on_mapping(void *ctx, const struct sim_mapping *m)
 		r->err = describe_mapping(r, m);
 }
 
-/* A new thread: a FORK record as perf record writes with inheritance (the
- * thread's comm is its parent's until it renames itself). */
-static void on_thread(void *ctx, uint32_t pid, uint32_t tid)
+static uint64_t now_ns(const struct recorder *r)
+{
+	return pmu_cycles(r->pmu) * 1000 / r->cpu->mhz;
+}
+
+/* Tasks as perf record writes them with inheritance: FORK for a new thread or
+ * process (its comm is its parent's until it renames itself or executes a
+ * program), COMM with the exec flag for execve, EXIT when a process ends. */
+static void on_fork(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
 {
 	struct recorder *r = ctx;
 	if (!r->err)
-		r->err = perfdata_write_task(r->w, PERF_RECORD_FORK, pid, pid, tid, pid,
-					     pmu_cycles(r->pmu) * 1000 / r->cpu->mhz);
+		r->err = perfdata_write_task(r->w, PERF_RECORD_FORK, pid, ppid, tid, ptid, now_ns(r));
+}
+
+static void on_exec(void *ctx, uint32_t pid, uint32_t tid, const char *comm)
+{
+	struct recorder *r = ctx;
+	if (!r->err)
+		r->err = perfdata_write_comm_exec(r->w, pid, tid, comm, now_ns(r));
+}
+
+static void on_exit_task(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+{
+	struct recorder *r = ctx;
+	if (!r->err)
+		r->err = perfdata_write_task(r->w, PERF_RECORD_EXIT, pid, ppid, tid, ptid, now_ns(r));
 }
 
 /* COMM and MMAP2 records of the program (and its interpreter) and their build
@@ -267,7 +286,8 @@ static int describe_process(struct recorder *r, const struct program *p)
 	for (size_t i = 0; i < n && err >= 0; i++)
 		err = describe_mapping(r, &m[i]);
 	sim_set_mapping_listener(p->sim, on_mapping, r);
-	sim_set_thread_listener(p->sim, on_thread, r);
+	struct sim_task_listener tl = {on_fork, on_exec, on_exit_task, r};
+	sim_set_task_listener(p->sim, &tl);
 	return err;
 }
 

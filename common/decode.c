@@ -29,6 +29,7 @@ struct dcache {
 	size_t cap, used, tombs;
 	struct dentry **all;       /* by id, live or not */
 	uint32_t nall, capall;
+	uint32_t *ids;             /* next id to hand out (shared between caches), or NULL */
 	uint64_t lo, hi;           /* bounds of every live run, for cheap invalidation */
 	struct dentry *front[FRONT_SIZE]; /* direct-mapped cache in front of the table */
 };
@@ -356,7 +357,7 @@ static struct dentry *finish_entry(struct dcache *dc, struct scratch *s, struct 
 		dc->all = na;
 		dc->capall = nc;
 	}
-	e->bi.id = dc->nall;
+	e->bi.id = dc->ids ? (*dc->ids)++ : dc->nall;
 	dc->all[dc->nall++] = e;
 	e->live = 1;
 	if (table_insert(dc, e) < 0) {
@@ -519,7 +520,22 @@ uint32_t dcache_id_count(const struct dcache *dc)
 
 const struct block_info *dcache_by_id(const struct dcache *dc, uint32_t id)
 {
-	return id < dc->nall ? &dc->all[id]->bi : NULL;
+	if (!dc->ids)
+		return id < dc->nall ? &dc->all[id]->bi : NULL;
+	uint32_t lo = 0, hi = dc->nall; /* ids grow with the index */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (dc->all[mid]->bi.id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < dc->nall && dc->all[lo]->bi.id == id ? &dc->all[lo]->bi : NULL;
+}
+
+void dcache_share_ids(struct dcache *dc, uint32_t *next_id)
+{
+	dc->ids = next_id;
 }
 
 int dcache_disasm(struct dcache *dc, uint64_t addr, char *out, size_t outlen)

@@ -63,9 +63,12 @@ int block_insn_index(const struct block_info *bi, uint64_t addr);
 /* Unlinks every run that overlaps [addr, addr+len). Returns how many. */
 size_t dcache_invalidate(struct dcache *dc, uint64_t addr, uint64_t len);
 
-/* Number of ids handed out so far (ids are 0 .. count-1). */
+/* Makes dc take run ids from *next_id (before its first run), so that caches of
+ * several address spaces feeding one consumer hand out distinct ids. */
+void dcache_share_ids(struct dcache *dc, uint32_t *next_id);
+/* Number of ids handed out so far (ids are 0 .. count-1 for a cache of its own). */
 uint32_t dcache_id_count(const struct dcache *dc);
-/* The run with that id, live or invalidated; NULL if id is out of range. */
+/* The run with that id, live or invalidated; NULL if it is not one of dc's. */
 const struct block_info *dcache_by_id(const struct dcache *dc, uint32_t id);
 
 /* Disassembles the instruction at addr into text ("mov rax, rbx"); returns 0 and

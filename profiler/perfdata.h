@@ -130,6 +130,9 @@ int perfdata_writer_open(struct perfdata_writer **out, const char *path,
  * write error every later call returns PMUSIM_ERR_IO: stop writing and close. */
 int perfdata_write_comm(struct perfdata_writer *w, uint32_t pid, uint32_t tid,
 			const char *comm, uint64_t time);
+/* COMM of a process that executed a program (misc PERF_RECORD_MISC_COMM_EXEC). */
+int perfdata_write_comm_exec(struct perfdata_writer *w, uint32_t pid, uint32_t tid,
+			     const char *comm, uint64_t time);
 /* FORK (type PERF_RECORD_FORK: a thread or process was created) or EXIT
  * record: pid, ppid, tid, ptid, time (perf_event.h, struct of PERF_RECORD_FORK). */
 int perfdata_write_task(struct perfdata_writer *w, uint32_t type, uint32_t pid, uint32_t ppid,

@@ -277,18 +277,30 @@ int perfdata_writer_open(struct perfdata_writer **out, const char *path,
 	return 0;
 }
 
-int perfdata_write_comm(struct perfdata_writer *w, uint32_t pid, uint32_t tid, const char *comm,
-                        uint64_t time)
+static int write_comm(struct perfdata_writer *w, uint32_t pid, uint32_t tid, const char *comm,
+		      uint64_t time, uint16_t misc)
 {
 	size_t n = strlen(comm) + 1;
 	if (n > MAX_RECORD)
 		return PMUSIM_ERR_ARG;
-	rec_begin(w, PERF_RECORD_COMM, 0);
+	rec_begin(w, PERF_RECORD_COMM, misc);
 	put_u32(&w->rec, pid);
 	put_u32(&w->rec, tid);
 	put_name8(&w->rec, comm, n);
 	put_trailer(w, pid, tid, time);
 	return rec_end(w);
+}
+
+int perfdata_write_comm(struct perfdata_writer *w, uint32_t pid, uint32_t tid, const char *comm,
+                        uint64_t time)
+{
+	return write_comm(w, pid, tid, comm, time, 0);
+}
+
+int perfdata_write_comm_exec(struct perfdata_writer *w, uint32_t pid, uint32_t tid,
+			     const char *comm, uint64_t time)
+{
+	return write_comm(w, pid, tid, comm, time, 0x2000 /* PERF_RECORD_MISC_COMM_EXEC */);
 }
 
 int perfdata_write_task(struct perfdata_writer *w, uint32_t type, uint32_t pid, uint32_t ppid,

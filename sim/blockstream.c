@@ -14,6 +14,9 @@ struct bstream {
 	struct bstream_cpu cpu;
 	struct block_sink sinks[BSTREAM_MAX_SINKS];
 	int nsinks;
+	struct block_sink image_sinks[BSTREAM_MAX_SINKS];
+	int nimage_sinks;
+	int image_on;
 	uint32_t tid;
 	uint64_t insns;
 	/* pending TB */
@@ -36,6 +39,7 @@ struct bstream *bstream_new(struct dcache *dc, struct bstream_cpu cpu)
 	bs->dc = dc;
 	bs->cpu = cpu;
 	bs->next_run_start = 1;
+	bs->image_on = 1;
 	return bs;
 }
 
@@ -50,6 +54,24 @@ int bstream_add_sink(struct bstream *bs, struct block_sink sink)
 		return PMUSIM_ERR_ARG;
 	bs->sinks[bs->nsinks++] = sink;
 	return 0;
+}
+
+int bstream_add_image_sink(struct bstream *bs, struct block_sink sink)
+{
+	if (bs->nimage_sinks == BSTREAM_MAX_SINKS)
+		return PMUSIM_ERR_ARG;
+	bs->image_sinks[bs->nimage_sinks++] = sink;
+	return 0;
+}
+
+void bstream_set_image(struct bstream *bs, int on)
+{
+	bs->image_on = on;
+}
+
+void bstream_set_dcache(struct bstream *bs, struct dcache *dc)
+{
+	bs->dc = dc;
 }
 
 void bstream_set_tid(struct bstream *bs, uint32_t tid)
@@ -105,6 +127,9 @@ static void emit(struct bstream *bs, struct retired_block *rb)
 	bs->insns += rb->ninsns;
 	for (int i = 0; i < bs->nsinks; i++)
 		bs->sinks[i].retire(bs->sinks[i].ctx, rb);
+	if (bs->image_on)
+		for (int i = 0; i < bs->nimage_sinks; i++)
+			bs->image_sinks[i].retire(bs->image_sinks[i].ctx, rb);
 }
 
 static uint64_t count_mask(const struct block_info *bi, uint64_t rcx)

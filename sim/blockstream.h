@@ -38,6 +38,12 @@ void bstream_free(struct bstream *bs);
 
 /* Adds a consumer; returns 0 or PMUSIM_ERR_ARG when there are too many. */
 int bstream_add_sink(struct bstream *bs, struct block_sink sink);
+/* Adds a consumer that sees only the blocks retired while the image flag is on
+ * (the machine turns it on for the program it started, off for other processes). */
+int bstream_add_image_sink(struct bstream *bs, struct block_sink sink);
+void bstream_set_image(struct bstream *bs, int on);
+/* The decode cache of the address space running from now on (bstream_tb). */
+void bstream_set_dcache(struct bstream *bs, struct dcache *dc);
 
 /* Thread id stamped on retired blocks from now on. */
 void bstream_set_tid(struct bstream *bs, uint32_t tid);

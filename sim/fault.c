@@ -45,7 +45,7 @@ static uint64_t reg_val(struct sim *s, x86_reg r, uint64_t next_pc)
 	int u = uc_reg_of(r);
 	uint64_t v = 0;
 	if (u >= 0)
-		uc_reg_read(s->uc, u, &v);
+		uc_reg_read(s->p->uc, u, &v);
 	return v;
 }
 
@@ -69,7 +69,7 @@ static int insn_touches(struct sim *s, const cs_insn *in, uint64_t addr)
 			      (uint64_t)op->mem.disp;
 		if (op->mem.segment == X86_REG_FS || op->mem.segment == X86_REG_GS) {
 			uint64_t b = 0;
-			uc_reg_read(s->uc, op->mem.segment == X86_REG_FS ? UC_X86_REG_FS_BASE : UC_X86_REG_GS_BASE, &b);
+			uc_reg_read(s->p->uc, op->mem.segment == X86_REG_FS ? UC_X86_REG_FS_BASE : UC_X86_REG_GS_BASE, &b);
 			ea += b;
 		}
 		uint64_t sz = op->size ? op->size : 1;
@@ -130,7 +130,7 @@ uint64_t fault_locate(struct sim *s, const struct block_info *bi, uint64_t tb_en
 			break;
 		uint8_t buf[16];
 		size_t n = bi->off[i + 1] - bi->off[i];
-		if (uc_mem_read(s->uc, pc, buf, n) != UC_ERR_OK)
+		if (uc_mem_read(s->p->uc, pc, buf, n) != UC_ERR_OK)
 			break;
 		const uint8_t *code = buf;
 		uint64_t a = pc;

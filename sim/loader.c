@@ -132,9 +132,9 @@ static void load_span(Elf *elf, size_t phnum, uint64_t *lo, uint64_t *hi)
 static void add_exec_map(struct sim *s, const struct image *im, const GElf_Phdr *ph)
 {
 	uint64_t va = ph->p_vaddr + im->bias;
-	if (!(ph->p_flags & PF_X) || s->nexec_maps >= SIM_MAX_MAPPINGS)
+	if (!(ph->p_flags & PF_X) || s->p->nexec_maps >= SIM_MAX_MAPPINGS)
 		return;
-	s->exec_maps[s->nexec_maps++] = (struct sim_mapping){
+	s->p->exec_maps[s->p->nexec_maps++] = (struct sim_mapping){
 		.addr = PAGE_DOWN(va), .len = PAGE_UP(va + ph->p_memsz) - PAGE_DOWN(va),
 		.pgoff = PAGE_DOWN(ph->p_offset), .path = im->abs,
 		.prot = ((ph->p_flags & PF_R) ? PROT_READ : 0) | ((ph->p_flags & PF_W) ? PROT_WRITE : 0) |
@@ -234,7 +234,7 @@ static int load_image(struct sim *s, struct image *im, int is_interp, char *msg,
 static const char *choose_interp(struct sim *s, const char *wanted)
 {
 	static const char fallback[] = "/lib64/ld-linux-x86-64.so.2";
-	if (s->opt.interp)
+	if (s->opt.interp && s->p->image == 0) /* --interp is for the program pmusim starts */
 		return s->opt.interp;
 	if (access(wanted, R_OK) == 0 || access(fallback, R_OK) != 0)
 		return wanted;
@@ -245,28 +245,28 @@ static const char *choose_interp(struct sim *s, const char *wanted)
 
 int loader_load(struct sim *s, char *msg, size_t ml)
 {
-	struct image prog = {.path = s->opt.path, .abs = s->exe_abs};
+	struct image prog = {.path = s->p->path, .abs = s->p->exe_abs};
 	int err = load_image(s, &prog, 0, msg, ml);
 	if (err < 0)
 		return err;
-	s->load_bias = prog.bias;
-	s->phdr = prog.phdr;
-	s->phnum = prog.phnum;
-	s->prog_entry = s->entry = prog.entry;
-	s->brk_start = s->brk_cur = prog.hi;
+	s->p->load_bias = prog.bias;
+	s->p->phdr = prog.phdr;
+	s->p->phnum = prog.phnum;
+	s->p->prog_entry = s->p->entry = prog.entry;
+	s->p->brk_start = s->p->brk_cur = prog.hi;
 	if (!prog.interp[0])
 		return 0;
 	char abs[PATH_MAX];
 	const char *ip = choose_interp(s, prog.interp);
-	free(s->interp_abs);
-	s->interp_abs = strdup(realpath(ip, abs) ? abs : ip);
-	if (!s->interp_abs)
+	free(s->p->interp_abs);
+	s->p->interp_abs = strdup(realpath(ip, abs) ? abs : ip);
+	if (!s->p->interp_abs)
 		return pmusim_fail(msg, ml, PMUSIM_ERR_NOMEM, "out of memory");
-	struct image in = {.path = ip, .abs = s->interp_abs};
+	struct image in = {.path = ip, .abs = s->p->interp_abs};
 	if ((err = load_image(s, &in, 1, msg, ml)) < 0)
 		return err;
-	s->interp_bias = in.bias;
-	s->entry = in.entry;
+	s->p->interp_bias = in.bias;
+	s->p->entry = in.entry;
 	return 0;
 }
 
@@ -294,7 +294,8 @@ static void push_u64(struct stk *k, uint64_t v)
 int loader_setup_stack(struct sim *s, uint64_t *sp_out)
 {
 	struct stk k = {s, STACK_TOP, 0};
-	char *const *argv = s->opt.argv, *const *envp = s->opt.envp;
+	char *const *argv = s->p->argv ? s->p->argv : s->opt.argv;
+	char *const *envp = s->p->envp ? s->p->envp : s->opt.envp;
 	size_t argc = 0, envc = 0;
 	while (argv[argc])
 		argc++;
@@ -310,7 +311,7 @@ int loader_setup_stack(struct sim *s, uint64_t *sp_out)
 		return PMUSIM_ERR_NOMEM;
 	}
 	push_u64(&k, 0); /* end marker */
-	uint64_t execfn = push_bytes(&k, s->opt.path, strlen(s->opt.path) + 1);
+	uint64_t execfn = push_bytes(&k, s->p->path, strlen(s->p->path) + 1);
 	for (size_t i = envc; i-- > 0;)
 		envpp[i] = push_bytes(&k, envp[i], strlen(envp[i]) + 1);
 	for (size_t i = argc; i-- > 0;)
@@ -322,8 +323,8 @@ int loader_setup_stack(struct sim *s, uint64_t *sp_out)
 	uint32_t c1[4];
 	cpuid_query(1, 0, c1);
 	uint64_t auxv[][2] = {
-		{AT_PHDR, s->phdr}, {AT_PHENT, sizeof(Elf64_Phdr)}, {AT_PHNUM, s->phnum},
-		{AT_PAGESZ, GUEST_PAGE}, {AT_BASE, s->interp_bias}, {AT_FLAGS, 0}, {AT_ENTRY, s->prog_entry},
+		{AT_PHDR, s->p->phdr}, {AT_PHENT, sizeof(Elf64_Phdr)}, {AT_PHNUM, s->p->phnum},
+		{AT_PAGESZ, GUEST_PAGE}, {AT_BASE, s->p->interp_bias}, {AT_FLAGS, 0}, {AT_ENTRY, s->p->prog_entry},
 		{AT_UID, (uint64_t)getuid()}, {AT_EUID, (uint64_t)geteuid()},
 		{AT_GID, (uint64_t)getgid()}, {AT_EGID, (uint64_t)getegid()},
 		{AT_SECURE, 0}, {AT_CLKTCK, 100}, {AT_HWCAP, c1[3]}, {AT_HWCAP2, 0},

@@ -16,7 +16,7 @@
 
 #define UNTIL_NEVER UINT64_MAX
 
-static size_t read_code(void *ctx, uint64_t addr, void *buf, size_t len)
+size_t machine_read_code(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	struct sim *s = ctx;
 	size_t got = 0;
@@ -27,7 +27,7 @@ static size_t read_code(void *ctx, uint64_t addr, void *buf, size_t len)
 		size_t n = len - got;
 		if (v->end - (addr + got) < n)
 			n = (size_t)(v->end - (addr + got));
-		if (uc_mem_read(s->uc, addr + got, (char *)buf + got, n) != UC_ERR_OK)
+		if (uc_mem_read(s->p->uc, addr + got, (char *)buf + got, n) != UC_ERR_OK)
 			break;
 		got += n;
 	}
@@ -38,7 +38,7 @@ static uint64_t read_reg(void *ctx, enum bs_reg r)
 {
 	struct sim *s = ctx;
 	uint64_t v = 0;
-	uc_reg_read(s->uc, r == BS_RFLAGS ? UC_X86_REG_RFLAGS : UC_X86_REG_RCX, &v);
+	uc_reg_read(s->p->uc, r == BS_RFLAGS ? UC_X86_REG_RFLAGS : UC_X86_REG_RCX, &v);
 	return v;
 }
 
@@ -54,7 +54,7 @@ void sim_stop(struct sim *s, enum sim_end end, int code)
 	else if (end == SIM_END_ERROR)
 		s->res->err = code;
 	s->stop_reason = (int)end + 1;
-	uc_emu_stop(s->uc);
+	uc_emu_stop(s->p->uc);
 }
 
 uint64_t sim_now_ns(struct sim *s)
@@ -96,21 +96,21 @@ void sim_note_once(struct sim *s, enum sim_note id, const char *msg)
 
 static const struct hooked_site *site_find(const struct sim *s, uint64_t addr)
 {
-	size_t lo = 0, hi = s->nhooked;
+	size_t lo = 0, hi = s->p->nhooked;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (s->hooked[mid].sp.addr < addr)
+		if (s->p->hooked[mid].sp.addr < addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < s->nhooked && s->hooked[lo].sp.addr == addr ? &s->hooked[lo] : NULL;
+	return lo < s->p->nhooked && s->p->hooked[lo].sp.addr == addr ? &s->p->hooked[lo] : NULL;
 }
 
 static void skip_insn(struct sim *s, uint64_t addr, uint8_t len)
 {
 	uint64_t next = addr + len;
-	uc_reg_write(s->uc, UC_X86_REG_RIP, &next);
+	uc_reg_write(s->p->uc, UC_X86_REG_RIP, &next);
 	bstream_cut(s->bs, next);
 }
 
@@ -170,24 +170,24 @@ static int hook_specials(struct sim *s, const struct block_info *bi)
 	for (size_t i = 0; i < n; i++) {
 		if (site_find(s, sp[i].addr))
 			continue;
-		if (s->nhooked == s->caphooked) {
-			size_t nc = s->caphooked ? s->caphooked * 2 : 64;
-			struct hooked_site *nh = realloc(s->hooked, nc * sizeof(*nh));
+		if (s->p->nhooked == s->p->caphooked) {
+			size_t nc = s->p->caphooked ? s->p->caphooked * 2 : 64;
+			struct hooked_site *nh = realloc(s->p->hooked, nc * sizeof(*nh));
 			if (!nh)
 				return PMUSIM_ERR_NOMEM;
-			s->hooked = nh;
-			s->caphooked = nc;
+			s->p->hooked = nh;
+			s->p->caphooked = nc;
 		}
-		size_t j = s->nhooked;
-		while (j > 0 && s->hooked[j - 1].sp.addr > sp[i].addr) {
-			s->hooked[j] = s->hooked[j - 1];
+		size_t j = s->p->nhooked;
+		while (j > 0 && s->p->hooked[j - 1].sp.addr > sp[i].addr) {
+			s->p->hooked[j] = s->p->hooked[j - 1];
 			j--;
 		}
-		s->hooked[j].sp = sp[i];
-		if (uc_hook_add(s->uc, &s->hooked[j].hook, UC_HOOK_CODE, (void *)hook_special, s,
+		s->p->hooked[j].sp = sp[i];
+		if (uc_hook_add(s->p->uc, &s->p->hooked[j].hook, UC_HOOK_CODE, (void *)hook_special, s,
 				sp[i].addr, sp[i].addr) != UC_ERR_OK)
 			return PMUSIM_ERR_EMU;
-		s->nhooked++;
+		s->p->nhooked++;
 		added++;
 	}
 	return added;
@@ -198,17 +198,17 @@ void code_invalidate(struct sim *s, uint64_t addr, uint64_t len)
 	uint64_t end = addr + len;
 	size_t w = 0;
 	int dropped = 0;
-	for (size_t i = 0; i < s->nhooked; i++) {
-		if (s->hooked[i].sp.addr >= addr && s->hooked[i].sp.addr < end) {
-			uc_hook_del(s->uc, s->hooked[i].hook);
+	for (size_t i = 0; i < s->p->nhooked; i++) {
+		if (s->p->hooked[i].sp.addr >= addr && s->p->hooked[i].sp.addr < end) {
+			uc_hook_del(s->p->uc, s->p->hooked[i].hook);
 			dropped = 1;
 			continue;
 		}
-		s->hooked[w++] = s->hooked[i];
+		s->p->hooked[w++] = s->p->hooked[i];
 	}
-	s->nhooked = w;
-	if (dcache_invalidate(s->dc, addr, len) || dropped)
-		uc_ctl_remove_cache(s->uc, addr, end);
+	s->p->nhooked = w;
+	if (dcache_invalidate(s->p->dc, addr, len) || dropped)
+		uc_ctl_remove_cache(s->p->uc, addr, end);
 }
 
 static void hook_code_write(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
@@ -221,25 +221,25 @@ static void hook_code_write(uc_engine *uc, uc_mem_type type, uint64_t addr, int 
 void code_watch_refresh(struct sim *s)
 {
 	size_t want = 0;
-	for (size_t i = 0; i < s->nvmas; i++)
-		if ((s->vmas[i].prot & (UC_PROT_WRITE | UC_PROT_EXEC)) == (UC_PROT_WRITE | UC_PROT_EXEC))
+	for (size_t i = 0; i < s->p->nvmas; i++)
+		if ((s->p->vmas[i].prot & (UC_PROT_WRITE | UC_PROT_EXEC)) == (UC_PROT_WRITE | UC_PROT_EXEC))
 			want++;
-	if (want == 0 && s->nwx == 0)
+	if (want == 0 && s->p->nwx == 0)
 		return;
-	for (size_t i = 0; i < s->nwx; i++)
-		uc_hook_del(s->uc, s->wx_hooks[i]);
-	s->nwx = 0;
-	free(s->wx_hooks);
-	s->wx_hooks = want ? calloc(want, sizeof(uc_hook)) : NULL;
-	if (!s->wx_hooks)
+	for (size_t i = 0; i < s->p->nwx; i++)
+		uc_hook_del(s->p->uc, s->p->wx_hooks[i]);
+	s->p->nwx = 0;
+	free(s->p->wx_hooks);
+	s->p->wx_hooks = want ? calloc(want, sizeof(uc_hook)) : NULL;
+	if (!s->p->wx_hooks)
 		return;
-	for (size_t i = 0; i < s->nvmas; i++) {
-		const struct vma *v = &s->vmas[i];
+	for (size_t i = 0; i < s->p->nvmas; i++) {
+		const struct vma *v = &s->p->vmas[i];
 		if ((v->prot & (UC_PROT_WRITE | UC_PROT_EXEC)) != (UC_PROT_WRITE | UC_PROT_EXEC))
 			continue;
-		if (uc_hook_add(s->uc, &s->wx_hooks[s->nwx], UC_HOOK_MEM_WRITE, (void *)hook_code_write, s,
+		if (uc_hook_add(s->p->uc, &s->p->wx_hooks[s->p->nwx], UC_HOOK_MEM_WRITE, (void *)hook_code_write, s,
 				v->start, v->end - 1) == UC_ERR_OK)
-			s->nwx++;
+			s->p->nwx++;
 	}
 }
 
@@ -260,7 +260,7 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
 		return;
 	}
 	int is_new;
-	const struct block_info *bi = dcache_get(s->dc, addr, &is_new);
+	const struct block_info *bi = dcache_get(s->p->dc, addr, &is_new);
 	if (!bi) {
 		internal_error(s, PMUSIM_ERR_NOMEM, "out of memory decoding code", addr);
 		return;
@@ -361,14 +361,14 @@ static bool hook_mem_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr, int
 
 /* --- construction ---------------------------------------------------------- */
 
-static int add_hooks(struct sim *s)
+int machine_add_hooks(struct sim *s, struct proc *p)
 {
 	uc_hook h;
-	if (uc_hook_add(s->uc, &h, UC_HOOK_BLOCK, (void *)hook_block, s, 1, 0) ||
-	    uc_hook_add(s->uc, &h, UC_HOOK_INSN, (void *)hook_syscall, s, 1, 0, UC_X86_INS_SYSCALL) ||
-	    uc_hook_add(s->uc, &h, UC_HOOK_INSN, (void *)hook_cpuid, s, 1, 0, UC_X86_INS_CPUID) ||
-	    uc_hook_add(s->uc, &h, UC_HOOK_INTR, (void *)hook_intr, s, 1, 0) ||
-	    uc_hook_add(s->uc, &h, UC_HOOK_MEM_INVALID, (void *)hook_mem_invalid, s, 1, 0))
+	if (uc_hook_add(p->uc, &h, UC_HOOK_BLOCK, (void *)hook_block, s, 1, 0) ||
+	    uc_hook_add(p->uc, &h, UC_HOOK_INSN, (void *)hook_syscall, s, 1, 0, UC_X86_INS_SYSCALL) ||
+	    uc_hook_add(p->uc, &h, UC_HOOK_INSN, (void *)hook_cpuid, s, 1, 0, UC_X86_INS_CPUID) ||
+	    uc_hook_add(p->uc, &h, UC_HOOK_INTR, (void *)hook_intr, s, 1, 0) ||
+	    uc_hook_add(p->uc, &h, UC_HOOK_MEM_INVALID, (void *)hook_mem_invalid, s, 1, 0))
 		return PMUSIM_ERR_EMU;
 	return 0;
 }
@@ -383,40 +383,28 @@ int sim_new(const struct sim_options *opt, struct sim **out, char *msg, size_t m
 	if (!s->opt.log)
 		s->opt.log = stderr;
 	rng_init(&s->rng, opt->seed);
-	char abs[PATH_MAX];
-	s->exe_abs = strdup(realpath(opt->path, abs) ? abs : opt->path);
-	int err = PMUSIM_ERR_EMU;
-	if (uc_open(UC_ARCH_X86, UC_MODE_64, &s->uc) != UC_ERR_OK) {
-		snprintf(msg, msglen, "cannot create the Unicorn engine");
+	s->next_tid = GUEST_PID + 1;
+	int err = PMUSIM_ERR_NOMEM;
+	struct proc *p = proc_alloc(s);
+	if (!p) {
+		snprintf(msg, msglen, "out of memory");
 		goto fail;
 	}
-	s->dc = dcache_new(read_code, s);
-	s->bs = bstream_new(s->dc, (struct bstream_cpu){read_reg, s});
-	if (!s->exe_abs || !s->dc || !s->bs) {
+	s->p = p;
+	p->ppid = 1;
+	p->path = (char *)opt->path;
+	err = proc_image_open(s, p, msg, msglen);
+	if (err < 0)
+		goto fail;
+	s->main_syms = p->syms;
+	s->main_load_bias = p->load_bias;
+	s->bs = bstream_new(p->dc, (struct bstream_cpu){read_reg, s});
+	if (!s->bs) {
 		err = PMUSIM_ERR_NOMEM;
 		snprintf(msg, msglen, "out of memory");
 		goto fail;
 	}
-	err = loader_load(s, msg, msglen);
-	if (err < 0)
-		goto fail;
-	uint64_t sp;
-	err = loader_setup_stack(s, &sp);
-	if (err < 0) {
-		snprintf(msg, msglen, "cannot lay out the initial stack");
-		goto fail;
-	}
-	if (symtab_load(opt->path, s->load_bias, &s->syms) < 0)
-		s->syms = symtab_new_empty();
-	if (s->syms && s->interp_abs)
-		symtab_add_file(s->syms, s->interp_abs, s->interp_bias);
-	uc_reg_write(s->uc, UC_X86_REG_RSP, &sp);
-	uc_reg_write(s->uc, UC_X86_REG_RIP, &s->entry);
-	err = add_hooks(s);
-	if (err < 0) {
-		snprintf(msg, msglen, "cannot install emulator hooks");
-		goto fail;
-	}
+	proc_enter(s, p);
 	syscall_init_fds(s);
 	bstream_set_tid(s->bs, GUEST_PID);
 	if (sched_init(s) < 0) {
@@ -435,26 +423,24 @@ void sim_free(struct sim *s)
 {
 	if (!s)
 		return;
-	syscall_close_fds(s);
 	sched_free(s);
+	for (size_t i = 0; i < s->nprocs; i++)
+		proc_free(s, s->procs[i]);
 	bstream_free(s->bs);
-	dcache_free(s->dc);
-	symtab_free(s->syms);
-	if (s->uc)
-		uc_close(s->uc);
-	free(s->vmas);
-	free(s->hooked);
-	free(s->wx_hooks);
-	free(s->exe_abs);
-	free(s->interp_abs);
-	for (size_t i = 0; i < s->nmap_paths; i++)
-		free(s->map_paths[i]);
+	for (size_t i = 0; i < s->nold_dcs; i++)
+		dcache_free(s->old_dcs[i]);
+	symtab_free(s->main_syms);
 	free(s);
 }
 
 int sim_add_sink(struct sim *s, struct block_sink sink)
 {
 	return bstream_add_sink(s->bs, sink);
+}
+
+int sim_add_image_sink(struct sim *s, struct block_sink sink)
+{
+	return bstream_add_image_sink(s->bs, sink);
 }
 
 void sim_set_interrupt_flag(struct sim *s, volatile int *flag)
@@ -464,28 +450,28 @@ void sim_set_interrupt_flag(struct sim *s, volatile int *flag)
 
 struct dcache *sim_dcache(struct sim *s)
 {
-	return s->dc;
+	return s->procs[0]->dc;
 }
 
 const struct symtab *sim_symtab(const struct sim *s)
 {
-	return s->syms;
+	return s->main_syms;
 }
 
 uint64_t sim_load_bias(const struct sim *s)
 {
-	return s->load_bias;
+	return s->main_load_bias;
 }
 
 size_t sim_exec_mappings(const struct sim *s, const struct sim_mapping **out)
 {
-	*out = s->exec_maps;
-	return s->nexec_maps;
+	*out = s->procs[0]->exec_maps;
+	return s->procs[0]->image == 0 ? s->procs[0]->nexec_maps : 0;
 }
 
 const char *sim_exe_path(const struct sim *s)
 {
-	return s->exe_abs;
+	return s->procs[0]->exe_abs;
 }
 
 uint32_t sim_pid(const struct sim *s)
@@ -501,23 +487,22 @@ void sim_set_mapping_listener(struct sim *s, void (*fn)(void *ctx, const struct 
 	s->map_listener_ctx = ctx;
 }
 
-void sim_set_thread_listener(struct sim *s, void (*fn)(void *ctx, uint32_t pid, uint32_t tid), void *ctx)
+void sim_set_task_listener(struct sim *s, const struct sim_task_listener *l)
 {
-	s->thread_listener = fn;
-	s->thread_listener_ctx = ctx;
+	s->task = *l;
 }
 
 /* The stored copy of a mapped file's path (one per file), or NULL. */
 static const char *map_path(struct sim *s, const char *path, int *is_new)
 {
 	*is_new = 0;
-	for (size_t i = 0; i < s->nmap_paths; i++)
-		if (strcmp(s->map_paths[i], path) == 0)
-			return s->map_paths[i];
-	if (s->nmap_paths == SIM_MAX_MAPPINGS || !(s->map_paths[s->nmap_paths] = strdup(path)))
+	for (size_t i = 0; i < s->p->nmap_paths; i++)
+		if (strcmp(s->p->map_paths[i], path) == 0)
+			return s->p->map_paths[i];
+	if (s->p->nmap_paths == SIM_MAX_MAPPINGS || !(s->p->map_paths[s->p->nmap_paths] = strdup(path)))
 		return NULL;
 	*is_new = 1;
-	return s->map_paths[s->nmap_paths++];
+	return s->p->map_paths[s->p->nmap_paths++];
 }
 
 void sim_file_exec_mapping(struct sim *s, uint64_t addr, uint64_t len, uint64_t off, int prot, int hfd)
@@ -527,12 +512,12 @@ void sim_file_exec_mapping(struct sim *s, uint64_t addr, uint64_t len, uint64_t 
 	ssize_t n = readlink(link, path, sizeof(path) - 1);
 	int is_new;
 	const char *p = n > 0 ? (path[n] = 0, map_path(s, path, &is_new)) : NULL;
-	if (!p || s->nexec_maps == SIM_MAX_MAPPINGS)
+	if (!p || s->p->nexec_maps == SIM_MAX_MAPPINGS)
 		return;
-	struct sim_mapping *m = &s->exec_maps[s->nexec_maps++];
-	*m = (struct sim_mapping){addr, len, off, prot, p};
+	struct sim_mapping *m = &s->p->exec_maps[s->p->nexec_maps++];
+	*m = (struct sim_mapping){addr, len, off, prot, p, s->p->pid};
 	if (is_new)
-		symtab_add_file(s->syms, p, elf_mapping_bias(p, addr, off));
+		symtab_add_file(s->p->syms, p, elf_mapping_bias(p, addr, off));
 	if (s->map_listener)
 		s->map_listener(s->map_listener_ctx, m);
 }

@@ -10,15 +10,15 @@
 
 const struct vma *mem_find(const struct sim *s, uint64_t addr)
 {
-	size_t lo = 0, hi = s->nvmas;
+	size_t lo = 0, hi = s->p->nvmas;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (s->vmas[mid].end <= addr)
+		if (s->p->vmas[mid].end <= addr)
 			lo = mid + 1;
-		else if (s->vmas[mid].start > addr)
+		else if (s->p->vmas[mid].start > addr)
 			hi = mid;
 		else
-			return &s->vmas[mid];
+			return &s->p->vmas[mid];
 	}
 	return NULL;
 }
@@ -37,20 +37,20 @@ int mem_is_mapped(const struct sim *s, uint64_t addr, uint64_t len)
 
 static int vma_insert(struct sim *s, uint64_t start, uint64_t end, int prot)
 {
-	if (s->nvmas == s->capvmas) {
-		size_t nc = s->capvmas ? s->capvmas * 2 : 64;
-		struct vma *nv = realloc(s->vmas, nc * sizeof(*nv));
+	if (s->p->nvmas == s->p->capvmas) {
+		size_t nc = s->p->capvmas ? s->p->capvmas * 2 : 64;
+		struct vma *nv = realloc(s->p->vmas, nc * sizeof(*nv));
 		if (!nv)
 			return PMUSIM_ERR_NOMEM;
-		s->vmas = nv;
-		s->capvmas = nc;
+		s->p->vmas = nv;
+		s->p->capvmas = nc;
 	}
 	size_t i = 0;
-	while (i < s->nvmas && s->vmas[i].start < start)
+	while (i < s->p->nvmas && s->p->vmas[i].start < start)
 		i++;
-	memmove(&s->vmas[i + 1], &s->vmas[i], (s->nvmas - i) * sizeof(*s->vmas));
-	s->vmas[i] = (struct vma){start, end, prot};
-	s->nvmas++;
+	memmove(&s->p->vmas[i + 1], &s->p->vmas[i], (s->p->nvmas - i) * sizeof(*s->p->vmas));
+	s->p->vmas[i] = (struct vma){start, end, prot};
+	s->p->nvmas++;
 	return 0;
 }
 
@@ -70,10 +70,10 @@ int mem_map(struct sim *s, uint64_t addr, uint64_t len, int prot)
 {
 	if (len == 0 || (addr | len) & (GUEST_PAGE - 1))
 		return -EINVAL;
-	if (uc_mem_map(s->uc, addr, len, (uint32_t)prot) != UC_ERR_OK)
+	if (uc_mem_map(s->p->uc, addr, len, (uint32_t)prot) != UC_ERR_OK)
 		return -ENOMEM;
 	if (vma_insert(s, addr, addr + len, prot) < 0) {
-		uc_mem_unmap(s->uc, addr, len);
+		uc_mem_unmap(s->p->uc, addr, len);
 		return -ENOMEM;
 	}
 	return 0;
@@ -85,17 +85,17 @@ int mem_unmap(struct sim *s, uint64_t addr, uint64_t len)
 	if (vma_split_at(s, addr) < 0 || vma_split_at(s, end) < 0)
 		return -ENOMEM;
 	size_t w = 0;
-	for (size_t i = 0; i < s->nvmas; i++) {
-		struct vma *v = &s->vmas[i];
+	for (size_t i = 0; i < s->p->nvmas; i++) {
+		struct vma *v = &s->p->vmas[i];
 		if (v->start >= addr && v->end <= end) {
 			if (v->prot & UC_PROT_EXEC)
-				uc_ctl_remove_cache(s->uc, v->start, v->end);
-			uc_mem_unmap(s->uc, v->start, v->end - v->start);
+				uc_ctl_remove_cache(s->p->uc, v->start, v->end);
+			uc_mem_unmap(s->p->uc, v->start, v->end - v->start);
 			continue;
 		}
-		s->vmas[w++] = *v;
+		s->p->vmas[w++] = *v;
 	}
-	s->nvmas = w;
+	s->p->nvmas = w;
 	return 0;
 }
 
@@ -106,12 +106,12 @@ int mem_protect(struct sim *s, uint64_t addr, uint64_t len, int prot)
 		return -ENOMEM;
 	if (vma_split_at(s, addr) < 0 || vma_split_at(s, end) < 0)
 		return -ENOMEM;
-	for (size_t i = 0; i < s->nvmas; i++) {
-		struct vma *v = &s->vmas[i];
+	for (size_t i = 0; i < s->p->nvmas; i++) {
+		struct vma *v = &s->p->vmas[i];
 		if (v->start >= addr && v->end <= end) {
 			if (v->prot & UC_PROT_EXEC)
-				uc_ctl_remove_cache(s->uc, v->start, v->end);
-			if (uc_mem_protect(s->uc, v->start, v->end - v->start, (uint32_t)prot) != UC_ERR_OK)
+				uc_ctl_remove_cache(s->p->uc, v->start, v->end);
+			if (uc_mem_protect(s->p->uc, v->start, v->end - v->start, (uint32_t)prot) != UC_ERR_OK)
 				return -ENOMEM;
 			v->prot = prot;
 		}
@@ -123,8 +123,8 @@ uint64_t mem_find_free(struct sim *s, uint64_t len)
 {
 	uint64_t top = MMAP_TOP;
 	/* walk areas from the highest below MMAP_TOP downwards */
-	for (size_t i = s->nvmas; i-- > 0;) {
-		const struct vma *v = &s->vmas[i];
+	for (size_t i = s->p->nvmas; i-- > 0;) {
+		const struct vma *v = &s->p->vmas[i];
 		if (v->start >= top)
 			continue;
 		if (v->end <= top && top - v->end >= len)
@@ -132,7 +132,7 @@ uint64_t mem_find_free(struct sim *s, uint64_t len)
 		if (v->start < top)
 			top = v->start;
 	}
-	if (top - len >= PAGE_UP(s->brk_cur) + (1ULL << 30))
+	if (top - len >= PAGE_UP(s->p->brk_cur) + (1ULL << 30))
 		return top - len;
 	return 0;
 }
@@ -143,7 +143,7 @@ int mem_read(struct sim *s, uint64_t addr, void *buf, size_t len)
 		return 0;
 	if (addr + len < addr || !mem_is_mapped(s, PAGE_DOWN(addr), PAGE_UP(addr + len) - PAGE_DOWN(addr)))
 		return -EFAULT;
-	return uc_mem_read(s->uc, addr, buf, len) == UC_ERR_OK ? 0 : -EFAULT;
+	return uc_mem_read(s->p->uc, addr, buf, len) == UC_ERR_OK ? 0 : -EFAULT;
 }
 
 int mem_write(struct sim *s, uint64_t addr, const void *buf, size_t len)
@@ -152,9 +152,9 @@ int mem_write(struct sim *s, uint64_t addr, const void *buf, size_t len)
 		return 0;
 	if (addr + len < addr || !mem_is_mapped(s, PAGE_DOWN(addr), PAGE_UP(addr + len) - PAGE_DOWN(addr)))
 		return -EFAULT;
-	if (s->dc)
+	if (s->p->dc)
 		code_invalidate(s, addr, len);
-	return uc_mem_write(s->uc, addr, buf, len) == UC_ERR_OK ? 0 : -EFAULT;
+	return uc_mem_write(s->p->uc, addr, buf, len) == UC_ERR_OK ? 0 : -EFAULT;
 }
 
 int mem_read_str(struct sim *s, uint64_t addr, char *buf, size_t len)

@@ -12,7 +12,7 @@
 
 static void describe_pc(struct sim *s, uint64_t pc, char *buf, size_t len)
 {
-	const struct sym *sym = symtab_lookup(s->syms, pc);
+	const struct sym *sym = symtab_lookup(s->p->syms, pc);
 	if (sym)
 		snprintf(buf, len, "0x%llx (%s+0x%llx)", (unsigned long long)pc, sym->name,
 			 (unsigned long long)(pc - sym->addr));
@@ -112,14 +112,14 @@ int sim_run(struct sim *s, struct sim_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	s->res = res;
-	uint64_t pc = s->entry, until = UNTIL_NEVER;
+	uint64_t pc = s->p->entry, until = UNTIL_NEVER;
 	s->slice_end = s->quantum;
 	sched_update_attention(s);
 	for (;;) {
 		s->restart = 0;
 		s->attention = 0;
 		s->mem_fault_type = 0;
-		uc_err e = uc_emu_start(s->uc, pc, until, 0, 0);
+		uc_err e = uc_emu_start(s->p->uc, pc, until, 0, 0);
 		if (s->restart && !s->stop_reason) {
 			pc = s->restart_pc;
 			if (s->restart_until)
@@ -145,12 +145,21 @@ int sim_run(struct sim *s, struct sim_result *res)
 				sched_update_attention(s);
 				continue;
 			}
+			if (s->p->pid != GUEST_PID && !s->stop_reason) {
+				/* a child process dies of it; the others go on */
+				memset(res, 0, sizeof(*res));
+				proc_end(s, sig);
+				pc = sched_attend(s);
+				if (!s->stop_reason)
+					continue;
+				break;
+			}
 			if (!s->stop_reason)
 				sim_stop(s, SIM_END_SIGNAL, sig);
 			break;
 		}
 		uint64_t rip;
-		uc_reg_read(s->uc, UC_X86_REG_RIP, &rip);
+		uc_reg_read(s->p->uc, UC_X86_REG_RIP, &rip);
 		if (s->stop_reason) {
 			if (res->end == SIM_END_SIGNAL && res->fault_pc) {
 				bstream_finish(s->bs, res->fault_pc, 1);
@@ -176,6 +185,14 @@ int sim_run(struct sim *s, struct sim_result *res)
 				memset(res, 0, sizeof(*res));
 				sched_update_attention(s);
 				continue;
+			}
+			if (res->end == SIM_END_SIGNAL && s->p->pid != GUEST_PID) {
+				int sig = res->signo;
+				memset(res, 0, sizeof(*res));
+				proc_end(s, sig);
+				pc = sched_attend(s);
+				if (!s->stop_reason)
+					continue;
 			}
 		}
 		break;

@@ -10,23 +10,12 @@
  * Semantics follow Linux: clone(2)/clone3(2) flags, futex(2) operations and
  * the CLONE_CHILD_CLEARTID wake on thread exit (kernel/fork.c, mm_release). */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/err.h"
 #include "sim/syscall_internal.h"
-
-#define CLONE_VM             0x00000100ULL
-#define CLONE_FS             0x00000200ULL
-#define CLONE_FILES          0x00000400ULL
-#define CLONE_SIGHAND        0x00000800ULL
-#define CLONE_VFORK          0x00004000ULL
-#define CLONE_THREAD         0x00010000ULL
-#define CLONE_SYSVSEM        0x00040000ULL
-#define CLONE_SETTLS         0x00080000ULL
-#define CLONE_PARENT_SETTID  0x00100000ULL
-#define CLONE_CHILD_CLEARTID 0x00200000ULL
-#define CLONE_CHILD_SETTID   0x01000000ULL
 
 #define FUTEX_WAIT           0
 #define FUTEX_WAKE           1
@@ -46,14 +35,15 @@
 int sched_init(struct sim *s)
 {
 	s->threads = calloc(SIM_MAX_THREADS, sizeof(*s->threads));
-	if (!s->threads || uc_context_alloc(s->uc, &s->threads[0].regs) != UC_ERR_OK)
+	if (!s->threads || uc_context_alloc(s->p->uc, &s->threads[0].regs) != UC_ERR_OK)
 		return PMUSIM_ERR_NOMEM;
 	s->threads[0].tid = GUEST_PID;
+	s->threads[0].proc = s->p;
+	s->p->nlive = 1;
 	s->threads[0].wake_ns = UINT64_MAX;
 	s->threads[0].run_start = 1;
 	s->nthreads = s->nlive = 1;
 	s->cur = 0;
-	s->next_tid = GUEST_PID + 1;
 	s->quantum = s->opt.quantum ? s->opt.quantum : DEFAULT_QUANTUM;
 	s->attention_at = UINT64_MAX;
 	return 0;
@@ -85,7 +75,7 @@ void sched_request(struct sim *s, uint64_t pc)
 {
 	s->attention = 1;
 	s->resume_pc = pc;
-	uc_emu_stop(s->uc);
+	uc_emu_stop(s->p->uc);
 }
 
 static size_t runnable_count(const struct sim *s)
@@ -140,45 +130,46 @@ int64_t sched_sleep_until(struct sim *s, uint64_t ns)
 static int64_t new_thread(struct sim *s, uint64_t flags, uint64_t stack, uint64_t ptid,
 			  uint64_t ctid, uint64_t tls)
 {
-	if ((flags & (CLONE_VM | CLONE_THREAD | CLONE_SIGHAND)) != (CLONE_VM | CLONE_THREAD | CLONE_SIGHAND)) {
-		sim_note_once(s, NOTE_PROCESS, "clone without CLONE_VM|CLONE_THREAD (a new process) is not supported yet");
-		return -ENOSYS;
-	}
+	if (!(flags & CLONE_THREAD_F))
+		return sys_fork(s, flags, stack, ptid, ctid); /* a new process (CLONE_VM too: copied) */
+	if ((flags & (CLONE_VM_F | CLONE_SIGHAND_F)) != (CLONE_VM_F | CLONE_SIGHAND_F))
+		return -EINVAL;
 	if (s->nthreads == SIM_MAX_THREADS)
 		return -EAGAIN;
 	struct thread *parent = cur_thread(s), *t = &s->threads[s->nthreads];
 	memset(t, 0, sizeof(*t));
-	if (uc_context_alloc(s->uc, &t->regs) != UC_ERR_OK)
+	if (uc_context_alloc(s->p->uc, &t->regs) != UC_ERR_OK)
 		return -ENOMEM;
 	t->tid = s->next_tid;
 	uint32_t tid = t->tid;
-	if ((flags & CLONE_PARENT_SETTID) && mem_write(s, ptid, &tid, 4) < 0)
+	if ((flags & CLONE_PARENT_SETTID_F) && mem_write(s, ptid, &tid, 4) < 0)
 		return uc_context_free(t->regs), t->regs = NULL, -EFAULT;
-	if ((flags & CLONE_CHILD_SETTID) && mem_write(s, ctid, &tid, 4) < 0)
+	if ((flags & CLONE_CHILD_SETTID_F) && mem_write(s, ctid, &tid, 4) < 0)
 		return uc_context_free(t->regs), t->regs = NULL, -EFAULT;
 	/* the child returns 0 from the call, on its own stack, with its own TLS */
 	uint64_t next = s->syscall_pc + 2, zero = 0, rflags;
-	uc_reg_read(s->uc, UC_X86_REG_RFLAGS, &rflags);
-	uc_context_save(s->uc, t->regs);
+	uc_reg_read(s->p->uc, UC_X86_REG_RFLAGS, &rflags);
+	uc_context_save(s->p->uc, t->regs);
 	uc_context_reg_write(t->regs, UC_X86_REG_RAX, &zero);
 	uc_context_reg_write(t->regs, UC_X86_REG_RIP, &next);
 	uc_context_reg_write(t->regs, UC_X86_REG_RCX, &next);
 	uc_context_reg_write(t->regs, UC_X86_REG_R11, &rflags);
 	if (stack)
 		uc_context_reg_write(t->regs, UC_X86_REG_RSP, &stack);
-	if (flags & CLONE_SETTLS)
+	if (flags & CLONE_SETTLS_F)
 		uc_context_reg_write(t->regs, UC_X86_REG_FS_BASE, &tls);
 	t->state = TS_RUNNABLE;
 	t->resume_pc = next;
 	t->run_start = 1;
 	t->wake_ns = UINT64_MAX;
-	t->clear_child_tid = (flags & CLONE_CHILD_CLEARTID) ? ctid : 0;
+	t->clear_child_tid = (flags & CLONE_CHILD_CLEARTID_F) ? ctid : 0;
 	t->sigmask = parent->sigmask;
 	s->next_tid++;
 	s->nthreads++;
 	s->nlive++;
-	if (s->thread_listener)
-		s->thread_listener(s->thread_listener_ctx, GUEST_PID, tid);
+	s->p->nlive++;
+	if (s->task.fork)
+		s->task.fork(s->task.ctx, s->p->pid, s->p->pid, tid, parent->tid);
 	sched_update_attention(s);
 	return tid;
 }
@@ -356,8 +347,8 @@ int64_t sys_futex(struct sim *s, const uint64_t *a)
 void sys_thread_exit(struct sim *s, int status)
 {
 	struct thread *t = cur_thread(s);
-	if (s->nlive == 1) {
-		sim_stop(s, SIM_END_EXIT, status);
+	if (s->p->nlive == 1) {
+		proc_end(s, (status & 0xff) << 8);
 		return;
 	}
 	if (t->clear_child_tid) {
@@ -367,7 +358,55 @@ void sys_thread_exit(struct sim *s, int status)
 	}
 	t->state = TS_EXITED;
 	s->nlive--;
+	s->p->nlive--;
 	sched_request(s, s->syscall_pc + 2);
+}
+
+void sched_block_retry(struct sim *s, int state)
+{
+	struct thread *t = cur_thread(s);
+	const struct sysargs *x = s->cur_args;
+	t->retry_args.nr = x->nr;
+	memcpy(t->retry_args.a, x->a, sizeof(t->retry_args.a));
+	t->retry_pc = s->syscall_pc;
+	t->state = state;
+	t->wake_ns = UINT64_MAX;
+	sched_request(s, s->syscall_pc + 2);
+}
+
+void sched_retry(struct sim *s, struct thread *t)
+{
+	if (t->state == TS_EXITED || t->state == TS_RUNNABLE)
+		return;
+	t->state = TS_RUNNABLE;
+	t->retry = 1;
+	t->wake_ns = UINT64_MAX;
+	sched_update_attention(s);
+}
+
+/* Threads waiting for I/O whose file became ready go on; timeout as poll(2). */
+static void poll_io(struct sim *s, int timeout)
+{
+	struct pollfd pf[SIM_MAX_THREADS];
+	size_t idx[SIM_MAX_THREADS], n = 0;
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (s->threads[i].state == TS_IO) {
+			pf[n] = (struct pollfd){s->threads[i].io_fd, s->threads[i].io_events, 0};
+			idx[n++] = i;
+		}
+	if (n == 0 || poll(pf, n, timeout) <= 0)
+		return;
+	for (size_t k = 0; k < n; k++)
+		if (pf[k].revents)
+			sched_retry(s, &s->threads[idx[k]]);
+}
+
+static int io_waiters(const struct sim *s)
+{
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (s->threads[i].state == TS_IO)
+			return 1;
+	return 0;
 }
 
 /* --- switching -------------------------------------------------------------- */
@@ -382,8 +421,12 @@ static int idle_until_next_event(struct sim *s)
 		if ((t->state == TS_FUTEX || t->state == TS_SLEEP) && t->wake_ns < first)
 			first = t->wake_ns;
 	}
-	if (first == UINT64_MAX)
-		return -1;
+	if (first == UINT64_MAX) {
+		if (!io_waiters(s))
+			return -1;
+		poll_io(s, -1); /* only the world outside can go on: wait for it */
+		return 0;
+	}
 	uint64_t now = bstream_insns(s->bs) + 1 + s->time_offset_ns;
 	if (first > now)
 		s->time_offset_ns += first - now;
@@ -403,20 +446,22 @@ static void save_thread(struct sim *s, struct thread *t, uint64_t pc)
 	t->run_start = bstream_next_run_start(s->bs);
 	if (t->state == TS_EXITED)
 		return;
-	uc_reg_write(s->uc, UC_X86_REG_RIP, &pc);
-	uc_context_save(s->uc, t->regs);
+	uc_reg_write(s->p->uc, UC_X86_REG_RIP, &pc);
+	uc_context_save(s->p->uc, t->regs);
 	t->resume_pc = pc;
 }
 
 static uint64_t load_thread(struct sim *s, size_t idx)
 {
 	struct thread *t = &s->threads[idx];
+	struct proc *old = s->p;
 	s->cur = idx;
-	uc_context_restore(s->uc, t->regs);
-	if (t->has_wake_ret) {
-		uc_reg_write(s->uc, UC_X86_REG_RAX, &t->wake_ret);
-		t->has_wake_ret = 0;
+	if (t->proc != old) {
+		if (old->state != PROC_LIVE)
+			proc_image_close(s, old); /* emulation stopped: its engine can go */
+		proc_enter(s, t->proc);
 	}
+	uc_context_restore(s->p->uc, t->regs);
 	bstream_set_tid(s->bs, t->tid);
 	bstream_set_next_run_start(s->bs, t->run_start);
 	s->slice_end = bstream_insns(s->bs) + s->quantum;
@@ -444,14 +489,36 @@ uint64_t sched_attend(struct sim *s)
 		bstream_finish(s->bs, pc, 0);
 	}
 	signal_timers_due(s);
+	if (s->exec_pending)
+		pc = proc_exec(s, pc);
 	for (int guard = 0; guard < 1000000 && !s->stop_reason; guard++) {
 		struct thread *t = cur_thread(s);
+		if (t->state == TS_RUNNABLE && t->has_wake_ret) {
+			uc_reg_write(s->p->uc, UC_X86_REG_RAX, &t->wake_ret);
+			t->has_wake_ret = 0;
+		}
+		if (t->state == TS_RUNNABLE && t->retry) {
+			/* its blocked system call can go on now */
+			struct sysargs x = {t->retry_args.nr, {0}};
+			memcpy(x.a, t->retry_args.a, sizeof(x.a));
+			t->retry = 0;
+			s->syscall_pc = t->retry_pc;
+			s->cur_args = &x;
+			int64_t r = syscall_run(s, &x);
+			if (t->state == TS_RUNNABLE)
+				uc_reg_write(s->p->uc, UC_X86_REG_RAX, &r);
+			if (s->exec_pending)
+				pc = proc_exec(s, pc);
+			continue;
+		}
 		if (t->state == TS_RUNNABLE && signal_deliverable(s)) {
 			bstream_finish(s->bs, pc, 0);
 			pc = signal_deliver(s, pc);
 			continue;
 		}
 		int slice_over = bstream_insns(s->bs) >= s->slice_end;
+		if (slice_over || t->state != TS_RUNNABLE)
+			poll_io(s, 0);
 		if (t->state == TS_RUNNABLE && (!slice_over || runnable_count(s) == 1))
 			break;
 		long next = pick_next(s);
@@ -469,10 +536,6 @@ uint64_t sched_attend(struct sim *s)
 		if ((size_t)next == s->cur) {
 			/* it was woken (or its slice renewed) while nobody else could run */
 			s->slice_end = bstream_insns(s->bs) + s->quantum;
-			if (t->has_wake_ret) {
-				uc_reg_write(s->uc, UC_X86_REG_RAX, &t->wake_ret);
-				t->has_wake_ret = 0;
-			}
 			continue;
 		}
 		save_thread(s, t, pc);

@@ -64,7 +64,7 @@ static int is_handler(uint64_t h)
 /* The signal is thrown away when it is generated (ignored, explicitly or by default). */
 static int discarded(const struct sim *s, int sig)
 {
-	uint64_t h = s->sig_handlers[sig];
+	uint64_t h = s->p->sig_handlers[sig];
 	if (sig == SIGKILL || sig == SIGSTOP)
 		return 0;
 	return h == (uint64_t)(uintptr_t)SIG_IGN || (h == (uint64_t)(uintptr_t)SIG_DFL && default_ignored(sig));
@@ -72,7 +72,8 @@ static int discarded(const struct sim *s, int sig)
 
 static int waits_interruptibly(const struct thread *t)
 {
-	return t->state == TS_FUTEX || t->state == TS_SLEEP || t->state == TS_SIGWAIT;
+	return t->state == TS_FUTEX || t->state == TS_SLEEP || t->state == TS_SIGWAIT ||
+	       t->state == TS_IO || t->state == TS_CHILD_WAIT;
 }
 
 int64_t signal_send(struct sim *s, struct thread *t, int sig, int code, uint64_t addr)
@@ -91,15 +92,15 @@ int64_t signal_send(struct sim *s, struct thread *t, int sig, int code, uint64_t
 			sched_wake(s, t, -EINTR);
 		return 0;
 	}
-	s->proc_pending |= BIT(sig);
-	s->proc_info[sig] = rec;
+	s->p->proc_pending |= BIT(sig);
+	s->p->proc_info[sig] = rec;
 	/* wake a waiting thread that accepts it, unless the running one will take it */
 	struct thread *c = cur_thread(s);
-	if (c->state == TS_RUNNABLE && !(c->sigmask & BIT(sig)))
+	if (c->proc == s->p && c->state == TS_RUNNABLE && !(c->sigmask & BIT(sig)))
 		return 0;
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct thread *w = &s->threads[i];
-		if (w->state != TS_EXITED && !(w->sigmask & BIT(sig))) {
+		if (w->proc == s->p && w->state != TS_EXITED && !(w->sigmask & BIT(sig))) {
 			if (waits_interruptibly(w))
 				sched_wake(s, w, -EINTR);
 			break;
@@ -111,18 +112,29 @@ int64_t signal_send(struct sim *s, struct thread *t, int sig, int code, uint64_t
 int signal_deliverable(struct sim *s)
 {
 	const struct thread *t = cur_thread(s);
-	return ((t->pending | s->proc_pending) & ~(t->sigmask & ~UNBLOCKABLE)) != 0;
+	return ((t->pending | s->p->proc_pending) & ~(t->sigmask & ~UNBLOCKABLE)) != 0;
+}
+
+/* sig's default action ends the running process (the run, for the first). */
+static void die(struct sim *s, int sig, uint64_t pc)
+{
+	if (s->p->pid == GUEST_PID) {
+		s->res->fault_pc = pc;
+		sim_stop(s, SIM_END_SIGNAL, sig);
+	} else {
+		proc_end(s, sig);
+	}
 }
 
 /* Writes the frame and points the registers at the handler. */
 static uint64_t enter_handler(struct sim *s, struct thread *t, int sig, const struct sig_info_rec *rec,
 			      uint64_t pc)
 {
-	uint64_t handler = s->sig_handlers[sig];
-	uint64_t regs[16], rflags, flags = s->sig_flags[sig];
+	uint64_t handler = s->p->sig_handlers[sig];
+	uint64_t regs[16], rflags, flags = s->p->sig_flags[sig];
 	for (int i = 0; i < 16; i++)
-		uc_reg_read(s->uc, mc_regs[i], &regs[i]);
-	uc_reg_read(s->uc, UC_X86_REG_RFLAGS, &rflags);
+		uc_reg_read(s->p->uc, mc_regs[i], &regs[i]);
+	uc_reg_read(s->p->uc, UC_X86_REG_RFLAGS, &rflags);
 	uint64_t rsp = regs[15];
 	int on_alt = t->ss_size && rsp > t->ss_sp && rsp <= t->ss_sp + t->ss_size;
 	uint64_t sp = rsp - 128; /* the red zone stays intact */
@@ -135,7 +147,7 @@ static uint64_t enter_handler(struct sim *s, struct thread *t, int sig, const st
 	unsigned char f[FRAME_SIZE];
 	memset(f, 0, sizeof(f));
 	uint64_t w;
-	memcpy(f, &s->sig_restorer[sig], 8);
+	memcpy(f, &s->p->sig_restorer[sig], 8);
 	w = 6; /* UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS */
 	memcpy(f + UC_OFF, &w, 8);
 	memcpy(f + UC_OFF + 16, &t->ss_sp, 8);
@@ -164,8 +176,7 @@ static uint64_t enter_handler(struct sim *s, struct thread *t, int sig, const st
 	}
 	if (mem_write(s, frame, f, sizeof(f)) < 0) {
 		/* no room for the frame: Linux kills with SIGSEGV */
-		s->res->fault_pc = pc;
-		sim_stop(s, SIM_END_SIGNAL, SIGSEGV);
+		die(s, SIGSEGV, pc);
 		return pc;
 	}
 	/* keep the whole register file for rt_sigreturn */
@@ -174,30 +185,30 @@ static uint64_t enter_handler(struct sim *s, struct thread *t, int sig, const st
 		memmove(&t->sigctx[0], &t->sigctx[1], (SIG_CTX_DEPTH - 1) * sizeof(t->sigctx[0]));
 		t->nsigctx--;
 		t->sigctx[t->nsigctx].regs = oldest;
-	} else if (uc_context_alloc(s->uc, &t->sigctx[t->nsigctx].regs) != UC_ERR_OK) {
+	} else if (uc_context_alloc(s->p->uc, &t->sigctx[t->nsigctx].regs) != UC_ERR_OK) {
 		t->sigctx[t->nsigctx].regs = NULL;
 	}
 	if (t->sigctx[t->nsigctx].regs) {
-		uc_reg_write(s->uc, UC_X86_REG_RIP, &pc);
-		uc_context_save(s->uc, t->sigctx[t->nsigctx].regs);
+		uc_reg_write(s->p->uc, UC_X86_REG_RIP, &pc);
+		uc_context_save(s->p->uc, t->sigctx[t->nsigctx].regs);
 		t->sigctx[t->nsigctx].frame = frame;
 		t->nsigctx++;
 	}
-	t->sigmask |= s->sig_mask[sig] & ~UNBLOCKABLE;
+	t->sigmask |= s->p->sig_mask[sig] & ~UNBLOCKABLE;
 	if (!(flags & SA_NODEFER_F))
 		t->sigmask |= BIT(sig);
 	if (flags & SA_RESETHAND_F)
-		s->sig_handlers[sig] = (uint64_t)(uintptr_t)SIG_DFL;
+		s->p->sig_handlers[sig] = (uint64_t)(uintptr_t)SIG_DFL;
 	uint64_t arg1 = (uint64_t)sig, arg2 = frame + INFO_OFF, arg3 = frame + UC_OFF, zero = 0;
 	rflags &= ~((1ULL << 10) | (1ULL << 8)); /* DF and TF clear in the handler */
-	uc_reg_write(s->uc, UC_X86_REG_RSP, &frame);
-	uc_reg_write(s->uc, UC_X86_REG_RDI, &arg1);
-	uc_reg_write(s->uc, UC_X86_REG_RSI, &arg2);
-	uc_reg_write(s->uc, UC_X86_REG_RDX, &arg3);
-	uc_reg_write(s->uc, UC_X86_REG_RAX, &zero);
-	uc_reg_write(s->uc, UC_X86_REG_RFLAGS, &rflags);
+	uc_reg_write(s->p->uc, UC_X86_REG_RSP, &frame);
+	uc_reg_write(s->p->uc, UC_X86_REG_RDI, &arg1);
+	uc_reg_write(s->p->uc, UC_X86_REG_RSI, &arg2);
+	uc_reg_write(s->p->uc, UC_X86_REG_RDX, &arg3);
+	uc_reg_write(s->p->uc, UC_X86_REG_RAX, &zero);
+	uc_reg_write(s->p->uc, UC_X86_REG_RFLAGS, &rflags);
 	bstream_set_next_run_start(s->bs, 1);
-	uc_reg_write(s->uc, UC_X86_REG_RIP, &handler);
+	uc_reg_write(s->p->uc, UC_X86_REG_RIP, &handler);
 	return handler;
 }
 
@@ -205,7 +216,7 @@ static uint64_t enter_handler(struct sim *s, struct thread *t, int sig, const st
 static uint64_t act(struct sim *s, int sig, const struct sig_info_rec *rec, uint64_t pc)
 {
 	struct thread *t = cur_thread(s);
-	uint64_t h = s->sig_handlers[sig];
+	uint64_t h = s->p->sig_handlers[sig];
 	if (sig == SIGKILL || h == (uint64_t)(uintptr_t)SIG_DFL) {
 		if (sig != SIGKILL && default_ignored(sig))
 			return pc;
@@ -213,9 +224,8 @@ static uint64_t act(struct sim *s, int sig, const struct sig_info_rec *rec, uint
 			sim_note_once(s, NOTE_STOP_SIGNAL, "stop signals (SIGSTOP, SIGTSTP, …) are ignored: nothing would continue the process");
 			return pc;
 		}
-		s->res->fault_pc = (SYNC_SIGNALS & BIT(sig)) && rec->code > 0 ? pc : 0;
 		s->res->fault_addr = rec->addr;
-		sim_stop(s, SIM_END_SIGNAL, sig);
+		die(s, sig, (SYNC_SIGNALS & BIT(sig)) && rec->code > 0 ? pc : 0);
 		return pc;
 	}
 	if (h == (uint64_t)(uintptr_t)SIG_IGN)
@@ -226,7 +236,7 @@ static uint64_t act(struct sim *s, int sig, const struct sig_info_rec *rec, uint
 uint64_t signal_deliver(struct sim *s, uint64_t pc)
 {
 	struct thread *t = cur_thread(s);
-	uint64_t ready = (t->pending | s->proc_pending) & ~(t->sigmask & ~UNBLOCKABLE);
+	uint64_t ready = (t->pending | s->p->proc_pending) & ~(t->sigmask & ~UNBLOCKABLE);
 	if (!ready)
 		return pc;
 	/* synchronous signals first, then the lowest number (kernel/signal.c, next_signal) */
@@ -237,8 +247,8 @@ uint64_t signal_deliver(struct sim *s, uint64_t pc)
 		t->pending &= ~BIT(sig);
 		rec = t->info[sig];
 	} else {
-		s->proc_pending &= ~BIT(sig);
-		rec = s->proc_info[sig];
+		s->p->proc_pending &= ~BIT(sig);
+		rec = s->p->proc_info[sig];
 	}
 	return act(s, sig, &rec, pc);
 }
@@ -246,7 +256,7 @@ uint64_t signal_deliver(struct sim *s, uint64_t pc)
 int signal_fault(struct sim *s, int sig, int code, uint64_t pc, uint64_t addr, uint64_t *pc_out)
 {
 	struct thread *t = cur_thread(s);
-	if (!is_handler(s->sig_handlers[sig]) || (t->sigmask & BIT(sig)))
+	if (!is_handler(s->p->sig_handlers[sig]) || (t->sigmask & BIT(sig)))
 		return 0; /* default action (Linux forces it when the fault is blocked or ignored) */
 	struct sig_info_rec rec = {code, addr, GUEST_PID};
 	*pc_out = enter_handler(s, t, sig, &rec, pc);
@@ -257,11 +267,10 @@ uint64_t signal_return(struct sim *s)
 {
 	struct thread *t = cur_thread(s);
 	uint64_t rsp, frame, mc[18], mask;
-	uc_reg_read(s->uc, UC_X86_REG_RSP, &rsp);
+	uc_reg_read(s->p->uc, UC_X86_REG_RSP, &rsp);
 	frame = rsp - 8;
 	if (mem_read(s, frame + MC_OFF, mc, sizeof(mc)) < 0 || mem_read(s, frame + MASK_OFF, &mask, 8) < 0) {
-		s->res->fault_pc = s->syscall_pc;
-		sim_stop(s, SIM_END_SIGNAL, SIGSEGV);
+		die(s, SIGSEGV, s->syscall_pc);
 		return s->syscall_pc + 2;
 	}
 	int k = t->nsigctx - 1;
@@ -269,17 +278,17 @@ uint64_t signal_return(struct sim *s)
 		k--;
 	if (k >= 0) {
 		/* frames above it were left by longjmp; this one's full state comes back */
-		uc_context_restore(s->uc, t->sigctx[k].regs);
+		uc_context_restore(s->p->uc, t->sigctx[k].regs);
 		t->nsigctx = k;
 	}
 	for (int i = 0; i < 16; i++)
-		uc_reg_write(s->uc, mc_regs[i], &mc[i]);
+		uc_reg_write(s->p->uc, mc_regs[i], &mc[i]);
 	uint64_t cur;
-	uc_reg_read(s->uc, UC_X86_REG_RFLAGS, &cur);
+	uc_reg_read(s->p->uc, UC_X86_REG_RFLAGS, &cur);
 	const uint64_t user_flags = 0x40dd5; /* AC OF DF TF SF ZF AF PF CF (FIX_EFLAGS) */
 	cur = (cur & ~user_flags) | (mc[17] & user_flags);
-	uc_reg_write(s->uc, UC_X86_REG_RFLAGS, &cur);
-	uc_reg_write(s->uc, UC_X86_REG_RIP, &mc[16]);
+	uc_reg_write(s->p->uc, UC_X86_REG_RFLAGS, &cur);
+	uc_reg_write(s->p->uc, UC_X86_REG_RIP, &mc[16]);
 	t->sigmask = mask & ~UNBLOCKABLE;
 	return mc[16];
 }
@@ -292,17 +301,17 @@ int64_t sys_rt_sigaction(struct sim *s, uint64_t sig, uint64_t act_p, uint64_t o
 		return -EINVAL;
 	if (sig < 1 || sig > 64 || ((sig == SIGKILL || sig == SIGSTOP) && act_p))
 		return -EINVAL;
-	uint64_t old[4] = {s->sig_handlers[sig], s->sig_flags[sig], s->sig_restorer[sig], s->sig_mask[sig]};
+	uint64_t old[4] = {s->p->sig_handlers[sig], s->p->sig_flags[sig], s->p->sig_restorer[sig], s->p->sig_mask[sig]};
 	if (act_p) {
 		uint64_t n[4];
 		if (mem_read(s, act_p, n, sizeof(n)) < 0)
 			return -EFAULT;
-		s->sig_handlers[sig] = n[0];
-		s->sig_flags[sig] = n[1];
-		s->sig_restorer[sig] = n[2];
-		s->sig_mask[sig] = n[3];
+		s->p->sig_handlers[sig] = n[0];
+		s->p->sig_flags[sig] = n[1];
+		s->p->sig_restorer[sig] = n[2];
+		s->p->sig_mask[sig] = n[3];
 		if (discarded(s, (int)sig)) { /* pending instances go away (POSIX) */
-			s->proc_pending &= ~BIT(sig);
+			s->p->proc_pending &= ~BIT(sig);
 			for (size_t i = 0; i < s->nthreads; i++)
 				s->threads[i].pending &= ~BIT(sig);
 		}
@@ -334,7 +343,7 @@ int64_t sys_sigaltstack(struct sim *s, uint64_t ss, uint64_t oss)
 {
 	struct thread *t = cur_thread(s);
 	uint64_t rsp;
-	uc_reg_read(s->uc, UC_X86_REG_RSP, &rsp);
+	uc_reg_read(s->p->uc, UC_X86_REG_RSP, &rsp);
 	int on_alt = t->ss_size && rsp > t->ss_sp && rsp <= t->ss_sp + t->ss_size;
 	uint64_t old[3] = {t->ss_sp, t->ss_size ? (on_alt ? SS_ONSTACK_F : 0) : SS_DISABLE_F, t->ss_size};
 	if (ss) {
@@ -390,7 +399,7 @@ int64_t sys_pause(struct sim *s)
 int64_t sys_rt_sigpending(struct sim *s, uint64_t set)
 {
 	const struct thread *t = cur_thread(s);
-	uint64_t p = (t->pending | s->proc_pending) & t->sigmask;
+	uint64_t p = (t->pending | s->p->proc_pending) & t->sigmask;
 	return mem_write(s, set, &p, 8) < 0 ? -EFAULT : 0;
 }
 
@@ -412,7 +421,7 @@ static uint64_t timer_now(struct sim *s, int k, int in_syscall)
 void signal_timers_due(struct sim *s)
 {
 	for (int k = 0; k < 3; k++) {
-		struct itimer *it = &s->itimers[k];
+		struct itimer *it = &s->p->itimers[k];
 		uint64_t now = timer_now(s, k, 0);
 		if (!it->deadline || it->deadline > now)
 			continue;
@@ -431,7 +440,7 @@ uint64_t signal_timer_insns(struct sim *s)
 {
 	uint64_t at = UINT64_MAX;
 	for (int k = 0; k < 3; k++) {
-		uint64_t d = s->itimers[k].deadline;
+		uint64_t d = s->p->itimers[k].deadline;
 		if (!d)
 			continue;
 		if (k == 0)
@@ -444,7 +453,7 @@ uint64_t signal_timer_insns(struct sim *s)
 
 uint64_t signal_timer_real_ns(struct sim *s)
 {
-	return s->itimers[0].deadline ? s->itimers[0].deadline : UINT64_MAX;
+	return s->p->itimers[0].deadline ? s->p->itimers[0].deadline : UINT64_MAX;
 }
 
 static void ns_to_tv(uint64_t ns, int64_t tv[2])
@@ -455,7 +464,7 @@ static void ns_to_tv(uint64_t ns, int64_t tv[2])
 
 static void timer_get(struct sim *s, int k, int64_t out[4])
 {
-	const struct itimer *it = &s->itimers[k];
+	const struct itimer *it = &s->p->itimers[k];
 	uint64_t now = timer_now(s, k, 1);
 	ns_to_tv(it->interval, out);
 	ns_to_tv(it->deadline > now ? it->deadline - now : 0, out + 2);
@@ -467,8 +476,8 @@ int64_t sys_itimer(struct sim *s, long nr, const uint64_t *a)
 	if (nr == 37) { /* alarm(seconds) */
 		timer_get(s, 0, cur);
 		int64_t left = cur[2] + (cur[3] > 0);
-		s->itimers[0].interval = 0;
-		s->itimers[0].deadline = a[0] ? timer_now(s, 0, 1) + a[0] * NS_PER_S : 0;
+		s->p->itimers[0].interval = 0;
+		s->p->itimers[0].deadline = a[0] ? timer_now(s, 0, 1) + a[0] * NS_PER_S : 0;
 		sched_update_attention(s);
 		return left;
 	}
@@ -490,8 +499,8 @@ int64_t sys_itimer(struct sim *s, long nr, const uint64_t *a)
 	if (a[2] && mem_write(s, a[2], cur, sizeof(cur)) < 0)
 		return -EFAULT;
 	uint64_t value = (uint64_t)nv[2] * NS_PER_S + (uint64_t)nv[3] * NS_PER_US;
-	s->itimers[k].interval = (uint64_t)nv[0] * NS_PER_S + (uint64_t)nv[1] * NS_PER_US;
-	s->itimers[k].deadline = value ? timer_now(s, k, 1) + value : 0;
+	s->p->itimers[k].interval = (uint64_t)nv[0] * NS_PER_S + (uint64_t)nv[1] * NS_PER_US;
+	s->p->itimers[k].deadline = value ? timer_now(s, k, 1) + value : 0;
 	sched_update_attention(s);
 	return 0;
 }

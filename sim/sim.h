@@ -1,4 +1,5 @@
-/* The machine: one x86-64 Linux process emulated on Unicorn. The only module
+/* The machine: x86-64 Linux processes emulated on Unicorn, one engine per
+ * address space, their threads on one simulated CPU. The only module
  * family that includes unicorn.h. It loads a static ELF, runs it with Linux
  * system calls, and streams retired blocks (pmu_model/block.h) to sinks.
  *
@@ -53,8 +54,11 @@ struct sim;
 int sim_new(const struct sim_options *opt, struct sim **out, char *msg, size_t msglen);
 void sim_free(struct sim *s);
 
-/* Adds a consumer of the retired-block stream (before sim_run). */
+/* Adds a consumer of the retired-block stream of every process (before sim_run). */
 int sim_add_sink(struct sim *s, struct block_sink sink);
+/* Adds a consumer of the blocks of the program pmusim started only: not of its
+ * child processes, and not after it executes another program (the truth). */
+int sim_add_image_sink(struct sim *s, struct block_sink sink);
 
 /* Runs the guest to its end. Always fills res; returns 0, or a negative
  * pmusim_err when res->end == SIM_END_ERROR. */
@@ -76,20 +80,31 @@ struct sim_mapping {
 	uint64_t pgoff;      /* file offset of addr */
 	int prot;            /* PROT_* */
 	const char *path;    /* absolute host path of the file */
+	uint32_t pid;        /* process that mapped it */
 };
 #define SIM_MAX_MAPPINGS 64
 
-/* The executable mappings made so far, in order: the PF_X segments of the
- * program and its interpreter, then files the program mapped with PROT_EXEC
- * (shared libraries). Their functions are in sim_symtab. */
+/* The executable mappings of the program pmusim started, so far, in order: the
+ * PF_X segments of the program and its interpreter, then files the program
+ * mapped with PROT_EXEC (shared libraries). Their functions are in sim_symtab.
+ * Mappings of other processes and images reach the listener only. */
 size_t sim_exec_mappings(const struct sim *s, const struct sim_mapping **out);
 /* fn is called for every executable file mapping made while the program runs
  * (before any of its code executes), e.g. to write a perf.data MMAP2 record. */
 void sim_set_mapping_listener(struct sim *s, void (*fn)(void *ctx, const struct sim_mapping *m),
 			      void *ctx);
-/* fn is called for every thread the program creates (pid, new thread id),
- * before it runs, e.g. to write perf.data FORK and COMM records. */
-void sim_set_thread_listener(struct sim *s, void (*fn)(void *ctx, uint32_t pid, uint32_t tid), void *ctx);
+/* Told about tasks as they come and go, before the new one runs (perf.data
+ * FORK, COMM and EXIT records, as `perf record` writes with inheritance). */
+struct sim_task_listener {
+	/* a thread (pid == ppid) or a process (fork) was created */
+	void (*fork)(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
+	/* process pid replaced its program (execve); comm: the new name */
+	void (*exec)(void *ctx, uint32_t pid, uint32_t tid, const char *comm);
+	/* a process ended (its last thread tid) */
+	void (*exit)(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
+	void *ctx;
+};
+void sim_set_task_listener(struct sim *s, const struct sim_task_listener *l);
 
 /* Absolute path of the program, its process id and main thread id. */
 const char *sim_exe_path(const struct sim *s);

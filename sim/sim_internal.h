@@ -35,6 +35,9 @@ enum thread_state {
 	TS_FUTEX,                /* futex wait: futex_addr, futex_bitset, wake_ns */
 	TS_SLEEP,                /* nanosleep: wake_ns */
 	TS_SIGWAIT,              /* pause, rt_sigsuspend: until a signal is delivered */
+	TS_IO,                   /* read/write that would block: io_fd, io_events */
+	TS_CHILD_WAIT,           /* wait4: until a child changes state */
+	TS_VFORK,                /* vfork parent: until vfork_child executes or ends */
 	TS_EXITED,
 };
 
@@ -42,6 +45,14 @@ enum thread_state {
 struct thread {
 	uint32_t tid;
 	int state;
+	struct proc *proc;         /* the process it belongs to */
+	/* a blocked system call done again once it can go on (TS_IO, TS_CHILD_WAIT) */
+	int retry;
+	struct { long nr; uint64_t a[6]; } retry_args;
+	uint64_t retry_pc;
+	int io_fd;                 /* TS_IO: host fd and poll events */
+	short io_events;
+	uint32_t vfork_child;
 	uc_context *regs;          /* registers while not running */
 	uint64_t resume_pc;        /* where it goes on */
 	int run_start;             /* block-stream state at the switch */
@@ -73,14 +84,22 @@ struct hooked_site {
 	uc_hook hook;
 };
 
-struct sim {
+/* One process: an address space (its own Unicorn engine), files, signal
+ * actions and the program image. The threads are the machine's (sim->threads,
+ * each pointing at its process). */
+struct proc {
+	uint32_t pid, ppid;
+	int state;                   /* PROC_LIVE, PROC_ZOMBIE (exited, not waited for), PROC_REAPED */
+	int wait_status;             /* wait4 status word once a zombie */
+	uint64_t exit_seq;           /* order of the ends, for wait4 */
+	size_t nlive;                /* its threads not exited */
+	int image;                   /* 0: the program pmusim started; counts execs */
 	uc_engine *uc;
-	struct sim_options opt;
-	char *exe_abs;           /* absolute path, for /proc/self/exe */
+	char *path;                  /* program as given to execve (or the command line) */
+	char **argv, **envp;         /* owned copies for an exec'd image; NULL for the first */
+	char *exe_abs;               /* absolute path, for /proc/self/exe */
 	struct dcache *dc;
-	struct bstream *bs;
 	struct symtab *syms;
-	struct rng rng;
 	/* address space */
 	struct vma *vmas;
 	size_t nvmas, capvmas;
@@ -95,13 +114,40 @@ struct sim {
 	/* hooks placed on special instructions, sorted by address */
 	struct hooked_site *hooked;
 	size_t nhooked, caphooked;
+	uc_hook *wx_hooks;           /* write watches on writable+executable areas */
+	size_t nwx;
+	uint64_t sig_handlers[65];   /* rt_sigaction bookkeeping: handler per signal */
+	uint64_t sig_flags[65], sig_restorer[65], sig_mask[65];
+	uint64_t proc_pending;       /* process-directed pending signals */
+	struct sig_info_rec proc_info[65];
+	struct itimer itimers[3];    /* ITIMER_REAL, _VIRTUAL, _PROF */
+	struct sim_mapping exec_maps[SIM_MAX_MAPPINGS];
+	size_t nexec_maps;
+	char *map_paths[SIM_MAX_MAPPINGS]; /* paths of the files mapped at run time */
+	size_t nmap_paths;
+};
+
+enum { PROC_LIVE = 0, PROC_ZOMBIE, PROC_REAPED };
+#define SIM_MAX_PROCS 256
+
+struct sim {
+	struct proc *p;              /* the running process */
+	struct proc *procs[SIM_MAX_PROCS]; /* every process, in creation order */
+	size_t nprocs;
+	uint32_t next_pid;
+	uint32_t run_ids;            /* ids of code runs, shared by the processes' decode caches */
+	struct dcache *old_dcs[SIM_MAX_PROCS * 4]; /* caches of replaced images: their runs stay valid */
+	size_t nold_dcs;
+	struct symtab *main_syms;    /* symbols of the program pmusim started (for the truth) */
+	uint64_t main_load_bias;
+	struct sim_options opt;
+	struct bstream *bs;
+	struct rng rng;
 	/* memory fault seen by the invalid-access hook */
 	int mem_fault_type;
 	uint64_t mem_fault_addr;
 	uint64_t restart_until;
 	int limit_armed;
-	uc_hook *wx_hooks;           /* write watches on writable+executable areas */
-	size_t nwx;
 	volatile int *interrupt_flag;
 	uint64_t intr_rip;           /* RIP when an interrupt ended the run */
 	int fault_signo;             /* an exception hook stopped emulation with this signal */
@@ -112,11 +158,6 @@ struct sim {
 	struct sim_result *res;
 	uint64_t unsupported_seen[8]; /* bitmap of syscall numbers already reported */
 	unsigned notes_seen;
-	uint64_t sig_handlers[65];   /* rt_sigaction bookkeeping: handler per signal */
-	uint64_t sig_flags[65], sig_restorer[65], sig_mask[65];
-	uint64_t proc_pending;       /* process-directed pending signals */
-	struct sig_info_rec proc_info[65];
-	struct itimer itimers[3];    /* ITIMER_REAL, _VIRTUAL, _PROF */
 	uint64_t time_offset_ns;     /* simulated sleeps */
 	uint64_t syscall_pc;         /* address of the syscall being handled */
 	/* threads (sim/sched.c) */
@@ -131,16 +172,44 @@ struct sim {
 	int attention;               /* emulation stopped for the scheduler; resume_pc says where */
 	uint64_t resume_pc;
 	int sigreturn;               /* the stop is an rt_sigreturn */
+	int exec_pending;            /* the stop follows a successful execve: exec_req */
+	struct { char *path; char **argv, **envp; } exec_req;
+	uint64_t exit_seq;
+	const void *cur_args;        /* struct sysargs of the system call being handled */
 	uint64_t max_insns_left_at;  /* emulation 'until' address when limiting */
-	struct sim_mapping exec_maps[SIM_MAX_MAPPINGS];
-	size_t nexec_maps;
-	char *map_paths[SIM_MAX_MAPPINGS]; /* paths of the files mapped at run time */
-	size_t nmap_paths;
 	void (*map_listener)(void *ctx, const struct sim_mapping *m);
 	void *map_listener_ctx;
-	void (*thread_listener)(void *ctx, uint32_t pid, uint32_t tid);
-	void *thread_listener_ctx;
+	struct sim_task_listener task;
 };
+
+/* clone flags (include/uapi/linux/sched.h) */
+#define CLONE_VM_F             0x00000100ULL
+#define CLONE_SIGHAND_F        0x00000800ULL
+#define CLONE_VFORK_F          0x00004000ULL
+#define CLONE_THREAD_F         0x00010000ULL
+#define CLONE_SETTLS_F         0x00080000ULL
+#define CLONE_PARENT_SETTID_F  0x00100000ULL
+#define CLONE_CHILD_CLEARTID_F 0x00200000ULL
+#define CLONE_CHILD_SETTID_F   0x01000000ULL
+
+/* process.c */
+struct proc *proc_alloc(struct sim *s);
+/* Loads p->path as p's image into a new engine (p becomes s->p); 0 or pmusim_err. */
+int proc_image_open(struct sim *s, struct proc *p, char *msg, size_t msglen);
+void proc_image_close(struct sim *s, struct proc *p);
+void proc_free(struct sim *s, struct proc *p);
+/* Makes p the running process (engine, decode cache, image sinks). */
+void proc_enter(struct sim *s, struct proc *p);
+/* The running process ends with a wait4 status word (the run, for the first). */
+void proc_end(struct sim *s, int wait_status);
+int64_t sys_fork(struct sim *s, uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t ctid);
+int64_t sys_execve(struct sim *s, uint64_t path, uint64_t argv, uint64_t envp);
+/* After the stop requested by a successful execve: the new image; returns its entry. */
+uint64_t proc_exec(struct sim *s, uint64_t pc);
+
+/* machine.c */
+size_t machine_read_code(void *ctx, uint64_t addr, void *buf, size_t len);
+int machine_add_hooks(struct sim *s, struct proc *p);
 
 /* loader.c */
 int loader_load(struct sim *s, char *msg, size_t msglen);
@@ -185,6 +254,10 @@ int64_t sys_futex(struct sim *s, const uint64_t *a);
 void sys_thread_exit(struct sim *s, int status);
 /* Blocks the calling thread until ns (simulated time) or a signal. */
 int64_t sched_sleep_until(struct sim *s, uint64_t ns);
+/* The calling thread blocks in state; its system call runs again when woken. */
+void sched_block_retry(struct sim *s, int state);
+/* Wakes t to run its blocked system call again. */
+void sched_retry(struct sim *s, struct thread *t);
 /* Makes thread t runnable, its blocking call returning ret. */
 void sched_wake(struct sim *s, struct thread *t, int64_t ret);
 struct thread *thread_by_tid(struct sim *s, uint32_t tid);

@@ -3,6 +3,7 @@
  * /proc/self/exe names the guest program, not pmusim. */
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <limits.h>
@@ -23,30 +24,30 @@
 void syscall_init_fds(struct sim *s)
 {
 	for (int i = 0; i < GUEST_FD_MAX; i++)
-		s->fds[i] = -1;
+		s->p->fds[i] = -1;
 	for (int i = 0; i < 3; i++)
-		s->fds[i] = dup(i); /* the guest's 0-2 are pmusim's, but closing them is the guest's business */
+		s->p->fds[i] = dup(i); /* the guest's 0-2 are pmusim's, but closing them is the guest's business */
 }
 
 void syscall_close_fds(struct sim *s)
 {
 	for (int i = 0; i < GUEST_FD_MAX; i++)
-		if (s->fds[i] >= 0) {
-			close(s->fds[i]);
-			s->fds[i] = -1;
+		if (s->p->fds[i] >= 0) {
+			close(s->p->fds[i]);
+			s->p->fds[i] = -1;
 		}
 }
 
 int fd_host(const struct sim *s, uint64_t gfd)
 {
-	return gfd < GUEST_FD_MAX ? s->fds[gfd] : -1;
+	return gfd < GUEST_FD_MAX ? s->p->fds[gfd] : -1;
 }
 
 static int64_t fd_alloc(struct sim *s, int hfd, uint64_t from)
 {
 	for (uint64_t i = from; i < GUEST_FD_MAX; i++)
-		if (s->fds[i] < 0) {
-			s->fds[i] = hfd;
+		if (s->p->fds[i] < 0) {
+			s->p->fds[i] = hfd;
 			return (int64_t)i;
 		}
 	close(hfd);
@@ -68,8 +69,48 @@ static int get_path(struct sim *s, uint64_t addr, char *buf)
 	if (err < 0)
 		return err;
 	if (strcmp(buf, "/proc/self/exe") == 0)
-		snprintf(buf, PATH_MAX, "%s", s->exe_abs);
+		snprintf(buf, PATH_MAX, "%s", s->p->exe_abs);
 	return 0;
+}
+
+/* Pipes, sockets and terminals can make a read or write wait. Then the calling
+ * thread waits in the scheduler (TS_IO) and the call runs again once poll(2)
+ * says the file is ready, so the other guest threads and processes go on
+ * (the writer of the pipe, say). Returns 1 when the thread now waits. */
+static int io_must_wait(struct sim *s, int hfd, short events)
+{
+	struct stat st;
+	if (fstat(hfd, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode)))
+		return 0;
+	int fl = fcntl(hfd, F_GETFL);
+	if (fl < 0 || (fl & O_NONBLOCK))
+		return 0; /* the guest asked not to wait: the host call says EAGAIN */
+	struct pollfd pf = {hfd, events, 0};
+	if (poll(&pf, 1, 0) != 0)
+		return 0;
+	struct thread *t = cur_thread(s);
+	t->io_fd = hfd;
+	t->io_events = events;
+	sched_block_retry(s, TS_IO);
+	return 1;
+}
+
+/* A write to a pipe or socket that is ready takes what fits (a blocking host
+ * write of more than the free space would stop the whole machine). */
+static ssize_t write_some(int hfd, const void *buf, size_t n)
+{
+	struct stat st;
+	if (fstat(hfd, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return write(hfd, buf, n);
+	int fl = fcntl(hfd, F_GETFL);
+	if (fl < 0 || (fl & O_NONBLOCK))
+		return write(hfd, buf, n);
+	fcntl(hfd, F_SETFL, fl | O_NONBLOCK);
+	ssize_t r = write(hfd, buf, n);
+	int e = errno;
+	fcntl(hfd, F_SETFL, fl);
+	errno = e;
+	return r;
 }
 
 static int64_t do_read(struct sim *s, int hfd, uint64_t buf, uint64_t n, int64_t off)
@@ -98,7 +139,7 @@ static int64_t do_write(struct sim *s, int hfd, uint64_t buf, uint64_t n, int64_
 	if (mem_read(s, buf, tmp, n) < 0)
 		ret = -EFAULT;
 	else {
-		ssize_t r = off < 0 ? write(hfd, tmp, n) : pwrite(hfd, tmp, n, off);
+		ssize_t r = off < 0 ? write_some(hfd, tmp, n) : pwrite(hfd, tmp, n, off);
 		ret = r < 0 ? -errno : r;
 		if (ret == -EPIPE)
 			sys_raise(s, SIGPIPE);
@@ -181,9 +222,9 @@ static int64_t do_dup3(struct sim *s, uint64_t oldfd, uint64_t newfd, int flags)
 	int n = fcntl(h, (flags & O_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
 	if (n < 0)
 		return -errno;
-	if (s->fds[newfd] >= 0)
-		close(s->fds[newfd]);
-	s->fds[newfd] = n;
+	if (s->p->fds[newfd] >= 0)
+		close(s->p->fds[newfd]);
+	s->p->fds[newfd] = n;
 	return (int64_t)newfd;
 }
 
@@ -195,8 +236,8 @@ static int64_t do_readlink(struct sim *s, uint64_t gdir, uint64_t path, uint64_t
 		return err;
 	ssize_t n;
 	if (strcmp(p, "/proc/self/exe") == 0) {
-		n = (ssize_t)strlen(s->exe_abs);
-		memcpy(out, s->exe_abs, (size_t)n);
+		n = (ssize_t)strlen(s->p->exe_abs);
+		memcpy(out, s->p->exe_abs, (size_t)n);
 	} else {
 		int d = host_dirfd(s, gdir);
 		if (d == -2)
@@ -315,17 +356,24 @@ int sys_file(struct sim *s, const struct sysargs *x, int64_t *ret)
 		}
 	}
 	switch (x->nr) {
-	case SYS_read: *ret = do_read(s, h, a[1], a[2], -1); return 1;
-	case SYS_write: *ret = do_write(s, h, a[1], a[2], -1); return 1;
+	case SYS_read: case SYS_readv:
+		if (io_must_wait(s, h, POLLIN))
+			return *ret = 0, 1;
+		*ret = x->nr == SYS_read ? do_read(s, h, a[1], a[2], -1) : do_iov(s, h, a[1], a[2], 0);
+		return 1;
+	case SYS_write: case SYS_writev:
+		if (io_must_wait(s, h, POLLOUT))
+			return *ret = 0, 1;
+		*ret = x->nr == SYS_write ? do_write(s, h, a[1], a[2], -1) : do_iov(s, h, a[1], a[2], 1);
+		return 1;
 	case SYS_pread64: *ret = do_read(s, h, a[1], a[2], (int64_t)a[3]); return 1;
 	case SYS_pwrite64: *ret = do_write(s, h, a[1], a[2], (int64_t)a[3]); return 1;
-	case SYS_readv: *ret = do_iov(s, h, a[1], a[2], 0); return 1;
-	case SYS_writev: *ret = do_iov(s, h, a[1], a[2], 1); return 1;
+
 	case SYS_open: *ret = do_openat(s, (uint64_t)AT_FDCWD, a[0], (int)a[1], (int)a[2]); return 1;
 	case SYS_openat: *ret = do_openat(s, a[0], a[1], (int)a[2], (int)a[3]); return 1;
 	case SYS_close:
 		close(h);
-		s->fds[a[0]] = -1;
+		s->p->fds[a[0]] = -1;
 		*ret = 0;
 		return 1;
 	case SYS_lseek: {

@@ -17,21 +17,21 @@ static void invalidate_code(struct sim *s, uint64_t addr, uint64_t len)
 
 static int64_t do_brk(struct sim *s, uint64_t want)
 {
-	if (want < s->brk_start)
-		return (int64_t)s->brk_cur;
-	uint64_t old_top = PAGE_UP(s->brk_cur), new_top = PAGE_UP(want);
+	if (want < s->p->brk_start)
+		return (int64_t)s->p->brk_cur;
+	uint64_t old_top = PAGE_UP(s->p->brk_cur), new_top = PAGE_UP(want);
 	if (new_top > old_top) {
 		if (mem_is_mapped(s, old_top, new_top - old_top) || mem_find(s, new_top - 1))
-			return (int64_t)s->brk_cur;
+			return (int64_t)s->p->brk_cur;
 		for (uint64_t p = old_top; p < new_top; p += GUEST_PAGE)
 			if (mem_find(s, p))
-				return (int64_t)s->brk_cur;
+				return (int64_t)s->p->brk_cur;
 		if (mem_map(s, old_top, new_top - old_top, UC_PROT_READ | UC_PROT_WRITE) < 0)
-			return (int64_t)s->brk_cur;
+			return (int64_t)s->p->brk_cur;
 	} else if (new_top < old_top) {
 		mem_unmap(s, new_top, old_top - new_top);
 	}
-	s->brk_cur = want;
+	s->p->brk_cur = want;
 	return (int64_t)want;
 }
 
@@ -164,7 +164,7 @@ static int64_t do_madvise(struct sim *s, uint64_t addr, uint64_t len, int advice
 		/* private anonymous memory reads back as zeros afterwards */
 		static const char zero[GUEST_PAGE];
 		for (uint64_t p = addr; p < addr + len; p += GUEST_PAGE)
-			uc_mem_write(s->uc, p, zero, GUEST_PAGE);
+			uc_mem_write(s->p->uc, p, zero, GUEST_PAGE);
 	}
 	return 0;
 }

@@ -70,22 +70,42 @@ int64_t sys_raise(struct sim *s, int sig)
 	return signal_send(s, cur_thread(s), sig, 0, 0);
 }
 
-/* kill(pid, sig): the guest is one process. */
+/* Sends sig to process p (t NULL) or thread t of it, as from the running thread. */
+static int64_t send_to(struct sim *s, struct proc *p, struct thread *t, int sig, int code)
+{
+	struct proc *self = s->p;
+	s->p = p;
+	int64_t r = signal_send(s, t, sig, code, 0);
+	s->p = self;
+	if (p != self && !s->attention)
+		sched_request(s, s->syscall_pc + 2); /* the receiver may run first */
+	return r;
+}
+
+/* kill(pid, sig): pid > 0 one process; 0, -1 and -pgid every process (one
+ * group, one session), the sender last. */
 static int64_t do_kill(struct sim *s, int64_t pid, int sig)
 {
-	if (pid != GUEST_PID && pid != 0 && pid != -1 && pid != -(int64_t)GUEST_PID)
-		return -ESRCH;
-	return signal_send(s, NULL, sig, 0 /* SI_USER */, 0);
+	if (sig < 0 || sig > 64)
+		return -EINVAL;
+	int64_t r = -ESRCH;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		struct proc *p = s->procs[i];
+		if (p->state != PROC_LIVE || (pid > 0 && p->pid != (uint64_t)pid) || (pid <= 0 && p == s->p))
+			continue;
+		r = send_to(s, p, NULL, sig, 0 /* SI_USER */);
+	}
+	if (pid <= 0 || (uint64_t)pid == s->p->pid)
+		r = signal_send(s, NULL, sig, 0, 0);
+	return r;
 }
 
 static int64_t do_tgkill(struct sim *s, int64_t tgid, int64_t tid, int sig)
 {
-	if (tgid != -1 && tgid != GUEST_PID)
+	struct thread *t = tid > 0 ? thread_by_tid(s, (uint32_t)tid) : NULL;
+	if (!t || (tgid != -1 && t->proc->pid != (uint64_t)tgid))
 		return -ESRCH;
-	struct thread *t = thread_by_tid(s, (uint32_t)tid);
-	if (!t || tid <= 0)
-		return -ESRCH;
-	return signal_send(s, t, sig, -6 /* SI_TKILL */, 0);
+	return send_to(s, t->proc, t, sig, -6 /* SI_TKILL */);
 }
 
 static int64_t do_nanosleep(struct sim *s, const struct sysargs *x)
@@ -114,9 +134,13 @@ static int64_t do_misc(struct sim *s, const struct sysargs *x, int *handled)
 		sys_thread_exit(s, (int)(a[0] & 0xff));
 		return 0;
 	case SYS_exit_group:
-		sim_stop(s, SIM_END_EXIT, (int)(a[0] & 0xff));
+		proc_end(s, (int)(a[0] & 0xff) << 8);
 		return 0;
-	case SYS_getpid: return GUEST_PID;
+	case SYS_fork: return sys_fork(s, 0, 0, 0, 0);
+	case SYS_vfork: return sys_fork(s, CLONE_VFORK_F, 0, 0, 0);
+	case SYS_execve: return sys_execve(s, a[0], a[1], a[2]);
+	case SYS_wait4: return sys_wait4(s, x);
+	case SYS_getpid: return s->p->pid;
 	case SYS_gettid: return cur_thread(s)->tid;
 	case SYS_clone: return sys_clone(s, a[0], a[1], a[2], a[3], a[4]);
 	case SYS_clone3: return sys_clone3(s, a[0], a[1]);
@@ -129,12 +153,13 @@ static int64_t do_misc(struct sim *s, const struct sysargs *x, int *handled)
 	case SYS_rt_sigsuspend: return a[1] == 8 ? sys_rt_sigsuspend(s, a[0]) : -EINVAL;
 	case SYS_rt_sigpending: return sys_rt_sigpending(s, a[0]);
 	case SYS_getitimer: case SYS_setitimer: case SYS_alarm: return sys_itimer(s, x->nr, a);
-	case SYS_getppid: return 1;
+	case SYS_getppid: return s->p->ppid;
 	case SYS_getuid: return getuid();
 	case SYS_geteuid: return geteuid();
 	case SYS_getgid: return getgid();
 	case SYS_getegid: return getegid();
-	case SYS_getpgrp: case SYS_getsid: case SYS_getpgid: return GUEST_PID;
+	case SYS_getpgrp: case SYS_getsid: case SYS_getpgid: return GUEST_PID; /* one session and group */
+	case SYS_setpgid: case SYS_setsid: return 0;
 	case SYS_set_tid_address:
 		cur_thread(s)->clear_child_tid = a[0];
 		return cur_thread(s)->tid;
@@ -147,11 +172,11 @@ static int64_t do_misc(struct sim *s, const struct sysargs *x, int *handled)
 	}
 	case SYS_arch_prctl:
 		switch (a[0]) {
-		case ARCH_SET_FS: uc_reg_write(s->uc, UC_X86_REG_FS_BASE, &a[1]); return 0;
-		case ARCH_SET_GS: uc_reg_write(s->uc, UC_X86_REG_GS_BASE, &a[1]); return 0;
+		case ARCH_SET_FS: uc_reg_write(s->p->uc, UC_X86_REG_FS_BASE, &a[1]); return 0;
+		case ARCH_SET_GS: uc_reg_write(s->p->uc, UC_X86_REG_GS_BASE, &a[1]); return 0;
 		case ARCH_GET_FS: case ARCH_GET_GS: {
 			uint64_t v;
-			uc_reg_read(s->uc, a[0] == ARCH_GET_FS ? UC_X86_REG_FS_BASE : UC_X86_REG_GS_BASE, &v);
+			uc_reg_read(s->p->uc, a[0] == ARCH_GET_FS ? UC_X86_REG_FS_BASE : UC_X86_REG_GS_BASE, &v);
 			return put(s, a[1], &v, 8);
 		}
 		}
@@ -209,8 +234,8 @@ static int64_t do_misc(struct sim *s, const struct sysargs *x, int *handled)
 			return 0;
 		case 16: /* PR_GET_NAME: the program's base name, as Linux's comm */ {
 			char comm[16] = {0};
-			const char *b = strrchr(s->opt.path, '/');
-			strncpy(comm, b ? b + 1 : s->opt.path, 15);
+			const char *b = strrchr(s->p->path, '/');
+			strncpy(comm, b ? b + 1 : s->p->path, 15);
 			return put(s, a[1], comm, 16);
 		}
 		}
@@ -247,30 +272,37 @@ static int64_t do_misc(struct sim *s, const struct sysargs *x, int *handled)
 	return -ENOSYS;
 }
 
+int64_t syscall_run(struct sim *s, const struct sysargs *x)
+{
+	int64_t ret;
+	int handled;
+	if (!sys_file(s, x, &ret) && !sys_mem(s, x, &ret)) {
+		ret = do_misc(s, x, &handled);
+		if (!handled)
+			sim_warn_unsupported(s, x->nr);
+	}
+	return ret;
+}
+
 void syscall_dispatch(struct sim *s)
 {
 	static const int argregs[6] = {UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX,
 				       UC_X86_REG_R10, UC_X86_REG_R8, UC_X86_REG_R9};
 	struct sysargs x;
 	uint64_t nr, rip, rflags;
-	uc_reg_read(s->uc, UC_X86_REG_RAX, &nr);
-	uc_reg_read(s->uc, UC_X86_REG_RIP, &rip);
-	uc_reg_read(s->uc, UC_X86_REG_RFLAGS, &rflags);
+	uc_reg_read(s->p->uc, UC_X86_REG_RAX, &nr);
+	uc_reg_read(s->p->uc, UC_X86_REG_RIP, &rip);
+	uc_reg_read(s->p->uc, UC_X86_REG_RFLAGS, &rflags);
 	x.nr = (long)nr;
 	for (int i = 0; i < 6; i++)
-		uc_reg_read(s->uc, argregs[i], &x.a[i]);
+		uc_reg_read(s->p->uc, argregs[i], &x.a[i]);
 	s->syscall_pc = rip;
-	int64_t ret;
-	int handled;
-	if (!sys_file(s, &x, &ret) && !sys_mem(s, &x, &ret)) {
-		ret = do_misc(s, &x, &handled);
-		if (!handled)
-			sim_warn_unsupported(s, x.nr);
-	}
+	s->cur_args = &x;
+	int64_t ret = syscall_run(s, &x);
 	uint64_t r = (uint64_t)ret, next = rip + 2;
 	if (!s->attention && !s->stop_reason && signal_deliverable(s))
 		sched_request(s, next); /* deliver on the way back to user mode */
-	uc_reg_write(s->uc, UC_X86_REG_RAX, &r);
-	uc_reg_write(s->uc, UC_X86_REG_RCX, &next);
-	uc_reg_write(s->uc, UC_X86_REG_R11, &rflags);
+	uc_reg_write(s->p->uc, UC_X86_REG_RAX, &r);
+	uc_reg_write(s->p->uc, UC_X86_REG_RCX, &next);
+	uc_reg_write(s->p->uc, UC_X86_REG_R11, &rflags);
 }

@@ -17,6 +17,12 @@ struct sysargs {
 int sys_file(struct sim *s, const struct sysargs *x, int64_t *ret);
 int sys_mem(struct sim *s, const struct sysargs *x, int64_t *ret);
 
+/* Runs one system call (the dispatcher without the register traffic). */
+int64_t syscall_run(struct sim *s, const struct sysargs *x);
+
+/* wait4 (process.c). */
+int64_t sys_wait4(struct sim *s, const struct sysargs *x);
+
 /* Raises signal sig on the guest: default actions end the run (syscall.c). */
 int64_t sys_raise(struct sim *s, int sig);
 

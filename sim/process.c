@@ -1,0 +1,624 @@
+/* Processes (see sim_internal.h): each has its own Unicorn engine (address
+ * space), files and signal actions; all their threads share the one simulated
+ * CPU of sched.c.
+ *
+ * fork copies the address space page for page into a new engine (so does vfork
+ * and clone without CLONE_VM; the vfork parent waits until the child executes
+ * a program or exits, as on Linux). execve replaces the running process's image
+ * (its engine is closed after emulation stopped, as it cannot be closed from a
+ * hook). wait4 reaps zombies; a process's end closes its files (a pipe's reader
+ * then sees end of file), makes it a zombie and sends SIGCHLD to its parent.
+ * When the program pmusim started ends, the run ends. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/elf_bias.h"
+#include "common/err.h"
+#include "sim/syscall_internal.h"
+
+#define MAX_EXEC_STRINGS 4096
+#define MAX_EXEC_BYTES (2u << 20)
+
+struct proc *proc_alloc(struct sim *s)
+{
+	if (s->nprocs == SIM_MAX_PROCS)
+		return NULL;
+	struct proc *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	for (int i = 0; i < GUEST_FD_MAX; i++)
+		p->fds[i] = -1;
+	p->pid = s->nprocs == 0 ? GUEST_PID : s->next_tid++;
+	s->procs[s->nprocs++] = p;
+	return p;
+}
+
+/* Makes p the running process for the machine's helpers (memory, stream). */
+void proc_enter(struct sim *s, struct proc *p)
+{
+	s->p = p;
+	bstream_set_dcache(s->bs, p->dc);
+	bstream_set_image(s->bs, p->pid == GUEST_PID && p->image == 0);
+}
+
+int proc_image_open(struct sim *s, struct proc *p, char *msg, size_t msglen)
+{
+	char abs[PATH_MAX];
+	s->p = p;
+	free(p->exe_abs);
+	p->exe_abs = strdup(realpath(p->path, abs) ? abs : p->path);
+	if (!p->exe_abs)
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_NOMEM, "out of memory");
+	if (uc_open(UC_ARCH_X86, UC_MODE_64, &p->uc) != UC_ERR_OK)
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_EMU, "cannot create the Unicorn engine");
+	p->dc = dcache_new(machine_read_code, s);
+	if (!p->dc)
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_NOMEM, "out of memory");
+	dcache_share_ids(p->dc, &s->run_ids);
+	if (s->bs)
+		proc_enter(s, p);
+	int err = loader_load(s, msg, msglen);
+	if (err < 0)
+		return err;
+	uint64_t sp;
+	if (loader_setup_stack(s, &sp) < 0)
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_NOMEM, "cannot lay out the initial stack");
+	if (symtab_load(p->path, p->load_bias, &p->syms) < 0)
+		p->syms = symtab_new_empty();
+	if (!p->syms)
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_NOMEM, "out of memory");
+	if (p->interp_abs)
+		symtab_add_file(p->syms, p->interp_abs, p->interp_bias);
+	uc_reg_write(p->uc, UC_X86_REG_RSP, &sp);
+	uc_reg_write(p->uc, UC_X86_REG_RIP, &p->entry);
+	if (machine_add_hooks(s, p) < 0)
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_EMU, "cannot install emulator hooks");
+	return 0;
+}
+
+void proc_image_close(struct sim *s, struct proc *p)
+{
+	if (p->dc) {
+		/* the consumers may hold its runs until the end */
+		if (s->nold_dcs < sizeof(s->old_dcs) / sizeof(s->old_dcs[0]))
+			s->old_dcs[s->nold_dcs++] = p->dc;
+		else
+			dcache_free(p->dc); /* none of this image's runs reached a consumer yet? keep going */
+		p->dc = NULL;
+	}
+	if (p->syms != s->main_syms)
+		symtab_free(p->syms);
+	p->syms = NULL;
+	if (p->uc)
+		uc_close(p->uc);
+	p->uc = NULL;
+	free(p->vmas);
+	p->vmas = NULL;
+	p->nvmas = p->capvmas = 0;
+	free(p->hooked);
+	p->hooked = NULL;
+	p->nhooked = p->caphooked = 0;
+	free(p->wx_hooks);
+	p->wx_hooks = NULL;
+	p->nwx = 0;
+	free(p->interp_abs);
+	p->interp_abs = NULL;
+	for (size_t i = 0; i < p->nmap_paths; i++)
+		free(p->map_paths[i]);
+	p->nmap_paths = p->nexec_maps = 0;
+	p->brk_start = p->brk_cur = p->load_bias = p->interp_bias = 0;
+}
+
+static void free_strings(char **v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void close_files(struct proc *p)
+{
+	for (int i = 0; i < GUEST_FD_MAX; i++)
+		if (p->fds[i] >= 0) {
+			close(p->fds[i]);
+			p->fds[i] = -1;
+		}
+}
+
+void proc_free(struct sim *s, struct proc *p)
+{
+	if (!p)
+		return;
+	proc_image_close(s, p);
+	close_files(p);
+	free(p->exe_abs);
+	free_strings(p->argv);
+	free_strings(p->envp);
+	if (p->image)
+		free(p->path);
+	free(p);
+}
+
+/* --- fork ------------------------------------------------------------------- */
+
+static const int copied_regs[] = {
+	UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RSI,
+	UC_X86_REG_RDI, UC_X86_REG_RBP, UC_X86_REG_RSP, UC_X86_REG_R8, UC_X86_REG_R9,
+	UC_X86_REG_R10, UC_X86_REG_R11, UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14,
+	UC_X86_REG_R15, UC_X86_REG_RFLAGS, UC_X86_REG_FS_BASE, UC_X86_REG_GS_BASE,
+	UC_X86_REG_MXCSR, UC_X86_REG_FPCW, UC_X86_REG_FPSW, UC_X86_REG_FPTAG,
+	UC_X86_REG_XMM0, UC_X86_REG_XMM1, UC_X86_REG_XMM2, UC_X86_REG_XMM3, UC_X86_REG_XMM4,
+	UC_X86_REG_XMM5, UC_X86_REG_XMM6, UC_X86_REG_XMM7, UC_X86_REG_XMM8, UC_X86_REG_XMM9,
+	UC_X86_REG_XMM10, UC_X86_REG_XMM11, UC_X86_REG_XMM12, UC_X86_REG_XMM13, UC_X86_REG_XMM14,
+	UC_X86_REG_XMM15, UC_X86_REG_ST0, UC_X86_REG_ST1, UC_X86_REG_ST2, UC_X86_REG_ST3,
+	UC_X86_REG_ST4, UC_X86_REG_ST5, UC_X86_REG_ST6, UC_X86_REG_ST7,
+};
+
+static int copy_memory(struct proc *from, struct proc *to)
+{
+	static unsigned char buf[1 << 20];
+	to->vmas = malloc(from->nvmas * sizeof(*to->vmas) + 1);
+	if (!to->vmas)
+		return -ENOMEM;
+	to->capvmas = from->nvmas;
+	for (size_t i = 0; i < from->nvmas; i++) {
+		const struct vma *v = &from->vmas[i];
+		if (uc_mem_map(to->uc, v->start, v->end - v->start, (uint32_t)v->prot) != UC_ERR_OK)
+			return -ENOMEM;
+		to->vmas[to->nvmas++] = *v;
+		for (uint64_t a = v->start; a < v->end; a += sizeof(buf)) {
+			size_t n = v->end - a < sizeof(buf) ? (size_t)(v->end - a) : sizeof(buf);
+			if (uc_mem_read(from->uc, a, buf, n) != UC_ERR_OK || uc_mem_write(to->uc, a, buf, n) != UC_ERR_OK)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* The child's copy of everything but its threads. */
+static int64_t clone_process(struct sim *s, struct proc *parent, struct proc *c)
+{
+	c->ppid = parent->pid;
+	c->image = parent->image;
+	c->path = parent->image ? strdup(parent->path) : parent->path;
+	c->exe_abs = strdup(parent->exe_abs);
+	c->interp_abs = parent->interp_abs ? strdup(parent->interp_abs) : NULL;
+	if (!c->path || !c->exe_abs || (parent->interp_abs && !c->interp_abs))
+		return -ENOMEM;
+	if (uc_open(UC_ARCH_X86, UC_MODE_64, &c->uc) != UC_ERR_OK)
+		return -ENOMEM;
+	c->dc = dcache_new(machine_read_code, s);
+	if (!c->dc)
+		return -ENOMEM;
+	dcache_share_ids(c->dc, &s->run_ids);
+	if (copy_memory(parent, c) < 0)
+		return -ENOMEM;
+	c->brk_start = parent->brk_start;
+	c->brk_cur = parent->brk_cur;
+	c->load_bias = parent->load_bias;
+	c->entry = parent->entry, c->phdr = parent->phdr, c->phnum = parent->phnum;
+	c->prog_entry = parent->prog_entry;
+	c->interp_bias = parent->interp_bias;
+	/* the same open files; the host descriptor's FD_CLOEXEC is the guest's */
+	for (int i = 0; i < GUEST_FD_MAX; i++) {
+		int h = parent->fds[i];
+		if (h < 0)
+			continue;
+		int fl = fcntl(h, F_GETFD);
+		c->fds[i] = fcntl(h, (fl >= 0 && (fl & FD_CLOEXEC)) ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
+	}
+	memcpy(c->sig_handlers, parent->sig_handlers, sizeof(c->sig_handlers));
+	memcpy(c->sig_flags, parent->sig_flags, sizeof(c->sig_flags));
+	memcpy(c->sig_restorer, parent->sig_restorer, sizeof(c->sig_restorer));
+	memcpy(c->sig_mask, parent->sig_mask, sizeof(c->sig_mask));
+	/* the same files at the same places: symbols and mappings */
+	if (symtab_load(c->path, c->load_bias, &c->syms) < 0)
+		c->syms = symtab_new_empty();
+	if (!c->syms)
+		return -ENOMEM;
+	if (c->interp_abs)
+		symtab_add_file(c->syms, c->interp_abs, c->interp_bias);
+	for (size_t i = 0; i < parent->nmap_paths; i++)
+		if (!(c->map_paths[c->nmap_paths++] = strdup(parent->map_paths[i])))
+			return -ENOMEM;
+	for (size_t i = 0; i < parent->nexec_maps; i++) {
+		struct sim_mapping m = parent->exec_maps[i];
+		for (size_t k = 0; k < parent->nmap_paths; k++)
+			if (m.path == parent->map_paths[k]) {
+				m.path = c->map_paths[k];
+				symtab_add_file(c->syms, m.path, elf_mapping_bias(m.path, m.addr, m.pgoff));
+			}
+		if (m.path == parent->exe_abs)
+			m.path = c->exe_abs;
+		else if (parent->interp_abs && m.path == parent->interp_abs)
+			m.path = c->interp_abs;
+		m.pid = c->pid;
+		c->exec_maps[c->nexec_maps++] = m;
+	}
+	if (machine_add_hooks(s, c) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+int64_t sys_fork(struct sim *s, uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t ctid)
+{
+	struct proc *parent = s->p;
+	struct thread *pt = cur_thread(s);
+	if (s->nthreads == SIM_MAX_THREADS)
+		return -EAGAIN;
+	struct proc *c = proc_alloc(s);
+	if (!c)
+		return -EAGAIN;
+	int64_t err = clone_process(s, parent, c);
+	struct thread *t = &s->threads[s->nthreads];
+	memset(t, 0, sizeof(*t));
+	if (err == 0 && uc_context_alloc(c->uc, &t->regs) != UC_ERR_OK)
+		err = -ENOMEM;
+	if (err < 0) {
+		s->procs[--s->nprocs] = NULL;
+		proc_free(s, c);
+		s->p = parent;
+		return err;
+	}
+	/* the child goes on after the call with the parent's registers, returning 0 */
+	uint64_t v[16] = {0}, next = s->syscall_pc + 2, zero = 0;
+	for (size_t i = 0; i < sizeof(copied_regs) / sizeof(copied_regs[0]); i++) {
+		memset(v, 0, sizeof(v));
+		uc_reg_read(parent->uc, copied_regs[i], v);
+		uc_reg_write(c->uc, copied_regs[i], v);
+	}
+	uc_reg_write(c->uc, UC_X86_REG_RAX, &zero);
+	uc_reg_write(c->uc, UC_X86_REG_RIP, &next);
+	uc_reg_write(c->uc, UC_X86_REG_RCX, &next);
+	if (stack)
+		uc_reg_write(c->uc, UC_X86_REG_RSP, &stack);
+	uc_context_save(c->uc, t->regs);
+	t->proc = c;
+	t->tid = c->pid;
+	t->state = TS_RUNNABLE;
+	t->resume_pc = next;
+	t->run_start = 1;
+	t->wake_ns = UINT64_MAX;
+	t->sigmask = pt->sigmask;
+	t->ss_sp = pt->ss_sp, t->ss_size = pt->ss_size;
+	uint32_t tid = t->tid;
+	if (flags & CLONE_CHILD_SETTID_F) { /* in the child's memory */
+		s->p = c;
+		mem_write(s, ctid, &tid, 4);
+		s->p = parent;
+	}
+	if ((flags & CLONE_PARENT_SETTID_F) && mem_write(s, ptid, &tid, 4) < 0)
+		return -EFAULT;
+	t->clear_child_tid = (flags & CLONE_CHILD_CLEARTID_F) ? ctid : 0;
+	c->nlive = 1;
+	s->nthreads++;
+	s->nlive++;
+	if (s->task.fork)
+		s->task.fork(s->task.ctx, c->pid, parent->pid, c->pid, pt->tid);
+	for (size_t i = 0; i < c->nexec_maps; i++)
+		if (s->map_listener)
+			s->map_listener(s->map_listener_ctx, &c->exec_maps[i]);
+	if (flags & CLONE_VFORK_F) { /* the parent waits for the child's exec or exit */
+		pt->vfork_child = c->pid;
+		pt->state = TS_VFORK;
+		sched_request(s, s->syscall_pc + 2);
+	}
+	sched_update_attention(s);
+	return c->pid;
+}
+
+/* --- exit and wait ------------------------------------------------------------- */
+
+static struct proc *proc_by_pid(struct sim *s, uint32_t pid)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->pid == pid)
+			return s->procs[i];
+	return NULL;
+}
+
+/* A vfork parent goes on once its child executed a program or ended. */
+static void release_vfork_parent(struct sim *s, uint32_t child)
+{
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct thread *t = &s->threads[i];
+		if (t->state == TS_VFORK && t->vfork_child == child) {
+			t->vfork_child = 0;
+			sched_wake(s, t, (int64_t)child);
+		}
+	}
+}
+
+void proc_end(struct sim *s, int wait_status)
+{
+	struct proc *p = s->p;
+	if (p->pid == GUEST_PID) {
+		if (WIFSIGNALED(wait_status)) {
+			sim_stop(s, SIM_END_SIGNAL, WTERMSIG(wait_status));
+		} else {
+			sim_stop(s, SIM_END_EXIT, WEXITSTATUS(wait_status));
+		}
+		return;
+	}
+	uint32_t last_tid = cur_thread(s)->tid;
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct thread *t = &s->threads[i];
+		if (t->proc == p && t->state != TS_EXITED) {
+			t->state = TS_EXITED;
+			s->nlive--;
+		}
+	}
+	p->nlive = 0;
+	p->state = PROC_ZOMBIE;
+	p->wait_status = wait_status;
+	p->exit_seq = ++s->exit_seq;
+	close_files(p);
+	if (s->task.exit)
+		s->task.exit(s->task.ctx, p->pid, p->ppid, last_tid, last_tid);
+	release_vfork_parent(s, p->pid);
+	struct proc *parent = proc_by_pid(s, p->ppid);
+	if (parent && parent->state == PROC_LIVE) {
+		/* wake its waits; SIGCHLD (ignored unless it has a handler) */
+		for (size_t i = 0; i < s->nthreads; i++) {
+			struct thread *t = &s->threads[i];
+			if (t->proc == parent && t->state == TS_CHILD_WAIT)
+				sched_retry(s, t);
+		}
+		struct proc *self = s->p;
+		s->p = parent;
+		signal_send(s, NULL, SIGCHLD, WIFSIGNALED(wait_status) ? 2 /* CLD_KILLED */ : 1 /* CLD_EXITED */, 0);
+		s->p = self;
+	}
+	sched_request(s, s->syscall_pc + 2);
+}
+
+int64_t sys_wait4(struct sim *s, const struct sysargs *x)
+{
+	int64_t want = (int32_t)x->a[0];
+	uint64_t statusp = x->a[1], options = x->a[2], rusage = x->a[3];
+	struct proc *found = NULL;
+	int children = 0;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		struct proc *c = s->procs[i];
+		if (c->ppid != s->p->pid || c->state == PROC_REAPED || (want > 0 && c->pid != (uint64_t)want))
+			continue;
+		children++;
+		if (c->state == PROC_ZOMBIE && (!found || c->exit_seq < found->exit_seq))
+			found = c;
+	}
+	if (!children)
+		return -ECHILD;
+	if (!found) {
+		if (options & 1 /* WNOHANG */)
+			return 0;
+		sched_block_retry(s, TS_CHILD_WAIT);
+		return 0;
+	}
+	int st = found->wait_status;
+	if (statusp && mem_write(s, statusp, &st, 4) < 0)
+		return -EFAULT;
+	if (rusage) {
+		uint64_t ru[18] = {0};
+		if (mem_write(s, rusage, ru, sizeof(ru)) < 0)
+			return -EFAULT;
+	}
+	found->state = PROC_REAPED;
+	return found->pid;
+}
+
+/* --- execve -------------------------------------------------------------------- */
+
+static char **read_strings(struct sim *s, uint64_t addr, size_t *bytes, int64_t *err)
+{
+	size_t n = 0;
+	char **v = calloc(MAX_EXEC_STRINGS + 1, sizeof(char *));
+	*err = -ENOMEM;
+	if (!v)
+		return NULL;
+	char buf[PATH_MAX * 4];
+	for (; addr; n++) {
+		uint64_t ptr;
+		if (n == MAX_EXEC_STRINGS) {
+			*err = -E2BIG;
+			goto fail;
+		}
+		if (mem_read(s, addr + 8 * n, &ptr, 8) < 0) {
+			*err = -EFAULT;
+			goto fail;
+		}
+		if (!ptr)
+			break;
+		int r = mem_read_str(s, ptr, buf, sizeof(buf));
+		if (r < 0) {
+			*err = r == -ENAMETOOLONG ? -E2BIG : r;
+			goto fail;
+		}
+		*bytes += strlen(buf) + 1;
+		if (*bytes > MAX_EXEC_BYTES) {
+			*err = -E2BIG;
+			goto fail;
+		}
+		if (!(v[n] = strdup(buf)))
+			goto fail;
+	}
+	*err = 0;
+	return v;
+fail:
+	free_strings(v);
+	return NULL;
+}
+
+/* 0 when path is an x86-64 ELF executable this machine can load; else -errno.
+ * A "#!" script gives its interpreter and optional argument instead (*interp). */
+static int64_t check_program(const char *path, char *interp, size_t ilen, char *arg, size_t alen)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || access(path, X_OK) < 0)
+		return -EACCES;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unsigned char h[256];
+	ssize_t n = read(fd, h, sizeof(h) - 1);
+	close(fd);
+	interp[0] = arg[0] = 0;
+	if (n >= 2 && h[0] == '#' && h[1] == '!') {
+		h[n] = 0;
+		char *line = (char *)h + 2, *nl = strchr(line, '\n');
+		if (!nl)
+			return -ENOEXEC;
+		*nl = 0;
+		line += strspn(line, " \t");
+		size_t k = strcspn(line, " \t");
+		if (k == 0 || k >= ilen)
+			return -ENOEXEC;
+		memcpy(interp, line, k);
+		interp[k] = 0;
+		line += k;
+		line += strspn(line, " \t");
+		size_t e = strlen(line);
+		while (e > 0 && (line[e - 1] == ' ' || line[e - 1] == '\t'))
+			e--;
+		if (e >= alen)
+			return -ENOEXEC;
+		memcpy(arg, line, e);
+		arg[e] = 0;
+		return 1;
+	}
+	if (n < 20 || memcmp(h, "\177ELF", 4) != 0 || h[4] != 2 /* ELFCLASS64 */ || h[18] != 62 /* EM_X86_64 */)
+		return -ENOEXEC;
+	return 0;
+}
+
+int64_t sys_execve(struct sim *s, uint64_t pathp, uint64_t argvp, uint64_t envpp)
+{
+	char path[PATH_MAX], interp[PATH_MAX], iarg[PATH_MAX];
+	int r = mem_read_str(s, pathp, path, sizeof(path));
+	if (r < 0)
+		return r;
+	size_t bytes = 0;
+	int64_t err;
+	char **argv = read_strings(s, argvp, &bytes, &err);
+	if (!argv)
+		return err;
+	char **envp = read_strings(s, envpp, &bytes, &err);
+	if (!envp) {
+		free_strings(argv);
+		return err;
+	}
+	char *prog = strdup(path);
+	err = prog ? check_program(path, interp, sizeof(interp), iarg, sizeof(iarg)) : -ENOMEM;
+	if (err == 1) { /* a script: its interpreter runs with the script's path */
+		int64_t e2 = check_program(interp, path, sizeof(path), path, sizeof(path));
+		size_t n = 0;
+		while (argv[n])
+			n++;
+		char **nv = calloc(n + 4, sizeof(char *));
+		if (e2 != 0 || !nv) {
+			free(nv);
+			err = e2 < 0 ? e2 : -ENOEXEC;
+		} else {
+			size_t k = 0;
+			nv[k++] = strdup(interp);
+			if (iarg[0])
+				nv[k++] = strdup(iarg);
+			nv[k++] = prog;
+			for (size_t i = 1; i < n; i++)
+				nv[k++] = argv[i];
+			free(argv[0]);
+			free(argv);
+			argv = nv;
+			prog = strdup(interp);
+			err = prog ? 0 : -ENOMEM;
+		}
+	}
+	if (err < 0) {
+		free(prog);
+		free_strings(argv);
+		free_strings(envp);
+		return err;
+	}
+	s->exec_req.path = prog;
+	s->exec_req.argv = argv;
+	s->exec_req.envp = envp;
+	sched_request(s, s->syscall_pc + 2); /* the point of no return comes after the stop */
+	s->exec_pending = 1;
+	return 0;
+}
+
+/* Replaces the running process's image with the requested program; returns
+ * the new PC. Emulation is stopped (the old engine can be closed). */
+uint64_t proc_exec(struct sim *s, uint64_t pc)
+{
+	struct proc *p = s->p;
+	struct thread *t = cur_thread(s);
+	s->exec_pending = 0;
+	bstream_finish(s->bs, pc, 0);
+	proc_image_close(s, p);
+	if (p->image)
+		free(p->path);
+	free_strings(p->argv);
+	free_strings(p->envp);
+	p->path = s->exec_req.path;
+	p->argv = s->exec_req.argv;
+	p->envp = s->exec_req.envp;
+	memset(&s->exec_req, 0, sizeof(s->exec_req));
+	p->image++;
+	/* files marked close-on-exec go; caught signals return to their default */
+	for (int i = 0; i < GUEST_FD_MAX; i++)
+		if (p->fds[i] >= 0 && (fcntl(p->fds[i], F_GETFD) & FD_CLOEXEC)) {
+			close(p->fds[i]);
+			p->fds[i] = -1;
+		}
+	for (int i = 1; i < 65; i++) {
+		if (p->sig_handlers[i] != (uint64_t)(uintptr_t)SIG_IGN)
+			p->sig_handlers[i] = (uint64_t)(uintptr_t)SIG_DFL;
+		p->sig_flags[i] = p->sig_restorer[i] = p->sig_mask[i] = 0;
+	}
+	for (size_t i = 0; i < s->nthreads; i++) { /* other threads end (de_thread) */
+		struct thread *o = &s->threads[i];
+		if (o != t && o->proc == p && o->state != TS_EXITED) {
+			o->state = TS_EXITED;
+			s->nlive--;
+			p->nlive--;
+		}
+	}
+	t->ss_sp = t->ss_size = 0;
+	t->nsigctx = 0;
+	t->clear_child_tid = 0;
+	char msg[256];
+	if (proc_image_open(s, p, msg, sizeof(msg)) < 0) {
+		/* past the point of no return: the process dies (Linux: SIGSEGV) */
+		fprintf(s->opt.log, "pmusim: execve of %s in process %u failed: %s\n", p->path, p->pid, msg);
+		proc_end(s, SIGSEGV);
+		return pc;
+	}
+	uc_context_free(t->regs);
+	t->regs = NULL;
+	uc_context_alloc(p->uc, &t->regs);
+	proc_enter(s, p);
+	bstream_set_next_run_start(s->bs, 1);
+	if (s->task.exec) {
+		const char *b = strrchr(p->path, '/');
+		char comm[16];
+		snprintf(comm, sizeof(comm), "%s", b ? b + 1 : p->path);
+		s->task.exec(s->task.ctx, p->pid, t->tid, comm);
+	}
+	for (size_t i = 0; i < p->nexec_maps; i++) {
+		p->exec_maps[i].pid = p->pid;
+		if (s->map_listener)
+			s->map_listener(s->map_listener_ctx, &p->exec_maps[i]);
+	}
+	release_vfork_parent(s, p->pid);
+	return p->entry;
+}
