@@ -156,11 +156,45 @@ struct recorder {
 	const struct cpu_model *cpu;
 	const struct pmu *pmu;
 	uint32_t pid;
+	uint32_t *task_pid;  /* process of thread pid + i */
+	uint32_t ntask;
 	int err;
 	struct perf_branch br[LBR_MAX_DEPTH];
 	const char *files[SIM_MAX_MAPPINGS]; /* files whose build id is written */
 	size_t nfiles;
 };
+
+static uint64_t now_ns(const struct recorder *r)
+{
+	return pmu_cycles(r->pmu) * 1000 / r->cpu->mhz;
+}
+
+/* The process of a thread (threads of the program's processes get ids in
+ * order from the first pid on). */
+static uint32_t pid_of(const struct recorder *r, uint32_t tid)
+{
+	return tid >= r->pid && tid - r->pid < r->ntask ? r->task_pid[tid - r->pid] : r->pid;
+}
+
+static void set_pid_of(struct recorder *r, uint32_t tid, uint32_t pid)
+{
+	if (tid < r->pid)
+		return;
+	uint32_t i = tid - r->pid;
+	if (i >= r->ntask) {
+		uint32_t n = i + 64;
+		uint32_t *np = realloc(r->task_pid, n * sizeof(*np));
+		if (!np) {
+			r->err = PMUSIM_ERR_NOMEM;
+			return;
+		}
+		for (uint32_t k = r->ntask; k < n; k++)
+			np[k] = r->pid;
+		r->task_pid = np;
+		r->ntask = n;
+	}
+	r->task_pid[i] = pid;
+}
 
 static void on_sample(void *ctx, const struct pmu_sample *s)
 {
@@ -173,7 +207,7 @@ static void on_sample(void *ctx, const struct pmu_sample *s)
 		};
 	struct perf_sample ps = {
 		.id = s->counter + 1, .ip = s->ip, .time = s->cycle * 1000 / r->cpu->mhz,
-		.period = s->period, .pid = r->pid, .tid = s->tid, .misc = PERF_RECORD_MISC_USER,
+		.period = s->period, .pid = pid_of(r, s->tid), .tid = s->tid, .misc = PERF_RECORD_MISC_USER,
 		.nbr = s->nbr, .br = r->br,
 	};
 	if (!r->err)
@@ -222,7 +256,7 @@ static int open_output(struct recorder *r, const struct record_args *a, const st
 static int describe_mapping(struct recorder *r, const struct sim_mapping *m)
 {
 	int err = perfdata_write_mmap2(r->w, m->pid, m->pid, m->addr, m->len, m->pgoff, (uint32_t)m->prot,
-				       0x2 /* MAP_PRIVATE */, m->path, 0);
+				       0x2 /* MAP_PRIVATE */, m->path, r->pmu ? now_ns(r) : 0);
 	for (size_t i = 0; i < r->nfiles; i++)
 		if (strcmp(r->files[i], m->path) == 0)
 			return err;
@@ -243,17 +277,13 @@ static void on_mapping(void *ctx, const struct sim_mapping *m)
 		r->err = describe_mapping(r, m);
 }
 
-static uint64_t now_ns(const struct recorder *r)
-{
-	return pmu_cycles(r->pmu) * 1000 / r->cpu->mhz;
-}
-
 /* Tasks as perf record writes them with inheritance: FORK for a new thread or
  * process (its comm is its parent's until it renames itself or executes a
  * program), COMM with the exec flag for execve, EXIT when a process ends. */
 static void on_fork(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
 {
 	struct recorder *r = ctx;
+	set_pid_of(r, tid, pid);
 	if (!r->err)
 		r->err = perfdata_write_task(r->w, PERF_RECORD_FORK, pid, ppid, tid, ptid, now_ns(r));
 }
@@ -352,6 +382,7 @@ out:
 	if (r.w)
 		perfdata_writer_abort(r.w);
 	pmu_free(pmu);
+	free(r.task_pid);
 	program_free(&p);
 	return status;
 }

@@ -136,7 +136,7 @@ static void add_exec_map(struct sim *s, const struct image *im, const GElf_Phdr 
 		return;
 	s->p->exec_maps[s->p->nexec_maps++] = (struct sim_mapping){
 		.addr = PAGE_DOWN(va), .len = PAGE_UP(va + ph->p_memsz) - PAGE_DOWN(va),
-		.pgoff = PAGE_DOWN(ph->p_offset), .path = im->abs,
+		.pgoff = PAGE_DOWN(ph->p_offset), .path = im->abs, .pid = s->p->pid,
 		.prot = ((ph->p_flags & PF_R) ? PROT_READ : 0) | ((ph->p_flags & PF_W) ? PROT_WRITE : 0) |
 			PROT_EXEC,
 	};
