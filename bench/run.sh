@@ -58,6 +58,24 @@ summary 13 stat/run ""
 awk '{if ($12 < 1) fast++} END {printf "pmusim --truth faster than callgrind on %d of %d workloads\n", fast, NR}' "$rows"
 echo "(medians of $RUNS runs; every guest store costs ~70 ns in Unicorn 2.0.1, see README)"
 
+# Real programs (#5): Debian's gzip compressing 3 MB of text (dynamic, ld.so and
+# libc.so.6) and the pthreads workload (8 threads on the simulated CPU).
+echo
+awk 'BEGIN { x = 12345; for (i = 0; i < 60000; i++) { x = (x * 1103515245 + 12345) % 2147483648;
+	printf "line %d value %d and some words to compress %x\n", i, x, x } }' > "$tmp/gzip.in"
+printf '%-13s %9s %9s %9s %9s %10s %10s %10s\n' program native_s run_s record_s cgrind_s run/native \
+	record/run run/cgrind
+for w in gzip threads; do
+	if [ "$w" = gzip ]; then set -- /usr/bin/gzip -c -6 "$tmp/gzip.in"; else set -- "$WL/threads"; fi
+	[ -x "$1" ] || { echo "bench: $1 missing, skipped" >&2; continue; }
+	n=$(median "$@")
+	r=$(median "$PMUSIM" run -- "$@")
+	rc=$(median "$PMUSIM" record -e br_inst_retired.near_taken -c 10007 -b --lbr-depth 32 -o "$tmp/p.data" -- "$@")
+	c=$(median valgrind --tool=callgrind --collect-jumps=yes --callgrind-out-file=/dev/null "$@")
+	awk -v w="$w" -v n="$n" -v r="$r" -v rc="$rc" -v c="$c" 'BEGIN {
+		printf "%-13s %9.3f %9.3f %9.3f %9.3f %10.1f %10.3f %10.3f\n", w, n, r, rc, c, r / n, rc / r, r / c }'
+done
+
 # The profiler: samples per second of each method on one recording of loops,
 # and perf2bolt on the same perf.data (target: pmusim >= 10x faster).
 echo

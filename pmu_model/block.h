@@ -80,6 +80,8 @@ struct retired_block {
 	uint8_t kind;       /* info->kind, or BK_NONE when the terminator did not retire */
 	uint8_t taken;      /* branches: 1 when taken (always 1 for jmp/call/ret) */
 	uint8_t run_start;  /* 1 when entered by a control transfer or at program start */
+	uint8_t new_context;/* 1 for the first block after a context switch or an execve
+	                     * (another thread or address space runs from here on) */
 };
 
 /* Consumer of the stream. Called once per retired block, in program order. */

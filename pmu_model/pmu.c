@@ -40,7 +40,6 @@ struct pmu {
 	uint32_t sampled[PMU_MAX_COUNTERS]; /* indices of the sampling counters */
 	uint32_t nsampled;
 	uint64_t mis_q, taken_q, rep_q; /* extra quarter cycles: misprediction, taken branch, REP iteration */
-	uint32_t tid;       /* thread of the previous block: another one is a context switch */
 	uint32_t *cost;     /* cached full-run cost (quarter cycles + 1) by run id, 0 unknown */
 	uint32_t ncost;
 	/* the pending PMI */
@@ -303,10 +302,8 @@ static void pmu_retire(void *ctx, const struct retired_block *rb)
 	int mis = 0;
 	if (n == 0)
 		return;
-	if (rb->tid != p->tid) {
-		p->tid = rb->tid;
+	if (rb->new_context)
 		lbr_reset(&p->lbr);
-	}
 	if (kind == BK_COND) {
 		mis = bpred_cond(&p->bp, bi->term, (int)taken);
 		extra = (uint64_t)mis * p->mis_q + taken * p->taken_q;

@@ -17,11 +17,12 @@
  * instruction after it. Overflows that happen while a PMI is pending join it
  * (one sample per overflowed counter, its period the sum of the periods).
  *
- * One CPU: blocks of all threads arrive in the order they ran. A block of
- * another thread than the previous one is a context switch: the LBR is
- * emptied, as Linux does when it switches tasks and the branch stack is not
- * kept per task (intel_pmu_lbr_sched_task); counters, predictor and the
- * pending PMI carry on, as they are per CPU. */
+ * One CPU: blocks of all threads arrive in the order they ran. At a block
+ * marked new_context (a context switch, or an execve that replaced the address
+ * space) the LBR is emptied, as Linux does when it switches tasks and the
+ * branch stack is not kept per task (intel_pmu_lbr_sched_task: LBR entries
+ * carry no address-space tag); counters, predictor and the pending PMI carry
+ * on, as they are per CPU. */
 #ifndef PMUSIM_PMU_MODEL_PMU_H
 #define PMUSIM_PMU_MODEL_PMU_H
 

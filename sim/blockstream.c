@@ -17,6 +17,7 @@ struct bstream {
 	struct block_sink image_sinks[BSTREAM_MAX_SINKS];
 	int nimage_sinks;
 	int image_on;
+	int new_context;          /* the next block emitted starts a new context */
 	uint32_t tid;
 	uint64_t insns;
 	/* pending TB */
@@ -89,6 +90,11 @@ void bstream_set_next_run_start(struct bstream *bs, int v)
 	bs->next_run_start = v;
 }
 
+void bstream_new_context(struct bstream *bs)
+{
+	bs->new_context = 1;
+}
+
 int bstream_cond_taken(int cond, uint64_t f, uint64_t rcx)
 {
 	int cf = (f >> 0) & 1, pf = (f >> 2) & 1, zf = (f >> 6) & 1;
@@ -124,6 +130,8 @@ static void emit(struct bstream *bs, struct retired_block *rb)
 {
 	rb->tid = bs->tid;
 	rb->run_start = (uint8_t)bs->cur_run_start;
+	rb->new_context = (uint8_t)bs->new_context;
+	bs->new_context = 0;
 	bs->insns += rb->ninsns;
 	for (int i = 0; i < bs->nsinks; i++)
 		bs->sinks[i].retire(bs->sinks[i].ctx, rb);

@@ -53,6 +53,8 @@ void bstream_set_tid(struct bstream *bs, uint32_t tid);
  * the incoming thread's; signal delivery sets it (the handler is entered). */
 int bstream_next_run_start(const struct bstream *bs);
 void bstream_set_next_run_start(struct bstream *bs, int v);
+/* The next block retired starts a new context (retired_block.new_context). */
+void bstream_new_context(struct bstream *bs);
 
 /* A TB starting at addr, size bytes long, begins executing. Returns 0, or a
  * negative pmusim_err when the TB contradicts the decoded code (internal error). */

@@ -506,6 +506,8 @@ int64_t sys_execve(struct sim *s, uint64_t pathp, uint64_t argvp, uint64_t envpp
 	int r = mem_read_str(s, pathp, path, sizeof(path));
 	if (r < 0)
 		return r;
+	if (strcmp(path, "/proc/self/exe") == 0) /* the guest program, not pmusim (busybox re-executes itself) */
+		snprintf(path, sizeof(path), "%s", s->p->exe_abs);
 	size_t bytes = 0;
 	int64_t err;
 	char **argv = read_strings(s, argvp, &bytes, &err);
@@ -608,6 +610,7 @@ uint64_t proc_exec(struct sim *s, uint64_t pc)
 	uc_context_alloc(p->uc, &t->regs);
 	proc_enter(s, p);
 	bstream_set_next_run_start(s->bs, 1);
+	bstream_new_context(s->bs);
 	if (s->task.exec) {
 		const char *b = strrchr(p->path, '/');
 		char comm[16];

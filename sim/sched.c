@@ -140,6 +140,7 @@ static int64_t new_thread(struct sim *s, uint64_t flags, uint64_t stack, uint64_
 	memset(t, 0, sizeof(*t));
 	if (uc_context_alloc(s->p->uc, &t->regs) != UC_ERR_OK)
 		return -ENOMEM;
+	t->proc = s->p;
 	t->tid = s->next_tid;
 	uint32_t tid = t->tid;
 	if ((flags & CLONE_PARENT_SETTID_F) && mem_write(s, ptid, &tid, 4) < 0)
@@ -464,6 +465,7 @@ static uint64_t load_thread(struct sim *s, size_t idx)
 	uc_context_restore(s->p->uc, t->regs);
 	bstream_set_tid(s->bs, t->tid);
 	bstream_set_next_run_start(s->bs, t->run_start);
+	bstream_new_context(s->bs);
 	s->slice_end = bstream_insns(s->bs) + s->quantum;
 	return t->resume_pc;
 }

@@ -68,7 +68,7 @@ static struct pmu *mk(struct pmu_config *cfg)
 static void feed(struct pmu *p, const struct block_info *bi, uint32_t n, int kind, int taken,
 		 uint64_t next, uint64_t iters)
 {
-	struct retired_block rb = {bi, next, iters, 7, n, (uint8_t)kind, (uint8_t)taken, 1};
+	struct retired_block rb = {bi, next, iters, 7, n, (uint8_t)kind, (uint8_t)taken, 1, 0};
 	struct block_sink s = pmu_block_sink(p);
 	s.retire(s.ctx, &rb);
 }
@@ -95,6 +95,29 @@ START_TEST(overflow_at_exact_instruction)
 		ck_assert_uint_eq(got[k].period, 13);
 		ck_assert_uint_eq(got[k].tid, 7);
 	}
+	pmu_free(p);
+}
+END_TEST
+
+/* A context switch (new_context) empties the LBR: a sample 3 taken branches
+ * after it holds those 3 only, though 10 were taken before; counters go on. */
+START_TEST(context_switch_empties_lbr)
+{
+	struct pmu_config cfg = {.nctr = 1, .ctr = {{EV_NEAR_TAKEN, 13}}, .lbr_depth = 8,
+				 .lbr_filter = LBR_F_ANY};
+	struct pmu *p = mk(&cfg);
+	for (int i = 0; i < 10; i++)
+		loop_iter(p, 1);
+	struct retired_block rb = {&L, 0x401000, 0, 8, 8, BK_COND, 1, 1, 1}; /* thread 8 runs now */
+	struct block_sink s = pmu_block_sink(p);
+	s.retire(s.ctx, &rb);
+	rb.new_context = 0;
+	s.retire(s.ctx, &rb);
+	s.retire(s.ctx, &rb);
+	ck_assert_uint_eq(ngot, 1);
+	ck_assert_uint_eq(got[0].tid, 8);
+	ck_assert_uint_eq(got[0].nbr, 3);
+	ck_assert_uint_eq(pmu_count(p, 0), 13);
 	pmu_free(p);
 }
 END_TEST
@@ -521,6 +544,7 @@ int main(void)
 	Suite *s = suite_create("pmu");
 	TCase *tc = tcase_create("pmu");
 	tcase_add_test(tc, overflow_at_exact_instruction);
+	tcase_add_test(tc, context_switch_empties_lbr);
 	tcase_add_test(tc, cycles_overflow_at_exact_instruction);
 	tcase_add_test(tc, taken_branch_trigger_is_newest_lbr_entry);
 	tcase_add_test(tc, event_counts);
