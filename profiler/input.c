@@ -109,7 +109,44 @@ struct feed {
 	int have_map;
 	struct mapping libs[32]; /* other files mapped executable: shared libraries */
 	size_t nlibs, nadded;
+	/* perf.data: the processes running the program (pid of its MMAP records, their
+	 * forks, less those that executed another one); samples of others are skipped,
+	 * their addresses mean other code */
+	uint32_t pids[1024];
+	size_t npids;
+	int pid_overflow;
+	int seen_mmap;          /* the file maps files at all (else every sample counts) */
 };
+
+static int pid_index(const struct feed *f, uint32_t pid)
+{
+	for (size_t i = 0; i < f->npids; i++)
+		if (f->pids[i] == pid)
+			return (int)i;
+	return -1;
+}
+
+static void pid_add(struct feed *f, uint32_t pid)
+{
+	if (pid_index(f, pid) >= 0)
+		return;
+	if (f->npids == sizeof(f->pids) / sizeof(f->pids[0]))
+		f->pid_overflow = 1; /* too many to tell apart: keep every sample */
+	else
+		f->pids[f->npids++] = pid;
+}
+
+static void on_task(struct feed *f, const struct perf_record *r)
+{
+	if (r->type == PERF_RECORD_FORK && r->u.task.pid != r->u.task.ppid &&
+	    pid_index(f, r->u.task.ppid) >= 0)
+		pid_add(f, r->u.task.pid); /* a forked copy runs the program too */
+	if (r->type == PERF_RECORD_COMM && (r->misc & PERF_RECORD_MISC_COMM_EXEC)) {
+		int i = pid_index(f, r->u.comm.pid); /* it runs another program now */
+		if (i >= 0)
+			f->pids[i] = f->pids[--f->npids];
+	}
+}
 
 /* Adds the libraries seen so far to the binary (those whose files are here). */
 static void add_libs(struct feed *f)
@@ -169,6 +206,8 @@ static int on_sample(struct feed *f, const struct perf_sample *s, char *msg, siz
 			return 0;
 		const struct perfdata_event *e = perfdata_event(f->src.pd, (size_t)ev);
 		trigger = trigger_of_event(e->type, e->config);
+		if (f->seen_mmap && !f->pid_overflow && pid_index(f, s->pid) < 0)
+			return 0; /* another process, or before the program is mapped */
 	}
 	int err;
 	if (!f->prof && (err = first_sample(f, msg, ml)) < 0)
@@ -201,10 +240,16 @@ static void on_mmap(struct feed *f, const struct perf_record *r)
 		return;
 	if (r->type == PERF_RECORD_MMAP2 && !(r->u.mmap.prot & 4 /* PROT_EXEC */))
 		return;
+	f->seen_mmap = 1;
+	if (f->have_map && strcmp(r->u.mmap.filename, f->m.path) == 0) {
+		pid_add(f, r->u.mmap.pid); /* another process runs the program */
+		return;
+	}
 	if (f->have_map || !matches(&f->src, r->u.mmap.filename, f->io, f->want_id, f->want_len)) {
 		on_lib(f, r);
 		return;
 	}
+	pid_add(f, r->u.mmap.pid);
 	snprintf(f->m.path, sizeof(f->m.path), "%s", r->u.mmap.filename);
 	f->m.addr = r->u.mmap.addr;
 	f->m.pgoff = r->u.mmap.pgoff;
@@ -270,6 +315,8 @@ int input_profile(const char *path, const struct input_opts *io, const struct pr
 	while (err >= 0 && (err = source_next(&f.src, &r, msg, ml)) > 0) {
 		if (r.type == PERF_RECORD_MMAP || r.type == PERF_RECORD_MMAP2)
 			on_mmap(&f, &r);
+		else if (r.type == PERF_RECORD_FORK || r.type == PERF_RECORD_COMM)
+			on_task(&f, &r);
 		else if (r.type == PERF_RECORD_SAMPLE)
 			err = on_sample(&f, &r.u.sample, msg, ml);
 	}

@@ -69,6 +69,7 @@ enum perf_br_type {
 #define PERF_RECORD_FINISHED_ROUND 68u
 
 #define PERF_RECORD_MISC_USER 2u
+#define PERF_RECORD_MISC_COMM_EXEC (1u << 13)
 
 /* One branch-stack entry as perf_branch_entry: flags word bit 0 mispred,
  * bit 1 predicted, bits 4..19 cycles, bits 20..23 type; all other bits zero. */
@@ -179,6 +180,9 @@ struct perf_record {
 			uint32_t prot, flags; /* MMAP2 only */
 			const char *filename;
 		} mmap;
+		struct { /* FORK and EXIT */
+			uint32_t pid, ppid, tid, ptid;
+		} task;
 	} u;
 	uint64_t time;   /* sample time, or the sample_id_all trailer's */
 };

@@ -195,6 +195,13 @@ int perfdata_next(struct perfdata *pd, struct perf_record *rec, char *msg, size_
 		} else if (rec->type == PERF_RECORD_COMM || rec->type == PERF_RECORD_MMAP ||
 		           rec->type == PERF_RECORD_MMAP2) {
 			rc = parse_task_record(pd, p, size, rec);
+		} else if (rec->type == PERF_RECORD_FORK || rec->type == PERF_RECORD_EXIT) {
+			/* pid, ppid, tid, ptid, time (perf_event.h) */
+			uint16_t tlen;
+			rc = size < 32 || parse_trailer(pd, p, size, &tlen, &rec->time) ? PMUSIM_ERR_FORMAT : 0;
+			memcpy(&rec->u.task, p + 8, 16);
+			if (!rc)
+				rec->time = u64_at(p + 24);
 		} else {
 			continue; /* records the interface does not carry */
 		}

@@ -300,7 +300,7 @@ int perfdata_write_comm(struct perfdata_writer *w, uint32_t pid, uint32_t tid, c
 int perfdata_write_comm_exec(struct perfdata_writer *w, uint32_t pid, uint32_t tid,
 			     const char *comm, uint64_t time)
 {
-	return write_comm(w, pid, tid, comm, time, 0x2000 /* PERF_RECORD_MISC_COMM_EXEC */);
+	return write_comm(w, pid, tid, comm, time, PERF_RECORD_MISC_COMM_EXEC);
 }
 
 int perfdata_write_task(struct perfdata_writer *w, uint32_t type, uint32_t pid, uint32_t ppid,

@@ -360,7 +360,7 @@ START_TEST(sigint_leaves_readable_file)
 		execl(pmusim(), pmusim(), "record", "-c", "100000", "-b", "-o", data, "--", prog, (char *)NULL);
 		_exit(127);
 	}
-	usleep(700000);
+	usleep(2000000); /* long enough for dozens of samples in the sanitizer build too */
 	kill(pid, SIGINT);
 	int st, lines;
 	waitpid(pid, &st, 0);

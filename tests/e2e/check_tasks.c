@@ -148,6 +148,19 @@ START_TEST(pipeline_recording)
 	ck_assert_msg(st == 0 && out && strlen(out) > 1000 && !strstr(out, "mismatch of LBR data"),
 		      "brstackinsn found a mismatch");
 	free(out);
+	/* the profiler takes the samples of the process while it runs the program
+	 * it is asked about (not before its execve), as many as perf script shows */
+	char *c[] = {"perf", "script", "-i", (char *)data, "-F", "comm,pid", NULL};
+	out = run_capture(c, &st);
+	int nsort = count_lines(out, "sort  1002");
+	free(out);
+	char *d[] = {(char *)pmusim(), "report", "-i", (char *)data, "--binary", "/usr/bin/sort", NULL};
+	out = run_capture(d, &st);
+	int n = -1;
+	ck_assert_msg(st == 0 && out && sscanf(out, "# method cbt: %d samples", &n) == 1, "report: %.300s", out);
+	ck_assert_int_gt(nsort, 20);
+	ck_assert_int_eq(n, nsort);
+	free(out);
 }
 END_TEST
 
