@@ -64,11 +64,16 @@ int program_option(struct program *p, int code, const char *arg)
 		return 1;
 	case PROG_O_CLEAR_ENV: p->clear_env = 1; return 1;
 	case PROG_O_INTERP: p->so.interp = arg; return 1;
-	case PROG_O_QUANTUM:
-		if (parse_u64(arg, &p->so.quantum) < 0 || p->so.quantum == 0)
-			return fprintf(stderr, "%s: --quantum needs a positive number of instructions, not '%s'\n",
-				       p->cmd, arg), -1;
+	case PROG_O_QUANTUM: {
+		char num[32];
+		size_t n = strlen(arg);
+		p->so.quantum_cycles = n > 1 && arg[n - 1] == 'c';
+		snprintf(num, sizeof(num), "%.*s", (int)(n - (size_t)p->so.quantum_cycles), arg);
+		if (n >= sizeof(num) || parse_u64(num, &p->so.quantum) < 0 || p->so.quantum == 0)
+			return fprintf(stderr, "%s: --quantum needs a positive number of instructions, or of "
+				       "cycles with a c after it, not '%s'\n", p->cmd, arg), -1;
 		return 1;
+	}
 	default: return 0;
 	}
 }
@@ -139,6 +144,11 @@ int program_parse(struct program *p, int argc, char **argv, const char *shortopt
 	return program_args(p, argc, argv, optind);
 }
 
+static uint64_t clock_cycles(void *ctx)
+{
+	return pmu_cycles(ctx);
+}
+
 int program_load(struct program *p)
 {
 	char msg[512] = "";
@@ -147,6 +157,16 @@ int program_load(struct program *p)
 	if (err < 0) {
 		fprintf(stderr, "pmusim: %s\n", msg[0] ? msg : pmusim_strerror(err));
 		return -1;
+	}
+	if (p->so.quantum_cycles) {
+		/* threads take turns by the timing model's cycles (without interrupt costs) */
+		struct pmu_config cfg = {.seed = p->so.seed};
+		if (pmu_new(&cfg, (struct pmu_sample_sink){0}, &p->clock, msg, sizeof(msg)) < 0 ||
+		    sim_add_sink(p->sim, pmu_block_sink(p->clock)) < 0) {
+			fprintf(stderr, "pmusim: out of memory\n");
+			return -1;
+		}
+		sim_set_clock(p->sim, clock_cycles, p->clock);
 	}
 	if (p->truth || p->truth_json) {
 		p->t = truth_new();
@@ -228,6 +248,7 @@ void program_free(struct program *p)
 {
 	truth_free(p->t);
 	sim_free(p->sim);
+	pmu_free(p->clock);
 	free(p->env);
 	free((void *)p->so.envp);
 	memset(p, 0, sizeof(*p));

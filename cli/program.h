@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <stdint.h>
 
+#include "pmu_model/pmu.h"
 #include "sim/sim.h"
 #include "sim/truth.h"
 
@@ -41,8 +42,9 @@ enum {
 	"  --clear-env       start the program with an empty environment\n"             \
 	"  --interp PATH     program interpreter for a dynamic program instead of its\n"  \
 	"                    PT_INTERP (a missing one falls back to the system's)\n"  \
-	"  --quantum N       instructions a thread runs before the next runnable one\n" \
-	"                    gets the simulated CPU (default 1000000)\n"
+	"  --quantum N[c]    instructions (cycles of the timing model with a c) a thread\n" \
+	"                    runs before the next runnable one gets the simulated CPU\n" \
+	"                    (default 1000000 instructions)\n"
 
 struct program {
 	const char *cmd;        /* "pmusim run" etc., for messages */
@@ -53,6 +55,7 @@ struct program {
 	int clear_env;
 	struct sim *sim;
 	struct truth *t;
+	struct pmu *clock;      /* timing model for a quantum in cycles */
 	struct sim_result res;
 };
 

@@ -281,8 +281,9 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
 			return;
 		}
 	}
-	if (bstream_insns(s->bs) >= s->attention_at && !s->limit_armed &&
-	    !bstream_is_rep_continuation(s->bs, addr)) {
+	if ((bstream_insns(s->bs) >= s->attention_at ||
+	     (s->cycle_slices && s->clock(s->clock_ctx) >= s->slice_end)) &&
+	    !s->limit_armed && !bstream_is_rep_continuation(s->bs, addr)) {
 		sched_tick(s, addr); /* a slice ended or a timer expired */
 		return;
 	}
@@ -441,6 +442,12 @@ int sim_add_sink(struct sim *s, struct block_sink sink)
 int sim_add_image_sink(struct sim *s, struct block_sink sink)
 {
 	return bstream_add_image_sink(s->bs, sink);
+}
+
+void sim_set_clock(struct sim *s, uint64_t (*cycles)(void *ctx), void *ctx)
+{
+	s->clock = cycles;
+	s->clock_ctx = ctx;
 }
 
 void sim_set_interrupt_flag(struct sim *s, volatile int *flag)

@@ -113,7 +113,7 @@ int sim_run(struct sim *s, struct sim_result *res)
 	memset(res, 0, sizeof(*res));
 	s->res = res;
 	uint64_t pc = s->p->entry, until = UNTIL_NEVER;
-	s->slice_end = s->quantum;
+	s->slice_end = (s->opt.quantum_cycles && s->clock ? s->clock(s->clock_ctx) : 0) + s->quantum;
 	sched_update_attention(s);
 	for (;;) {
 		s->restart = 0;

@@ -86,10 +86,18 @@ static size_t runnable_count(const struct sim *s)
 	return n;
 }
 
+/* Where the running thread is in its slice: instructions, or clock cycles. */
+static uint64_t slice_now(struct sim *s)
+{
+	return s->opt.quantum_cycles && s->clock ? s->clock(s->clock_ctx) : bstream_insns(s->bs);
+}
+
 void sched_update_attention(struct sim *s)
 {
 	uint64_t at = signal_timer_insns(s);
-	if (runnable_count(s) > 1 && s->slice_end < at)
+	int others = runnable_count(s) > 1;
+	s->cycle_slices = others && s->opt.quantum_cycles && s->clock;
+	if (others && !s->cycle_slices && s->slice_end < at)
 		at = s->slice_end;
 	s->attention_at = at;
 }
@@ -466,7 +474,7 @@ static uint64_t load_thread(struct sim *s, size_t idx)
 	bstream_set_tid(s->bs, t->tid);
 	bstream_set_next_run_start(s->bs, t->run_start);
 	bstream_new_context(s->bs);
-	s->slice_end = bstream_insns(s->bs) + s->quantum;
+	s->slice_end = slice_now(s) + s->quantum;
 	return t->resume_pc;
 }
 
@@ -518,7 +526,7 @@ uint64_t sched_attend(struct sim *s)
 			pc = signal_deliver(s, pc);
 			continue;
 		}
-		int slice_over = bstream_insns(s->bs) >= s->slice_end;
+		int slice_over = slice_now(s) >= s->slice_end;
 		if (slice_over || t->state != TS_RUNNABLE)
 			poll_io(s, 0);
 		if (t->state == TS_RUNNABLE && (!slice_over || runnable_count(s) == 1))
@@ -537,7 +545,7 @@ uint64_t sched_attend(struct sim *s)
 		}
 		if ((size_t)next == s->cur) {
 			/* it was woken (or its slice renewed) while nobody else could run */
-			s->slice_end = bstream_insns(s->bs) + s->quantum;
+			s->slice_end = slice_now(s) + s->quantum;
 			continue;
 		}
 		save_thread(s, t, pc);

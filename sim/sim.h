@@ -25,6 +25,7 @@ struct sim_options {
 	int strict;              /* unsupported system calls are fatal */
 	const char *interp;      /* program interpreter to use instead of PT_INTERP's, or NULL */
 	uint64_t quantum;        /* instructions a thread runs before the next one gets the CPU (0: 1,000,000) */
+	int quantum_cycles;      /* the quantum counts cycles of the clock (sim_set_clock) instead */
 	FILE *log;               /* pmusim's own messages (stderr) */
 };
 
@@ -63,6 +64,10 @@ int sim_add_image_sink(struct sim *s, struct block_sink sink);
 /* Runs the guest to its end. Always fills res; returns 0, or a negative
  * pmusim_err when res->end == SIM_END_ERROR. */
 int sim_run(struct sim *s, struct sim_result *res);
+
+/* The cycle count of a timing model fed by this machine's blocks, for a
+ * quantum in cycles (options.quantum_cycles). */
+void sim_set_clock(struct sim *s, uint64_t (*cycles)(void *ctx), void *ctx);
 
 /* Emulation stops (as if by SIGINT) once *flag becomes non-zero, e.g. from a
  * host SIGINT handler; checked at every block. */

@@ -167,7 +167,10 @@ struct sim {
 	uint32_t next_tid;
 	uint64_t wait_seq;
 	uint64_t quantum;            /* instructions a thread runs before another gets the CPU */
-	uint64_t slice_end;          /* instruction count at which the running thread's slice ends */
+	uint64_t slice_end;          /* instructions (or clock cycles) at which the running thread's slice ends */
+	uint64_t (*clock)(void *ctx);/* cycles, for a quantum in cycles */
+	void *clock_ctx;
+	int cycle_slices;            /* a cycle quantum is running out and another thread waits for it */
 	uint64_t attention_at;       /* instruction count at which hook_block calls in the scheduler */
 	int attention;               /* emulation stopped for the scheduler; resume_pc says where */
 	uint64_t resume_pc;

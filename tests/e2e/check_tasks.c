@@ -22,6 +22,7 @@ struct task_case {
 static const struct task_case cases[] = {
 	{__LINE__, "threads", {0}, NULL},
 	{__LINE__, "threads", {0}, "997"},
+	{__LINE__, "threads", {0}, "2500c"},
 	{__LINE__, "signals", {0}, NULL},
 	{__LINE__, "/bin/sh", {"-c", "seq 1000 | sort -r | head"}, NULL},
 	{__LINE__, "/bin/sh", {"-c", "seq 30000 | gzip -9 | gunzip | sha256sum"}, NULL},

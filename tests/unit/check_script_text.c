@@ -418,7 +418,8 @@ static char **keys_of(int (*next)(void *, struct perf_record *, char *, size_t),
 	int rc;
 	*n = 0;
 	while ((rc = next(rd, &r, msg, sizeof(msg))) == 1) {
-		if (r.type == PERF_RECORD_COMM)
+		/* task records: the text reader carries none of them */
+		if (r.type == PERF_RECORD_COMM || r.type == PERF_RECORD_FORK || r.type == PERF_RECORD_EXIT)
 			continue;
 		if (*n == cap)
 			k = realloc(k, (cap *= 2) * sizeof(*k));
