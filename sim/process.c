@@ -355,6 +355,8 @@ void proc_end(struct sim *s, int wait_status)
 			t->state = TS_EXITED;
 			s->nlive--;
 		}
+		if (t->proc == p)
+			thread_free_contexts(t); /* the engine closes once emulation stopped */
 	}
 	p->nlive = 0;
 	p->state = PROC_ZOMBIE;
@@ -566,6 +568,16 @@ uint64_t proc_exec(struct sim *s, uint64_t pc)
 	struct thread *t = cur_thread(s);
 	s->exec_pending = 0;
 	bstream_finish(s->bs, pc, 0);
+	for (size_t i = 0; i < s->nthreads; i++) { /* other threads end (de_thread) */
+		struct thread *o = &s->threads[i];
+		if (o != t && o->proc == p && o->state != TS_EXITED) {
+			o->state = TS_EXITED;
+			s->nlive--;
+			p->nlive--;
+		}
+		if (o->proc == p)
+			thread_free_contexts(o); /* before the engine closes */
+	}
 	proc_image_close(s, p);
 	if (p->image)
 		free(p->path);
@@ -587,16 +599,7 @@ uint64_t proc_exec(struct sim *s, uint64_t pc)
 			p->sig_handlers[i] = (uint64_t)(uintptr_t)SIG_DFL;
 		p->sig_flags[i] = p->sig_restorer[i] = p->sig_mask[i] = 0;
 	}
-	for (size_t i = 0; i < s->nthreads; i++) { /* other threads end (de_thread) */
-		struct thread *o = &s->threads[i];
-		if (o != t && o->proc == p && o->state != TS_EXITED) {
-			o->state = TS_EXITED;
-			s->nlive--;
-			p->nlive--;
-		}
-	}
 	t->ss_sp = t->ss_size = 0;
-	t->nsigctx = 0;
 	t->clear_child_tid = 0;
 	char msg[256];
 	if (proc_image_open(s, p, msg, sizeof(msg)) < 0) {
@@ -605,8 +608,6 @@ uint64_t proc_exec(struct sim *s, uint64_t pc)
 		proc_end(s, SIGSEGV);
 		return pc;
 	}
-	uc_context_free(t->regs);
-	t->regs = NULL;
 	uc_context_alloc(p->uc, &t->regs);
 	proc_enter(s, p);
 	bstream_set_next_run_start(s->bs, 1);

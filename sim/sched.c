@@ -49,17 +49,25 @@ int sched_init(struct sim *s)
 	return 0;
 }
 
+void thread_free_contexts(struct thread *t)
+{
+	if (t->regs)
+		uc_context_free(t->regs);
+	t->regs = NULL;
+	for (int k = 0; k < SIG_CTX_DEPTH; k++) {
+		if (t->sigctx[k].regs)
+			uc_context_free(t->sigctx[k].regs);
+		t->sigctx[k].regs = NULL;
+	}
+	t->nsigctx = 0;
+}
+
 void sched_free(struct sim *s)
 {
 	if (!s->threads)
 		return;
-	for (size_t i = 0; i < s->nthreads; i++) {
-		struct thread *t = &s->threads[i];
-		if (t->regs)
-			uc_context_free(t->regs);
-		for (int k = 0; k < t->nsigctx; k++)
-			uc_context_free(t->sigctx[k].regs);
-	}
+	for (size_t i = 0; i < s->nthreads; i++)
+		thread_free_contexts(&s->threads[i]);
 	free(s->threads);
 }
 
@@ -366,6 +374,7 @@ void sys_thread_exit(struct sim *s, int status)
 			futex_wake(s, t->clear_child_tid, 1, FUTEX_BITSET_ANY);
 	}
 	t->state = TS_EXITED;
+	thread_free_contexts(t);
 	s->nlive--;
 	s->p->nlive--;
 	sched_request(s, s->syscall_pc + 2);

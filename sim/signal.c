@@ -185,8 +185,9 @@ static uint64_t enter_handler(struct sim *s, struct thread *t, int sig, const st
 		memmove(&t->sigctx[0], &t->sigctx[1], (SIG_CTX_DEPTH - 1) * sizeof(t->sigctx[0]));
 		t->nsigctx--;
 		t->sigctx[t->nsigctx].regs = oldest;
-	} else if (uc_context_alloc(s->p->uc, &t->sigctx[t->nsigctx].regs) != UC_ERR_OK) {
-		t->sigctx[t->nsigctx].regs = NULL;
+	} else if (!t->sigctx[t->nsigctx].regs &&
+		   uc_context_alloc(s->p->uc, &t->sigctx[t->nsigctx].regs) != UC_ERR_OK) {
+		t->sigctx[t->nsigctx].regs = NULL; /* slots keep their context once allocated */
 	}
 	if (t->sigctx[t->nsigctx].regs) {
 		uc_reg_write(s->p->uc, UC_X86_REG_RIP, &pc);

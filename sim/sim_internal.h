@@ -239,6 +239,9 @@ void syscall_close_fds(struct sim *s);
 int sched_init(struct sim *s);
 void sched_free(struct sim *s);
 static inline struct thread *cur_thread(struct sim *s) { return &s->threads[s->cur]; }
+/* Frees a thread's saved register files (before its process's engine closes:
+ * Unicorn ties them to the engine). */
+void thread_free_contexts(struct thread *t);
 /* Stops emulation so the run loop calls sched_attend; the thread goes on at pc. */
 void sched_request(struct sim *s, uint64_t pc);
 /* Called by the run loop after a requested stop: delivers signals, switches
