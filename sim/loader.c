@@ -157,10 +157,21 @@ static int map_segments(struct sim *s, Elf *elf, size_t phnum, const unsigned ch
 			continue;
 		uint64_t va = ph.p_vaddr + bias;
 		uint64_t start = PAGE_DOWN(va), end = PAGE_UP(va + ph.p_memsz);
-		for (uint64_t p = start; p < end; p += GUEST_PAGE)
-			if (!mem_is_mapped(s, p, GUEST_PAGE) && mem_map(s, p, GUEST_PAGE, UC_PROT_ALL) < 0)
+		/* one area per run of pages not mapped yet (a page may be shared with
+		 * the segment before): Unicorn holds only so many areas */
+		for (uint64_t p = start; p < end;) {
+			if (mem_is_mapped(s, p, GUEST_PAGE)) {
+				p += GUEST_PAGE;
+				continue;
+			}
+			uint64_t q = p + GUEST_PAGE;
+			while (q < end && !mem_is_mapped(s, q, GUEST_PAGE))
+				q += GUEST_PAGE;
+			if (mem_map(s, p, q - p, UC_PROT_ALL) < 0)
 				return pmusim_fail(msg, ml, PMUSIM_ERR_ELF,
 						   "%s: segments overlap or lie outside user space", im->path);
+			p = q;
+		}
 		if (ph.p_filesz && mem_write(s, va, file + ph.p_offset, ph.p_filesz) < 0)
 			return pmusim_fail(msg, ml, PMUSIM_ERR_EMU, "%s: cannot write segment", im->path);
 		if (end > hi)

@@ -66,10 +66,26 @@ static int vma_split_at(struct sim *s, uint64_t addr)
 	return vma_insert(s, addr, end, prot);
 }
 
+/* Unicorn 2.0.1 aborts once an engine's memory map needs 4096 sections
+ * (qemu/exec.c phys_section_add); areas past this many are refused instead. */
+#define MAX_AREAS 1800
+
+static int too_many_areas(struct sim *s, size_t more)
+{
+	if (s->p->nvmas + more <= MAX_AREAS)
+		return 0;
+	sim_note_once(s, NOTE_MEM_AREAS,
+		      "the program maps more separate areas than Unicorn 2.0.1 can hold; mmap and "
+		      "mprotect answer ENOMEM beyond 1800");
+	return 1;
+}
+
 int mem_map(struct sim *s, uint64_t addr, uint64_t len, int prot)
 {
 	if (len == 0 || (addr | len) & (GUEST_PAGE - 1))
 		return -EINVAL;
+	if (too_many_areas(s, 1))
+		return -ENOMEM;
 	if (uc_mem_map(s->p->uc, addr, len, (uint32_t)prot) != UC_ERR_OK)
 		return -ENOMEM;
 	if (vma_insert(s, addr, addr + len, prot) < 0) {
@@ -104,7 +120,7 @@ int mem_protect(struct sim *s, uint64_t addr, uint64_t len, int prot)
 	uint64_t end = addr + len;
 	if (!mem_is_mapped(s, addr, len))
 		return -ENOMEM;
-	if (vma_split_at(s, addr) < 0 || vma_split_at(s, end) < 0)
+	if (too_many_areas(s, 2) || vma_split_at(s, addr) < 0 || vma_split_at(s, end) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->p->nvmas; i++) {
 		struct vma *v = &s->p->vmas[i];

@@ -314,7 +314,7 @@ void sim_file_exec_mapping(struct sim *s, uint64_t addr, uint64_t len, uint64_t 
 uint64_t sim_now_ns(struct sim *s);          /* simulated time since boot */
 void sim_stop(struct sim *s, enum sim_end end, int code);
 void sim_warn_unsupported(struct sim *s, long nr);
-enum sim_note { NOTE_SHARED_MMAP, NOTE_IOCTL, NOTE_PROCESS, NOTE_STOP_SIGNAL, NOTE_COUNT };
+enum sim_note { NOTE_SHARED_MMAP, NOTE_IOCTL, NOTE_PROCESS, NOTE_STOP_SIGNAL, NOTE_MEM_AREAS, NOTE_COUNT };
 /* Prints "pmusim: note: msg" once per run for each note id. */
 void sim_note_once(struct sim *s, enum sim_note id, const char *msg);
 

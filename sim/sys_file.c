@@ -54,7 +54,7 @@ static int64_t fd_alloc(struct sim *s, int hfd, uint64_t from)
 	return -EMFILE;
 }
 
-static int host_dirfd(struct sim *s, uint64_t gdirfd)
+int host_dirfd(struct sim *s, uint64_t gdirfd)
 {
 	if ((int)gdirfd == AT_FDCWD)
 		return AT_FDCWD;
@@ -63,7 +63,7 @@ static int host_dirfd(struct sim *s, uint64_t gdirfd)
 }
 
 /* Reads a guest path; maps /proc/self/exe to the program. */
-static int get_path(struct sim *s, uint64_t addr, char *buf)
+int get_path(struct sim *s, uint64_t addr, char *buf)
 {
 	int err = mem_read_str(s, addr, buf, PATH_MAX);
 	if (err < 0)

@@ -276,7 +276,7 @@ int64_t syscall_run(struct sim *s, const struct sysargs *x)
 {
 	int64_t ret;
 	int handled;
-	if (!sys_file(s, x, &ret) && !sys_mem(s, x, &ret)) {
+	if (!sys_file(s, x, &ret) && !sys_mem(s, x, &ret) && !sys_meta(s, x, &ret)) {
 		ret = do_misc(s, x, &handled);
 		if (!handled)
 			sim_warn_unsupported(s, x->nr);

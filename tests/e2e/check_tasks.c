@@ -182,6 +182,32 @@ START_TEST(truth_is_the_started_program)
 }
 END_TEST
 
+/* A build tool: Debian's gcc driver runs cc1, as, collect2 and ld as child
+ * processes (vfork/posix_spawn, pipes, files, chmod) under pmusim and writes
+ * the same executable, byte for byte, as natively; it runs. */
+START_TEST(gcc_builds_the_same_binary)
+{
+	const char *src = tmp_path("hello.c"), *nbin = tmp_path("hello.native"), *sbin = tmp_path("hello.sim");
+	FILE *f = fopen(src, "w");
+	fputs("#include <stdio.h>\nint main(void) { puts(\"built under pmusim\"); return 0; }\n", f);
+	fclose(f);
+	char *n[] = {"/usr/bin/gcc", "-O1", "-o", (char *)nbin, (char *)src, NULL};
+	char *s[] = {(char *)pmusim(), "run", "--", "/usr/bin/gcc", "-O1", "-o", (char *)sbin, (char *)src, NULL};
+	ck_assert_int_eq(run_cmd(n, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(run_cmd(s, NULL, NULL, tmp_path("gcc.err")), 0);
+	size_t ln, ls;
+	char *a = slurp(nbin, &ln), *b = slurp(sbin, &ls);
+	ck_assert_msg(a && b && ln > 1000 && ln == ls && memcmp(a, b, ln) == 0,
+		      "gcc under pmusim wrote another executable (%zu and %zu bytes)", ln, ls);
+	free(a), free(b);
+	char *r[] = {(char *)sbin, NULL};
+	int st;
+	char *out = run_capture(r, &st);
+	ck_assert_msg(st == 0 && out && strcmp(out, "built under pmusim\n") == 0, "it printed: %s", out);
+	free(out);
+}
+END_TEST
+
 /* Every thread waits and nothing can wake one: Linux would hang; pmusim ends
  * with exit status 125 and one line naming the deadlock. */
 START_TEST(deadlock_is_reported)
@@ -207,6 +233,7 @@ int main(void)
 	tcase_add_test(tc, pipeline_recording);
 	tcase_add_test(tc, truth_is_the_started_program);
 	tcase_add_test(tc, deadlock_is_reported);
+	tcase_add_test(tc, gcc_builds_the_same_binary);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
