@@ -82,6 +82,8 @@ struct retired_block {
 	uint8_t run_start;  /* 1 when entered by a control transfer or at program start */
 	uint8_t new_context;/* 1 for the first block after a context switch or an execve
 	                     * (another thread or address space runs from here on) */
+	uint64_t rep_count; /* for BK_REP: the count register (masked to ECX under 0x67)
+	                     * at the REP's first execution; rep_iters of it were done */
 };
 
 /* Consumer of the stream. Called once per retired block, in program order. */

@@ -184,6 +184,7 @@ static int retire(struct bstream *bs, uint64_t next)
 		if (bs->in_rep && bs->rep_addr == bi->term) {
 			uint64_t c = count_mask(bi, bs->cpu.read_reg(bs->cpu.ctx, BS_RCX));
 			rb.rep_iters = bs->rep_start_count - c;
+			rb.rep_count = bs->rep_start_count;
 		}
 		bs->in_rep = 0;
 		break;

@@ -151,6 +151,7 @@ START_TEST(rep_iterations)
 	ck_assert_int_eq(nrec, 2);
 	expect(0, 0x1200, 2, BK_REP, 0, 0x1207, 1);
 	ck_assert_uint_eq(rec[0].rep_iters, 5);
+	ck_assert_uint_eq(rec[0].rep_count, 5);
 	ck_assert_uint_eq(bstream_insns(bs), 4); /* a REP instruction retires once */
 }
 END_TEST
@@ -164,6 +165,7 @@ START_TEST(repne_stops_early)
 	bstream_finish(bs, 0x2000, 0);
 	expect(0, 0x1300, 2, BK_REP, 0, 0x1309, 1);
 	ck_assert_uint_eq(rec[0].rep_iters, 41);
+	ck_assert_uint_eq(rec[0].rep_count, UINT64_MAX); /* requested: RCX = -1, a strlen-style scan */
 }
 END_TEST
 
@@ -175,6 +177,7 @@ START_TEST(rep_with_ecx_counts_32_bits)
 	bstream_tb(bs, 0x1603, 1);
 	bstream_finish(bs, 0x2000, 0);
 	ck_assert_uint_eq(rec[0].rep_iters, 16);
+	ck_assert_uint_eq(rec[0].rep_count, 16); /* ECX only */
 }
 END_TEST
 

@@ -22,7 +22,7 @@ static struct block_info P = {0x405000, 0x405007, 0x405005, 0, 5, 2, BK_REP, 0, 
 static void feed(struct truth *t, const struct block_info *bi, uint32_t n, int kind, int taken,
 		 uint64_t next, uint64_t iters, int run_start)
 {
-	struct retired_block rb = {bi, next, iters, 1, n, (uint8_t)kind, (uint8_t)taken, (uint8_t)run_start, 0};
+	struct retired_block rb = {bi, next, iters, 1, n, (uint8_t)kind, (uint8_t)taken, (uint8_t)run_start, 0, 0};
 	struct block_sink s = truth_sink(t);
 	s.retire(s.ctx, &rb);
 }

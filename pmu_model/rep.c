@@ -1,0 +1,167 @@
+/* The REP unit (see pmu_model/rep.h). */
+#include "pmu_model/rep.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+
+struct rep_unit {
+	struct rep_config cfg;
+	struct rep_handler h;
+	uint64_t rcr;           /* repeat-count register */
+	uint64_t exec_ctr;      /* REP-execution counter */
+	uint64_t occurrences;   /* REP-occurrence counter (counts up; overflows every 1) */
+	uint64_t interrupts;
+	uint64_t insns;         /* instructions retired so far */
+	/* instruction-information buffer: start and end pointers, full flag */
+	struct rep_record *ib;
+	uint32_t start, end;
+	int full;
+};
+
+static const char *const mode_names[REP_MODE_COUNT] = {"first", "last", "buffer", "membuffer", "counter"};
+
+int rep_mode_parse(const char *name)
+{
+	for (int i = 0; i < REP_MODE_COUNT; i++)
+		if (strcmp(name, mode_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+const char *rep_mode_name(int mode)
+{
+	return mode >= 0 && mode < REP_MODE_COUNT ? mode_names[mode] : "?";
+}
+
+static int buffered(const struct rep_unit *u)
+{
+	return u->cfg.mode == REP_BUFFER || u->cfg.mode == REP_MEMBUFFER;
+}
+
+int rep_unit_new(const struct rep_config *cfg, struct rep_handler h, struct rep_unit **out)
+{
+	*out = NULL;
+	if ((unsigned)cfg->mode >= REP_MODE_COUNT)
+		return PMUSIM_ERR_ARG;
+	struct rep_unit *u = calloc(1, sizeof(*u));
+	if (!u)
+		return PMUSIM_ERR_NOMEM;
+	u->cfg = *cfg;
+	u->h = h;
+	if (buffered(u)) {
+		if (cfg->entries == 0) {
+			free(u);
+			return PMUSIM_ERR_ARG;
+		}
+		u->ib = calloc(cfg->entries, sizeof(*u->ib));
+		if (!u->ib) {
+			free(u);
+			return PMUSIM_ERR_NOMEM;
+		}
+	}
+	*out = u;
+	return 0;
+}
+
+void rep_unit_free(struct rep_unit *u)
+{
+	if (!u)
+		return;
+	free(u->ib);
+	free(u);
+}
+
+static void interrupt(struct rep_unit *u, const struct rep_record *r, size_t n)
+{
+	u->interrupts++;
+	if (u->h.interrupt && n)
+		u->h.interrupt(u->h.ctx, r, n);
+}
+
+/* The full-flag interrupt: the handler drains start..end and resets the pointers. */
+static void drain(struct rep_unit *u)
+{
+	uint32_t n = u->full ? u->cfg.entries : u->end - u->start;
+	if (n == 0)
+		return;
+	interrupt(u, u->ib + u->start, n);
+	u->start = u->end = 0;
+	u->full = 0;
+}
+
+static void buffer_put(struct rep_unit *u, const struct rep_record *r)
+{
+	u->ib[u->end++] = *r;
+	if (u->end == u->cfg.entries) {
+		u->full = 1;
+		drain(u);
+	}
+}
+
+static void on_rep(struct rep_unit *u, const struct retired_block *rb, uint64_t at)
+{
+	const struct block_info *bi = rb->info;
+	struct rep_record r = {0};
+	r.kind = REP_ENTRY_REP;
+	r.tid = rb->tid;
+	r.site = bi->term;
+	r.insn = at;
+	/* first execution: the count register goes into RCR */
+	u->rcr = rb->rep_count;
+	r.requested = u->rcr;
+	if (u->cfg.mode == REP_FIRST) {
+		interrupt(u, &r, 1); /* the handler reads RCR; the end is not known yet */
+		u->exec_ctr = rb->rep_iters;
+		u->occurrences++;
+		return;
+	}
+	/* last execution: RCR - count = iterations done */
+	u->exec_ctr = rb->rep_iters;
+	u->occurrences++;
+	r.actual = rb->rep_iters;
+	r.has_actual = 1;
+	if (rb->kind != BK_REP)
+		r.end = REP_END_INTERRUPTED;
+	else
+		r.end = rb->rep_iters < rb->rep_count ? REP_END_CONDITION : REP_END_COUNT;
+	if (buffered(u))
+		buffer_put(u, &r);
+	else
+		interrupt(u, &r, 1); /* REP_LAST, REP_COUNTER: the handler reads RCR and the counter */
+}
+
+static void rep_retire(void *ctx, const struct retired_block *rb)
+{
+	struct rep_unit *u = ctx;
+	const struct block_info *bi = rb->info;
+	uint64_t before_term = u->insns + (rb->ninsns ? rb->ninsns - 1 : 0);
+	u->insns += rb->ninsns;
+	if (!(u->cfg.control & REP_F_RE))
+		return;
+	if (bi->kind == BK_REP && (rb->kind == BK_REP || rb->rep_iters > 0))
+		on_rep(u, rb, before_term);
+	else if ((u->cfg.control & REP_F_TBE) && buffered(u) && br_kind_is_branch(rb->kind) && rb->taken) {
+		struct rep_record r = {.kind = REP_ENTRY_BRANCH, .tid = rb->tid, .site = bi->term,
+				       .to = rb->next, .insn = before_term};
+		buffer_put(u, &r);
+	}
+}
+
+struct block_sink rep_unit_sink(struct rep_unit *u)
+{
+	return (struct block_sink){rep_retire, u};
+}
+
+void rep_unit_flush(struct rep_unit *u)
+{
+	if (buffered(u))
+		drain(u);
+}
+
+uint64_t rep_unit_rcr(const struct rep_unit *u) { return u->rcr; }
+uint64_t rep_unit_exec_counter(const struct rep_unit *u) { return u->exec_ctr; }
+uint64_t rep_unit_occurrences(const struct rep_unit *u) { return u->occurrences; }
+uint64_t rep_unit_interrupts(const struct rep_unit *u) { return u->interrupts; }
+uint32_t rep_unit_buffer_fill(const struct rep_unit *u) { return u->full ? u->cfg.entries : u->end - u->start; }

@@ -1,0 +1,105 @@
+/* The REP unit (seed: "enabling tracing of repeat instructions"): hardware that
+ * traces REP-prefixed string instructions, fed by the retired-block stream. A
+ * REP string instruction is one instruction that runs its count register down
+ * (RCX, or ECX under a 0x67 prefix) or stops early on a condition (repe/repne
+ * cmps/scas); the block stream hands over each REP execution whole, with the
+ * count at its first execution (rep_count) and the iterations done (rep_iters).
+ *
+ * Registers modelled:
+ * - control register: RE (repeat enable), SSE (single-step: the trace handler
+ *   follows a REP iteration by iteration), TBE (taken-branch enable: completed
+ *   taken branches are recorded too);
+ * - repeat-count register (RCR): the count register copied at a REP's first
+ *   execution; at its last execution RCR − count = iterations actually done;
+ * - instruction-information buffer (IIB): N entries filled round robin between
+ *   a start and an end pointer, each tagged REP or BRANCH; when it is full the
+ *   full flag raises an interrupt, the handler drains it and resets the pointers.
+ *   The in-memory variant keeps the same entries at a buffer-pointer register,
+ *   an IB-size register and a next-entry register (the memory belongs to the
+ *   tracing software; here it is the unit's own array);
+ * - REP counters: a REP-occurrence counter one step from overflow (each REP
+ *   completion interrupts) and a REP-execution counter counting the iterations
+ *   of the REP in progress, read by the handler.
+ *
+ * Modes (how a REP reaches the handler):
+ * - REP_FIRST: interrupt at the first execution; the record has the requested
+ *   count (from RCR); the actual count is not known in this mode;
+ * - REP_LAST: interrupt at the last execution; requested (RCR) and actual
+ *   (RCR − count) are both known;
+ * - REP_BUFFER / REP_MEMBUFFER: the unit writes REP records (requested and
+ *   actual) and, with TBE, branch records into the buffer; a full buffer
+ *   interrupts; REP_COUNTER: the occurrence counter interrupts at each REP
+ *   completion and the handler reads RCR and the execution counter.
+ * Interrupts are taken at instruction boundaries and never change a count:
+ * a PMI that lands inside a REP sees the same figures as one that does not.
+ * No Unicorn, no I/O: records go to the sink. */
+#ifndef PMUSIM_PMU_MODEL_REP_H
+#define PMUSIM_PMU_MODEL_REP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmu_model/block.h"
+
+enum rep_mode { REP_FIRST = 0, REP_LAST, REP_BUFFER, REP_MEMBUFFER, REP_COUNTER, REP_MODE_COUNT };
+
+/* Why a REP stopped. */
+enum rep_end {
+	REP_END_COUNT = 0,   /* the count register ran out */
+	REP_END_CONDITION,   /* repe/repne: the condition ended it with count left */
+	REP_END_INTERRUPTED, /* the run stopped inside it (not known in REP_FIRST) */
+};
+
+#define REP_F_RE  0x1u
+#define REP_F_SSE 0x2u
+#define REP_F_TBE 0x4u
+
+enum rep_entry_kind { REP_ENTRY_REP = 0, REP_ENTRY_BRANCH };
+
+/* One record the handler gets (an IIB entry, or what an interrupt reads). */
+struct rep_record {
+	uint8_t kind;        /* enum rep_entry_kind */
+	uint8_t end;         /* enum rep_end (REP records) */
+	uint8_t has_actual;  /* 0 in REP_FIRST mode */
+	uint32_t tid;
+	uint64_t site;       /* REP: the instruction; BRANCH: from */
+	uint64_t to;         /* BRANCH: target */
+	uint64_t requested;  /* REP: the count register at the first execution */
+	uint64_t actual;     /* REP: iterations done */
+	uint64_t insn;       /* instructions retired before the record's instruction */
+};
+
+struct rep_handler {
+	/* one interrupt: the records it reads (a drained buffer, or one REP) */
+	void (*interrupt)(void *ctx, const struct rep_record *r, size_t n);
+	void *ctx;
+};
+
+struct rep_config {
+	enum rep_mode mode;
+	uint32_t control;    /* REP_F_*: RE is needed for anything to happen */
+	uint32_t entries;    /* buffer modes: IIB entries (>= 1) */
+};
+
+struct rep_unit;
+
+/* 0, or PMUSIM_ERR_ARG (bad mode, no buffer entries) / PMUSIM_ERR_NOMEM. */
+int rep_unit_new(const struct rep_config *cfg, struct rep_handler h, struct rep_unit **out);
+void rep_unit_free(struct rep_unit *u);
+/* The block sink that feeds u. */
+struct block_sink rep_unit_sink(struct rep_unit *u);
+/* The run ended: a buffer mode drains what is left (one last interrupt). */
+void rep_unit_flush(struct rep_unit *u);
+
+/* Registers, as the handler reads them. */
+uint64_t rep_unit_rcr(const struct rep_unit *u);          /* repeat-count register */
+uint64_t rep_unit_exec_counter(const struct rep_unit *u); /* iterations of the last REP */
+uint64_t rep_unit_occurrences(const struct rep_unit *u);  /* REP executions seen */
+uint64_t rep_unit_interrupts(const struct rep_unit *u);
+uint32_t rep_unit_buffer_fill(const struct rep_unit *u);  /* entries between start and end */
+
+/* "first", "last", "buffer", "membuffer", "counter"; -1 for another name. */
+int rep_mode_parse(const char *name);
+const char *rep_mode_name(int mode);
+
+#endif
