@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/eventlist.h"
 #include "cli/program.h"
+#include "cli/record_rep.h"
 #include "common/buildid.h"
 #include "common/err.h"
 #include "profiler/perfdata.h"
@@ -37,13 +38,18 @@ static const char record_usage[] =
 	"  --skid N[c]          the interrupt lands N instructions (Nc: N cycles) after\n"
 	"                       the overflow (default 0: at the eventing instruction)\n"
 	"  --refill A           cycles charged after each interrupt (pipeline refill)\n"
-	"  -o, --output FILE    perf.data to write (default ./perf.data)\n" PROG_OPTIONS_HELP
+	"  -o, --output FILE    perf.data to write (default ./perf.data)\n"
+	"  --rep MODE           trace REP string instructions with the REP unit: first,\n"
+	"                       last, buffer, membuffer or counter; each REP record is a\n"
+	"                       sample of the event pmusim_rep (see README)\n"
+	"  --rep-buffer N       instruction-information buffer entries (default 64)\n"
+	"  --rep-tbe            the buffer records taken branches too (branch stack)\n" PROG_OPTIONS_HELP
 	"  -h, --help           this text\n"
 	"\n"
 	"exit status: the program's; 124 when --max-insns stopped it; 2 on pmusim errors.\n"
 	"The file is complete even when the program crashes or pmusim is interrupted.\n";
 
-enum { O_DELTA = PROG_OPT_END, O_LBR_DEPTH, O_SKID, O_REFILL };
+enum { O_DELTA = PROG_OPT_END, O_LBR_DEPTH, O_SKID, O_REFILL, O_REP, O_REP_BUFFER, O_REP_TBE };
 
 struct record_args {
 	struct eventlist el;
@@ -51,6 +57,9 @@ struct record_args {
 	int skid_cycles, lbr;
 	uint32_t filter;
 	const char *out;
+	int rep_mode;        /* enum rep_mode, -1 without --rep */
+	uint64_t rep_entries;
+	int rep_tbe;
 };
 
 static int parse_filter(struct record_args *a, const char *spec, const char *cmd)
@@ -89,6 +98,17 @@ static int record_option(void *ctx, int c, char *arg)
 	case O_LBR_DEPTH: return parse_num(arg, &a->depth, "--lbr-depth", cmd);
 	case O_REFILL: return parse_num(arg, &a->refill, "--refill", cmd);
 	case 'o': a->out = arg; return 0;
+	case O_REP:
+		if ((a->rep_mode = rep_mode_parse(arg)) < 0)
+			return fprintf(stderr, "%s: --rep needs first, last, buffer, membuffer or counter, not '%s'\n",
+				       cmd, arg), -1;
+		return 0;
+	case O_REP_BUFFER:
+		if (parse_num(arg, &a->rep_entries, "--rep-buffer", cmd) < 0 || a->rep_entries == 0 ||
+		    a->rep_entries > (1u << 20))
+			return fprintf(stderr, "%s: --rep-buffer needs 1 to 1048576 entries\n", cmd), -1;
+		return 0;
+	case O_REP_TBE: a->rep_tbe = 1; return 0;
 	case O_SKID: {
 		size_t n = strlen(arg);
 		if (n > 1 && arg[n - 1] == 'c') {
@@ -108,13 +128,17 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		{"delta", required_argument, 0, O_DELTA}, {"branch-any", no_argument, 0, 'b'},
 		{"branch-filter", required_argument, 0, 'j'}, {"lbr-depth", required_argument, 0, O_LBR_DEPTH},
 		{"skid", required_argument, 0, O_SKID}, {"refill", required_argument, 0, O_REFILL},
-		{"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		{"output", required_argument, 0, 'o'}, {"rep", required_argument, 0, O_REP},
+		{"rep-buffer", required_argument, 0, O_REP_BUFFER}, {"rep-tbe", no_argument, 0, O_REP_TBE},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	if (program_parse(p, argc, argv, "+he:c:bj:o:", opts, record_usage, record_option, a) < 0)
 		return -1;
 	if (a->el.n == 0 && eventlist_add(&a->el, "cycles", p->cmd) < 0)
 		return -1;
 	if (a->delta && a->delta >= a->period)
 		return fprintf(stderr, "pmusim record: --delta must be smaller than the period\n"), -1;
+	if ((a->rep_tbe || a->rep_entries != 64) && a->rep_mode != REP_BUFFER && a->rep_mode != REP_MEMBUFFER)
+		return fprintf(stderr, "pmusim record: --rep-buffer and --rep-tbe go with --rep buffer or membuffer\n"), -1;
 	return 0;
 }
 
@@ -159,6 +183,7 @@ struct recorder {
 	uint32_t *task_pid;  /* process of thread pid + i */
 	uint32_t ntask;
 	int err;
+	struct rep_recording rep;
 	struct perf_branch br[LBR_MAX_DEPTH];
 	const char *files[SIM_MAX_MAPPINGS]; /* files whose build id is written */
 	size_t nfiles;
@@ -214,17 +239,30 @@ static void on_sample(void *ctx, const struct pmu_sample *s)
 		r->err = perfdata_write_sample(r->w, &ps);
 }
 
+static uint64_t rep_now(void *ctx)
+{
+	return now_ns(ctx);
+}
+
+static uint32_t rep_pid(void *ctx, uint32_t tid)
+{
+	return pid_of(ctx, tid);
+}
+
 /* The perf.data header: events, and what the file says about the recording
  * (fixed texts: the same inputs give the same bytes on every host). */
 static int open_output(struct recorder *r, const struct record_args *a, const struct program *p,
 		       int argc, char **argv)
 {
-	struct perfdata_event ev[PMU_MAX_COUNTERS];
+	struct perfdata_event ev[PMU_MAX_COUNTERS + 1];
 	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-	if (a->lbr)
+	size_t nev = a->el.n + (a->rep_mode >= 0);
+	if (a->lbr || a->rep_tbe)
 		st |= PERF_SAMPLE_BRANCH_STACK;
-	if (a->el.n > 1)
+	if (nev > 1)
 		st |= PERF_SAMPLE_IDENTIFIER;
+	if (a->rep_mode >= 0)
+		st |= PERF_SAMPLE_RAW;
 	for (size_t i = 0; i < a->el.n; i++) {
 		const struct pmu_event_desc *d = pmu_event_desc(a->el.spec[i].ev);
 		ev[i] = (struct perfdata_event){
@@ -234,6 +272,13 @@ static int open_output(struct recorder *r, const struct record_args *a, const st
 			.precise_ip = a->skid == 0 ? 3 : a->el.spec[i].precise,
 		};
 	}
+	if (a->rep_mode >= 0) /* the REP unit's records: an event of their own */
+		ev[a->el.n] = (struct perfdata_event){
+			.name = REP_EVENT_NAME, .type = PERF_TYPE_RAW, .config = 0x7265702e, /* "rep." */
+			.sample_period = 1, .sample_type = st,
+			.branch_sample_type = a->rep_tbe ? PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY : 0,
+			.id = a->el.n + 1,
+		};
 	char cpuid[64];
 	snprintf(cpuid, sizeof(cpuid), "GenuineIntel,6,85,4");
 	struct perfdata_info info = {
@@ -242,12 +287,14 @@ static int open_output(struct recorder *r, const struct record_args *a, const st
 		.cmdline = (const char *const *)argv, .ncmdline = (size_t)argc,
 	};
 	char msg[512] = "";
-	int err = perfdata_writer_open(&r->w, a->out, ev, a->el.n, &info, msg, sizeof(msg));
+	int err = perfdata_writer_open(&r->w, a->out, ev, nev, &info, msg, sizeof(msg));
 	if (err < 0) {
 		fprintf(stderr, "pmusim: cannot write %s: %s\n", a->out, msg[0] ? msg : pmusim_strerror(err));
 		return -1;
 	}
 	(void)p;
+	r->rep.w = r->w;
+	r->rep.id = a->el.n + 1;
 	return 0;
 }
 
@@ -339,6 +386,14 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 	}
 	if (program_load(p) < 0 || sim_add_sink(p->sim, pmu_block_sink(*pmu)) < 0)
 		return -1;
+	if (a->rep_mode >= 0) {
+		r->rep.now_ns = rep_now, r->rep.pid_of = rep_pid, r->rep.ctx = r;
+		if (rep_recording_init(&r->rep, a->rep_mode, (uint32_t)a->rep_entries, a->rep_tbe) < 0 ||
+		    sim_add_sink(p->sim, rep_unit_sink(r->rep.unit)) < 0) {
+			fprintf(stderr, "pmusim record: out of memory\n");
+			return -1;
+		}
+	}
 	r->pid = sim_pid(p->sim);
 	r->pmu = *pmu;
 	if (open_output(r, a, p, argc, argv) < 0)
@@ -353,7 +408,8 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 int cmd_record(int argc, char **argv)
 {
 	struct program p;
-	struct record_args a = {.period = DEFAULT_PERIOD, .depth = 32, .out = "perf.data"};
+	struct record_args a = {.period = DEFAULT_PERIOD, .depth = 32, .out = "perf.data", .rep_mode = -1,
+				.rep_entries = 64};
 	struct recorder r = {0};
 	struct pmu *pmu = NULL;
 	int status = EXIT_PMUSIM_ERROR;
@@ -362,6 +418,11 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	program_run(&p);
 	status = program_status(&p);
+	if (r.rep.unit) {
+		rep_unit_flush(r.rep.unit); /* what is left in the buffer */
+		if (r.rep.err && !r.err)
+			r.err = r.rep.err;
+	}
 	uint64_t nsamples = perfdata_writer_samples(r.w);
 	int err = perfdata_writer_close(r.w);
 	r.w = NULL;
@@ -382,6 +443,7 @@ out:
 	if (r.w)
 		perfdata_writer_abort(r.w);
 	pmu_free(pmu);
+	rep_recording_free(&r.rep);
 	free(r.task_pid);
 	program_free(&p);
 	return status;

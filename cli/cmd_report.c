@@ -14,6 +14,7 @@
 #include "common/fdata.h"
 #include "common/outfile.h"
 #include "profiler/autofdo.h"
+#include "profiler/rep_report.h"
 
 static const char report_usage[] =
 	"usage: pmusim report [-i FILE] [--format text|json|fdata|autofdo] [-o OUT]\n"
@@ -28,18 +29,22 @@ static const char report_usage[] =
 	"                       fall-through lines, for llvm-bolt -data), autofdo (ranges,\n"
 	"                       addresses and branches, for create_llvm_prof --profiler text)\n"
 	"  -o, --output OUT     write to OUT (default: standard output)\n"
+	"  --rep                the REP report of a pmusim record --rep recording: per REP\n"
+	"                       site executions, requested and actual counts, min/mean/max,\n"
+	"                       ended by condition (--format text or json)\n"
 	PROFILE_OPTIONS_HELP
 	"  -h, --help           this text\n"
 	"\n"
 	"exit status: 0; 2 on errors (bad options, unreadable or corrupt files).\n";
 
-enum { O_FORMAT = PA_O_END };
+enum { O_FORMAT = PA_O_END, O_REP };
 enum { F_TEXT, F_JSON, F_FDATA, F_AUTOFDO };
 
 struct report_args {
 	struct profile_args pa;
 	int format;
 	const char *out;
+	int rep;
 };
 
 static int report_option(void *ctx, int c, char *arg)
@@ -48,6 +53,10 @@ static int report_option(void *ctx, int c, char *arg)
 	struct report_args *a = ctx;
 	if (c == 'o') {
 		a->out = arg;
+		return 0;
+	}
+	if (c == O_REP) {
+		a->rep = 1;
 		return 0;
 	}
 	if (c != O_FORMAT)
@@ -63,7 +72,8 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 {
 	static const struct option opts[] = {
 		PROFILE_LONG_OPTIONS, {"format", required_argument, 0, O_FORMAT},
-		{"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		{"output", required_argument, 0, 'o'}, {"rep", no_argument, 0, O_REP},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	return profile_args_parse(&a->pa, argc, argv, opts, report_usage, "pmusim report", report_option, a);
 }
 
@@ -170,7 +180,8 @@ static void write_fdata(FILE *f, struct profile *prof, const struct edge *e, siz
 	}
 }
 
-static int write_report(const struct report_args *a, struct profile *prof)
+/* Writes through fn to a->out (complete or absent) or standard output; 0 or -1 (message printed). */
+static int write_output(const struct report_args *a, int (*fn)(FILE *f, void *ctx), void *ctx)
 {
 	struct outfile o = {.f = stdout};
 	int err = a->out ? outfile_open(&o, a->out) : 0;
@@ -178,16 +189,7 @@ static int write_report(const struct report_args *a, struct profile *prof)
 		fprintf(stderr, "pmusim report: cannot write %s: %s\n", a->out, pmusim_strerror(err));
 		return -1;
 	}
-	size_t n;
-	const struct edge *e = edges_sorted(profile_edges(prof), &n);
-	if (a->format == F_TEXT)
-		write_text(o.f, prof, e, n, a->pa.po.method);
-	else if (a->format == F_JSON)
-		write_json(o.f, prof, e, n, a->pa.po.method);
-	else if (a->format == F_FDATA)
-		write_fdata(o.f, prof, e, n);
-	else
-		err = autofdo_write(o.f, profile_binary(prof), e, n);
+	err = fn(o.f, ctx);
 	if (a->out) {
 		err = err < 0 ? (outfile_abort(&o), err) : outfile_commit(&o);
 	} else {
@@ -201,12 +203,70 @@ static int write_report(const struct report_args *a, struct profile *prof)
 	return 0;
 }
 
+struct report_ctx {
+	const struct report_args *a;
+	struct profile *prof;
+};
+
+static int write_profile(FILE *f, void *ctx)
+{
+	const struct report_ctx *c = ctx;
+	size_t n;
+	const struct edge *e = edges_sorted(profile_edges(c->prof), &n);
+	if (c->a->format == F_TEXT)
+		write_text(f, c->prof, e, n, c->a->pa.po.method);
+	else if (c->a->format == F_JSON)
+		write_json(f, c->prof, e, n, c->a->pa.po.method);
+	else if (c->a->format == F_FDATA)
+		write_fdata(f, c->prof, e, n);
+	else
+		return autofdo_write(f, profile_binary(c->prof), e, n);
+	return 0;
+}
+
+static int write_report(const struct report_args *a, struct profile *prof)
+{
+	struct report_ctx c = {a, prof};
+	return write_output(a, write_profile, &c);
+}
+
+struct rep_args_rows {
+	struct rep_row *rows;
+	size_t n;
+	int mode, json;
+}; 
+
+static int write_rep(FILE *f, void *ctx)
+{
+	const struct rep_args_rows *r = ctx;
+	return rep_report_write(f, r->rows, r->n, r->mode, r->json);
+}
+
+/* pmusim report --rep */
+static int rep_report(const struct report_args *a)
+{
+	if (a->format != F_TEXT && a->format != F_JSON)
+		return fprintf(stderr, "pmusim report: --rep writes text or json\n"), EXIT_PMUSIM_ERROR;
+	char msg[512] = "";
+	struct rep_args_rows r = {.json = a->format == F_JSON};
+	int err = rep_report_read(a->pa.input, &r.rows, &r.n, &r.mode, msg, sizeof(msg));
+	if (err < 0) {
+		fprintf(stderr, "pmusim report: %s\n", msg[0] ? msg : pmusim_strerror(err));
+		return EXIT_PMUSIM_ERROR;
+	}
+	err = write_output(a, write_rep, &r);
+	free(r.rows);
+	return err < 0 ? EXIT_PMUSIM_ERROR : 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = {0};
 	profile_args_init(&a.pa);
 	if (parse_args(argc, argv, &a) < 0)
 		return EXIT_PMUSIM_ERROR;
+	if (a.rep)
+		return rep_report(&a);
 	struct profile *prof = NULL;
 	struct binary *bin = NULL;
 	int status = EXIT_PMUSIM_ERROR;

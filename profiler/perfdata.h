@@ -101,6 +101,10 @@ struct perf_sample {
 	uint16_t misc;              /* cpumode in the low 3 bits (PERF_RECORD_MISC_USER) */
 	uint64_t nbr;               /* branch-stack entries, newest first */
 	const struct perf_branch *br;
+	uint32_t raw_size;          /* PERF_SAMPLE_RAW: bytes at raw (read: as stored, padding
+	                             * included; written: padded so that 4 + size is a
+	                             * multiple of 8, as the kernel does) */
+	const uint8_t *raw;
 };
 
 /* What a recording says about itself (feature sections). */

@@ -108,8 +108,10 @@ static int parse_sample(struct perfdata *pd, const uint8_t *p, uint16_t size, st
 		uint64_t n = get_u64(&c);
 		take(&c, n <= (uint64_t)(c.end - c.p) / 8 ? n * 8 : UINT64_MAX);
 	}
-	if (st & PERF_SAMPLE_RAW)
-		take(&c, get_u32(&c));
+	if (st & PERF_SAMPLE_RAW) {
+		s->raw_size = get_u32(&c);
+		s->raw = take(&c, s->raw_size);
+	}
 	if (st & PERF_SAMPLE_BRANCH_STACK)
 		get_branches(pd, &c, pd->ev[ev].branch_sample_type, s);
 	memcpy(&s->misc, p + 4, 2);

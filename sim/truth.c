@@ -13,7 +13,8 @@ struct run_count {
 	uint64_t execs;      /* entered by a control transfer (or at start) */
 	uint64_t full;       /* retired up to and including the terminator */
 	uint64_t taken;      /* cond/jmp/call taken; REP iterations for BK_REP */
-	uint64_t not_taken;
+	uint64_t not_taken;  /* cond not taken; REPs ended by their condition for BK_REP */
+	uint64_t requested;  /* BK_REP: the count registers at first execution, summed */
 };
 
 struct pkey {            /* hash key: (a, b) -> count */
@@ -136,6 +137,9 @@ __attribute__((noinline)) static void truth_retire_slow(struct truth *t, const s
 		break;
 	case BK_REP:
 		c->taken += rb->rep_iters;
+		c->requested = c->requested + rb->rep_count < c->requested ? UINT64_MAX
+										 : c->requested + rb->rep_count; /* saturates */
+		c->not_taken += rb->rep_iters < rb->rep_count; /* repe/repne stopped with count left */
 		break;
 	case BK_CALL: case BK_CALL_IND: case BK_JMP_IND: case BK_RET:
 		pmap_add(&t->edges, bi->term, rb->next, rb->kind, 1);
@@ -294,35 +298,33 @@ int truth_function_counts(struct truth *t, const struct symtab *st, uint64_t **i
 	return 0;
 }
 
-int truth_rep_sites(struct truth *t, uint64_t **addr, uint64_t **execs, uint64_t **iters, size_t *n)
+int truth_rep_sites(struct truth *t, struct truth_rep **out, size_t *n)
 {
 	size_t k = 0;
-	*addr = calloc(t->cap + 1, 8);
-	*execs = calloc(t->cap + 1, 8);
-	*iters = calloc(t->cap + 1, 8);
-	if (!*addr || !*execs || !*iters)
+	struct truth_rep *r = calloc(t->cap + 1, sizeof(*r));
+	*out = r;
+	if (!r)
 		return PMUSIM_ERR_NOMEM;
 	for (uint32_t i = 0; i < t->cap; i++) {
 		const struct run_count *c = &t->runs[i];
 		if (!c->bi || c->bi->kind != BK_REP || !c->full)
 			continue;
 		size_t j = 0;
-		while (j < k && (*addr)[j] != c->bi->term)
+		while (j < k && r[j].addr != c->bi->term)
 			j++;
 		if (j == k) {
 			/* keep sorted by address */
 			j = 0;
-			while (j < k && (*addr)[j] < c->bi->term)
+			while (j < k && r[j].addr < c->bi->term)
 				j++;
-			memmove(&(*addr)[j + 1], &(*addr)[j], (k - j) * 8);
-			memmove(&(*execs)[j + 1], &(*execs)[j], (k - j) * 8);
-			memmove(&(*iters)[j + 1], &(*iters)[j], (k - j) * 8);
-			(*addr)[j] = c->bi->term;
-			(*execs)[j] = (*iters)[j] = 0;
+			memmove(&r[j + 1], &r[j], (k - j) * sizeof(*r));
+			r[j] = (struct truth_rep){.addr = c->bi->term};
 			k++;
 		}
-		(*execs)[j] += c->full;
-		(*iters)[j] += c->taken;
+		r[j].executions += c->full;
+		r[j].iterations += c->taken;
+		r[j].requested += c->requested;
+		r[j].by_condition += c->not_taken;
 	}
 	*n = k;
 	return 0;

@@ -45,8 +45,14 @@ int truth_edges(struct truth *t, const struct truth_edge **out, size_t *n);
  * unknown: instructions no symbol covers. calls: entries by call instructions. */
 int truth_function_counts(struct truth *t, const struct symtab *st, uint64_t **insns,
 			  uint64_t **calls, uint64_t *unknown);
-/* REP sites sorted by address: executions and total iterations; caller frees. */
-int truth_rep_sites(struct truth *t, uint64_t **addr, uint64_t **execs, uint64_t **iters, size_t *n);
+/* Per REP site (sorted by address): executions, iterations done, counts
+ * requested (the count register at each first execution) and executions a
+ * repe/repne condition ended with count left. */
+struct truth_rep {
+	uint64_t addr, executions, iterations, requested, by_condition; /* requested saturates at 2^64-1 */
+};
+/* The REP sites; caller frees *out. */
+int truth_rep_sites(struct truth *t, struct truth_rep **out, size_t *n);
 /* Runs entered by a control transfer, sorted by start, with entry counts; caller frees. */
 int truth_runs(struct truth *t, const struct block_info ***bi, uint64_t **execs, size_t *n);
 

@@ -134,20 +134,20 @@ static int json_functions(struct truth *t, FILE *f, const struct symtab *st)
 
 static int json_rep_and_runs(struct truth *t, FILE *f, const struct symtab *st)
 {
-	uint64_t *addr, *execs, *iters;
+	struct truth_rep *rep;
 	size_t n;
-	int err = truth_rep_sites(t, &addr, &execs, &iters, &n);
+	int err = truth_rep_sites(t, &rep, &n);
 	if (err < 0)
 		return err;
 	fputs("  \"rep\": [", f);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "%s\n    {", i ? "," : "");
-		json_loc(f, st, "addr", addr[i]);
-		fprintf(f, ", \"executions\": %" PRIu64 ", \"iterations\": %" PRIu64 "}", execs[i], iters[i]);
+		json_loc(f, st, "addr", rep[i].addr);
+		fprintf(f, ", \"executions\": %" PRIu64 ", \"iterations\": %" PRIu64 ", \"requested\": %" PRIu64
+			", \"ended_by_condition\": %" PRIu64 "}", rep[i].executions, rep[i].iterations,
+			rep[i].requested, rep[i].by_condition);
 	}
-	free(addr);
-	free(execs);
-	free(iters);
+	free(rep);
 	const struct block_info **bi;
 	uint64_t *ex;
 	if ((err = truth_runs(t, &bi, &ex, &n)) < 0)

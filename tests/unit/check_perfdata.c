@@ -93,7 +93,7 @@ static void spit(const char *path, const uint8_t *p, size_t len)
 #define ST_ALL                                                                                     \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
-	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_BRANCH_STACK)
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK)
 #define BR_USER_ANY (PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY)
 
 static const struct perfdata_event two_events[2] = {
@@ -151,12 +151,24 @@ static struct perf_branch branch_of(uint64_t j)
 	return b;
 }
 
+/* Raw payload of sample i: 0, 5 (padded to 12) or 36 bytes (no padding). */
+static uint32_t raw_of(size_t i, uint8_t *raw)
+{
+	uint32_t n = i % 3 == 0 ? 0 : i % 3 == 1 ? 5 : 36;
+	for (uint32_t j = 0; j < n; j++)
+		raw[j] = (uint8_t)(i * 7 + j + 1);
+	return n;
+}
+
 /* Sample i of the recording; returns the line of its row (0 for generated ones). */
 static int fill_sample(size_t i, struct perf_sample *s, struct perf_branch *br)
 {
+	static uint8_t raw[64];
 	memset(s, 0, sizeof(*s));
 	s->misc = PERF_RECORD_MISC_USER;
 	s->br = br;
+	s->raw_size = raw_of(i, raw);
+	s->raw = raw;
 	if (i < NROWS) {
 		s->id = rows[i].id, s->ip = rows[i].ip, s->time = rows[i].time;
 		s->period = rows[i].period, s->addr = rows[i].addr;
@@ -223,7 +235,8 @@ static void check_sample(size_t i, const struct perf_sample *got)
 	                  AT(perf_sample, addr, 32) && AT(perf_sample, pid, 40) &&
 	                  AT(perf_sample, tid, 44) && AT(perf_sample, cpu, 48) &&
 	                  AT(perf_sample, misc, 52) && AT(perf_sample, nbr, 56) &&
-	                  AT(perf_sample, br, 64) && sizeof(struct perf_sample) == 72,
+	                  AT(perf_sample, br, 64) && AT(perf_sample, raw_size, 72) &&
+	                  AT(perf_sample, raw, 80) && sizeof(struct perf_sample) == 88,
 	              "struct perf_sample changed: extend check_sample() and fill_sample()");
 	ck_assert_msg(AT(perf_branch, from, 0) && AT(perf_branch, to, 8) &&
 	                  AT(perf_branch, cycles, 16) && AT(perf_branch, mispred, 18) &&
@@ -236,6 +249,13 @@ static void check_sample(size_t i, const struct perf_sample *got)
 	int line = fill_sample(i, &exp, br);
 	SAME(id), SAME(ip), SAME(time), SAME(period), SAME(addr);
 	SAME(pid), SAME(tid), SAME(cpu), SAME(misc), SAME(nbr);
+	/* raw: the payload, then zeros up to the kernel's padding */
+	uint32_t padded = (uint32_t)(((4u + exp.raw_size + 7u) & ~7u) - 4u);
+	ck_assert_msg(got->raw_size == padded && (padded == 0 || got->raw),
+		      "sample %zu (row line %d): raw size %u, expected %u", i, line, got->raw_size, padded);
+	for (uint32_t j = 0; j < padded; j++)
+		ck_assert_msg(got->raw[j] == (j < exp.raw_size ? exp.raw[j] : 0),
+			      "sample %zu (row line %d): raw byte %u differs", i, line, j);
 	for (uint64_t e = 0; e < exp.nbr; e++) {
 		const struct perf_branch *g = &got->br[e], *x = &br[e];
 		ck_assert_msg(g->from == x->from && g->to == x->to && g->cycles == x->cycles &&
@@ -362,7 +382,7 @@ START_TEST(writer_rejects_bad_input)
 	ev[0].sample_type = ev[1].sample_type = ST_ALL & ~(uint64_t)PERF_SAMPLE_IDENTIFIER;
 	ck_assert_int_eq(perfdata_writer_open(&w, in_dir("x"), ev, 2, NULL, msg, sizeof(msg)),
 	                 PMUSIM_ERR_ARG);
-	ev[0].sample_type = ev[1].sample_type = ST_ALL | PERF_SAMPLE_RAW;
+	ev[0].sample_type = ev[1].sample_type = ST_ALL | PERF_SAMPLE_READ;
 	ck_assert_int_eq(perfdata_writer_open(&w, in_dir("x"), ev, 2, NULL, msg, sizeof(msg)),
 	                 PMUSIM_ERR_UNSUPPORTED);
 	ck_assert_int_eq(perfdata_writer_open(&w, in_dir("x"), two_events, 0, NULL, msg, 256),

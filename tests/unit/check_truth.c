@@ -22,7 +22,8 @@ static struct block_info P = {0x405000, 0x405007, 0x405005, 0, 5, 2, BK_REP, 0, 
 static void feed(struct truth *t, const struct block_info *bi, uint32_t n, int kind, int taken,
 		 uint64_t next, uint64_t iters, int run_start)
 {
-	struct retired_block rb = {bi, next, iters, 1, n, (uint8_t)kind, (uint8_t)taken, (uint8_t)run_start, 0, 0};
+	/* a REP runs its whole count here; rep_sites adds one stopped by its condition */
+	struct retired_block rb = {bi, next, iters, 1, n, (uint8_t)kind, (uint8_t)taken, (uint8_t)run_start, 0, iters};
 	struct block_sink s = truth_sink(t);
 	s.retire(s.ctx, &rb);
 }
@@ -87,14 +88,20 @@ END_TEST
 START_TEST(rep_sites)
 {
 	struct truth *t = sample();
-	uint64_t *addr, *execs, *iters;
+	/* a repne scan asked for 500 and stopped by its condition after 200 */
+	struct retired_block rb = {&P, 0x405007, 200, 1, 2, BK_REP, 0, 1, 0, 500};
+	struct block_sink s = truth_sink(t);
+	s.retire(s.ctx, &rb);
+	struct truth_rep *r;
 	size_t n;
-	ck_assert_int_eq(truth_rep_sites(t, &addr, &execs, &iters, &n), 0);
+	ck_assert_int_eq(truth_rep_sites(t, &r, &n), 0);
 	ck_assert_uint_eq(n, 1);
-	ck_assert_uint_eq(addr[0], 0x405005);
-	ck_assert_uint_eq(execs[0], 2);
-	ck_assert_uint_eq(iters[0], 300);
-	free(addr), free(execs), free(iters);
+	ck_assert_uint_eq(r[0].addr, 0x405005);
+	ck_assert_uint_eq(r[0].executions, 3);
+	ck_assert_uint_eq(r[0].iterations, 500);
+	ck_assert_uint_eq(r[0].requested, 800);
+	ck_assert_uint_eq(r[0].by_condition, 1);
+	free(r);
 	truth_free(t);
 }
 END_TEST

@@ -1,0 +1,71 @@
+/* pmusim record --rep (see record_rep.h). */
+#include "cli/record_rep.h"
+
+#include <string.h>
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8); /* x86-64: little-endian, as perf.data */
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+/* A taken-branch record waits for the next REP record (its branch stack). */
+static void keep_branch(struct rep_recording *rr, const struct rep_record *r)
+{
+	if (rr->nbr == REP_MAX_BRANCHES) {
+		memmove(rr->br, rr->br + 1, (REP_MAX_BRANCHES - 1) * sizeof(rr->br[0]));
+		rr->nbr--;
+	}
+	rr->br[rr->nbr++] = (struct perf_branch){.from = r->site, .to = r->to, .type = PERF_BR_UNKNOWN};
+}
+
+static void write_rep(struct rep_recording *rr, const struct rep_record *r)
+{
+	uint8_t raw[REP_RAW_SIZE];
+	struct perf_branch stack[REP_MAX_BRANCHES];
+	for (size_t i = 0; i < rr->nbr; i++) /* newest first */
+		stack[i] = rr->br[rr->nbr - 1 - i];
+	put64(raw, r->site);
+	put64(raw + 8, r->requested);
+	put64(raw + 16, r->has_actual ? r->actual : 0);
+	put32(raw + 24, r->has_actual ? r->end : 3);
+	put32(raw + 28, (uint32_t)rr->mode);
+	struct perf_sample s = {
+		.id = rr->id, .ip = r->site, .time = rr->now_ns(rr->ctx), .period = 1,
+		.pid = rr->pid_of(rr->ctx, r->tid), .tid = r->tid, .misc = PERF_RECORD_MISC_USER,
+		.nbr = rr->nbr, .br = stack, .raw_size = REP_RAW_SIZE, .raw = raw,
+	};
+	rr->nbr = 0;
+	if (!rr->err && rr->w)
+		rr->err = perfdata_write_sample(rr->w, &s);
+	rr->written++;
+}
+
+/* The handler: what one interrupt reads (a drained buffer, or one REP record). */
+static void on_interrupt(void *ctx, const struct rep_record *r, size_t n)
+{
+	struct rep_recording *rr = ctx;
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].kind == REP_ENTRY_BRANCH)
+			keep_branch(rr, &r[i]);
+		else
+			write_rep(rr, &r[i]);
+	}
+}
+
+int rep_recording_init(struct rep_recording *rr, int mode, uint32_t entries, int tbe)
+{
+	struct rep_config cfg = {(enum rep_mode)mode, REP_F_RE | (tbe ? REP_F_TBE : 0u), entries};
+	rr->mode = mode;
+	return rep_unit_new(&cfg, (struct rep_handler){on_interrupt, rr}, &rr->unit);
+}
+
+void rep_recording_free(struct rep_recording *rr)
+{
+	rep_unit_free(rr->unit);
+	rr->unit = NULL;
+}

@@ -1,0 +1,43 @@
+/* pmusim record --rep MODE: the REP unit (pmu_model/rep.h) runs beside the PMU
+ * and every REP record its handler reads becomes a sample of an event of its
+ * own, "pmusim_rep", in the same perf.data: IP = the REP instruction, TID,
+ * TIME, PERIOD 1 and a PERF_SAMPLE_RAW payload (little-endian, 32 bytes):
+ *   +0  u64 site        address of the REP instruction
+ *   +8  u64 requested   count register at its first execution
+ *   +16 u64 actual      iterations done (0 when the mode cannot know: first)
+ *   +24 u32 end         0 count exhausted, 1 condition met, 2 interrupted,
+ *                       3 not known (mode first)
+ *   +28 u32 mode        0 first, 1 last, 2 buffer, 3 membuffer, 4 counter
+ * With --rep-tbe the buffer's taken-branch records before a REP record are
+ * that sample's branch stack (newest first). */
+#ifndef PMUSIM_CLI_RECORD_REP_H
+#define PMUSIM_CLI_RECORD_REP_H
+
+#include <stdint.h>
+
+#include "pmu_model/rep.h"
+#include "profiler/perfdata.h"
+
+#define REP_RAW_SIZE 32
+#define REP_EVENT_NAME "pmusim_rep"
+#define REP_MAX_BRANCHES 256
+
+struct rep_recording {
+	struct rep_unit *unit;
+	int mode;                    /* enum rep_mode */
+	struct perfdata_writer *w;   /* set once the file is open */
+	uint64_t id;                 /* sample id of the REP event */
+	uint64_t (*now_ns)(void *ctx);
+	uint32_t (*pid_of)(void *ctx, uint32_t tid);
+	void *ctx;
+	int err;
+	struct perf_branch br[REP_MAX_BRANCHES]; /* branch records waiting for their REP */
+	size_t nbr;
+	uint64_t written;
+};
+
+/* Creates the unit for mode (enum rep_mode) with entries buffer entries and TBE. */
+int rep_recording_init(struct rep_recording *rr, int mode, uint32_t entries, int tbe);
+void rep_recording_free(struct rep_recording *rr);
+
+#endif

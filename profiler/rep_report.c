@@ -1,0 +1,217 @@
+/* The REP report (see rep_report.h). */
+#include "profiler/rep_report.h"
+
+#include <capstone/capstone.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/elf_bias.h"
+#include "common/err.h"
+#include "common/symtab.h"
+#include "pmu_model/rep.h"
+#include "profiler/perfdata.h"
+
+#define MAX_MAPS 256
+
+struct map {
+	uint64_t addr, len, pgoff;
+	char path[512];
+	struct symtab *st; /* loaded on first use; NULL if the file is not here */
+	int tried;
+};
+
+static uint64_t u64_of(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+static struct rep_row *row_for(struct rep_row **rows, size_t *n, size_t *cap, uint64_t site)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*rows)[i].site == site)
+			return &(*rows)[i];
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 32;
+		struct rep_row *nr = realloc(*rows, nc * sizeof(*nr));
+		if (!nr)
+			return NULL;
+		*rows = nr;
+		*cap = nc;
+	}
+	struct rep_row *r = &(*rows)[(*n)++];
+	memset(r, 0, sizeof(*r));
+	r->site = site;
+	r->min = UINT64_MAX;
+	return r;
+}
+
+/* symbol+offset and the decoded instruction, from the file mapped at the site */
+static void describe(struct rep_row *r, struct map *maps, size_t nmaps, csh cs)
+{
+	snprintf(r->symbol, sizeof(r->symbol), "?");
+	snprintf(r->insn, sizeof(r->insn), "?");
+	for (size_t i = 0; i < nmaps; i++) {
+		struct map *m = &maps[i];
+		if (r->site < m->addr || r->site >= m->addr + m->len)
+			continue;
+		if (!m->tried) {
+			m->tried = 1;
+			if (symtab_load(m->path, elf_mapping_bias(m->path, m->addr, m->pgoff), &m->st) < 0)
+				m->st = NULL;
+		}
+		const struct sym *s = m->st ? symtab_lookup(m->st, r->site) : NULL;
+		const char *base = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
+		if (s)
+			snprintf(r->symbol, sizeof(r->symbol), "%.120s+0x%" PRIx64, s->name, r->site - s->addr);
+		else
+			snprintf(r->symbol, sizeof(r->symbol), "%.120s+0x%" PRIx64, base, r->site - m->addr + m->pgoff);
+		uint8_t code[16];
+		FILE *f = fopen(m->path, "rb");
+		size_t got = 0;
+		if (f && fseek(f, (long)(r->site - m->addr + m->pgoff), SEEK_SET) == 0)
+			got = fread(code, 1, sizeof(code), f);
+		if (f)
+			fclose(f);
+		cs_insn *insn;
+		if (got && cs_disasm(cs, code, got, r->site, 1, &insn) == 1) {
+			snprintf(r->insn, sizeof(r->insn), "%.40s", insn->mnemonic);
+			cs_free(insn, 1);
+		}
+		return;
+	}
+}
+
+static int cmp_site(const void *a, const void *b)
+{
+	const struct rep_row *x = a, *y = b;
+	return x->site < y->site ? -1 : x->site > y->site;
+}
+
+int rep_report_read(const char *path, struct rep_row **rows, size_t *n, int *mode, char *msg,
+		    size_t msglen)
+{
+	struct perfdata *pd;
+	*rows = NULL;
+	*n = 0;
+	*mode = -1;
+	int err = perfdata_open(path, &pd, msg, msglen);
+	if (err < 0)
+		return err;
+	int ev = -1;
+	for (size_t i = 0; i < perfdata_nevents(pd); i++) {
+		const char *name = perfdata_event(pd, i)->name;
+		if (name && strcmp(name, "pmusim_rep") == 0)
+			ev = (int)i;
+	}
+	if (ev < 0) {
+		perfdata_close(pd);
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG,
+				   "%s has no pmusim_rep event (record with pmusim record --rep MODE)", path);
+	}
+	struct map *maps = calloc(MAX_MAPS, sizeof(*maps));
+	size_t nmaps = 0, cap = 0;
+	struct perf_record r;
+	while (maps && (err = perfdata_next(pd, &r, msg, msglen)) > 0) {
+		if (r.type == PERF_RECORD_MMAP2 && (r.u.mmap.prot & 4) && nmaps < MAX_MAPS) {
+			struct map *m = &maps[nmaps++];
+			m->addr = r.u.mmap.addr, m->len = r.u.mmap.len, m->pgoff = r.u.mmap.pgoff;
+			snprintf(m->path, sizeof(m->path), "%s", r.u.mmap.filename);
+			continue;
+		}
+		if (r.type != PERF_RECORD_SAMPLE || perfdata_event_of_id(pd, r.u.sample.id) != ev)
+			continue;
+		const struct perf_sample *s = &r.u.sample;
+		if (s->raw_size < 32) {
+			err = pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT, "%s: a pmusim_rep sample has %u raw bytes, not 32",
+					  path, s->raw_size);
+			break;
+		}
+		uint32_t end, m;
+		memcpy(&end, s->raw + 24, 4);
+		memcpy(&m, s->raw + 28, 4);
+		struct rep_row *row = row_for(rows, n, &cap, u64_of(s->raw));
+		if (!row) {
+			err = PMUSIM_ERR_NOMEM;
+			break;
+		}
+		*mode = (int)m;
+		row->executions++;
+		row->requested = sat_add(row->requested, u64_of(s->raw + 8));
+		if (end != 3) { /* the actual count is known */
+			uint64_t act = u64_of(s->raw + 16);
+			row->has_actual = 1;
+			row->actual = sat_add(row->actual, act);
+			row->min = act < row->min ? act : row->min;
+			row->max = act > row->max ? act : row->max;
+			row->by_condition += end == REP_END_CONDITION;
+		}
+	}
+	perfdata_close(pd);
+	if (!maps)
+		err = PMUSIM_ERR_NOMEM;
+	csh cs;
+	if (err >= 0 && cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK) {
+		for (size_t i = 0; i < *n; i++)
+			describe(&(*rows)[i], maps, nmaps, cs);
+		cs_close(&cs);
+	}
+	for (size_t i = 0; maps && i < nmaps; i++)
+		symtab_free(maps[i].st);
+	free(maps);
+	if (err < 0) {
+		free(*rows);
+		*rows = NULL;
+		*n = 0;
+		return err;
+	}
+	qsort(*rows, *n, sizeof(**rows), cmp_site);
+	return 0;
+}
+
+int rep_report_write(FILE *f, const struct rep_row *rows, size_t n, int mode, int json)
+{
+	uint64_t execs = 0;
+	for (size_t i = 0; i < n; i++)
+		execs += rows[i].executions;
+	if (json) {
+		fprintf(f, "{\"mode\": \"%s\", \"sites\": [", rep_mode_name(mode));
+		for (size_t i = 0; i < n; i++) {
+			const struct rep_row *r = &rows[i];
+			fprintf(f, "%s\n  {\"site\": \"0x%" PRIx64 "\", \"symbol\": \"%s\", \"instruction\": \"%s\", "
+				"\"executions\": %" PRIu64 ", \"requested\": %" PRIu64 ", ",
+				i ? "," : "", r->site, r->symbol, r->insn, r->executions, r->requested);
+			if (r->has_actual)
+				fprintf(f, "\"actual\": %" PRIu64 ", \"min\": %" PRIu64 ", \"mean\": %.3f, \"max\": %" PRIu64
+					", \"ended_by_condition\": %" PRIu64 "}", r->actual, r->min,
+					(double)r->actual / (double)r->executions, r->max, r->by_condition);
+			else
+				fputs("\"actual\": null, \"min\": null, \"mean\": null, \"max\": null, "
+				      "\"ended_by_condition\": null}", f);
+		}
+		fputs("\n]}\n", f);
+	} else {
+		fprintf(f, "# REP sites: %zu, executions: %" PRIu64 " (mode %s)\n", n, execs, rep_mode_name(mode));
+		fprintf(f, "# %-18s %-36s %-12s %10s %20s %14s %8s %10s %8s %10s\n", "site", "symbol", "instruction",
+			"executions", "requested", "actual", "min", "mean", "max", "by_cond");
+		for (size_t i = 0; i < n; i++) {
+			const struct rep_row *r = &rows[i];
+			fprintf(f, "  0x%-16" PRIx64 " %-36s %-12s %10" PRIu64 " %20" PRIu64, r->site, r->symbol, r->insn,
+				r->executions, r->requested);
+			if (r->has_actual)
+				fprintf(f, " %14" PRIu64 " %8" PRIu64 " %10.1f %8" PRIu64 " %10" PRIu64 "\n", r->actual,
+					r->min, (double)r->actual / (double)r->executions, r->max, r->by_condition);
+			else
+				fprintf(f, " %14s %8s %10s %8s %10s\n", "-", "-", "-", "-", "-");
+		}
+	}
+	return ferror(f) ? PMUSIM_ERR_IO : 0;
+}
