@@ -10,6 +10,8 @@
 #include "cli/profile_args.h"
 #include "common/err.h"
 #include "common/outfile.h"
+#include "pmu_model/rep.h"
+#include "profiler/rep_report.h"
 #include "profiler/svg.h"
 #include "profiler/validate.h"
 
@@ -29,6 +31,9 @@ static const char validate_usage[] =
 	"  --format F           text (default) or json (keys overlap_edges, overlap_taken,\n"
 	"                       overlap_calls, hot_edge_max_rel_err, samples, samples_dropped,\n"
 	"                       span: the window of instruction- and cycle-triggered samples)\n"
+	"  --rep                check the REP records of a pmusim record --rep recording\n"
+	"                       against --truth TRUTH.json (--truth-json): exit 1 on any\n"
+	"                       mismatch; json keys sites, mismatches, mode\n"
 	"  --svg FILE           also write a log-log scatter plot (SVG) of every truth edge:\n"
 	"                       exact count against the profile's weight scaled to the same\n"
 	"                       total (call edges only for --method calls)\n"
@@ -37,7 +42,7 @@ static const char validate_usage[] =
 	"\n"
 	"exit status: 0 when the overlap meets --min-overlap, 1 when not, 2 on errors.\n";
 
-enum { O_TRUTH = PA_O_END, O_MIN, O_FORMAT, O_SVG };
+enum { O_TRUTH = PA_O_END, O_MIN, O_FORMAT, O_SVG, O_REP };
 
 struct validate_args {
 	struct profile_args pa;
@@ -45,6 +50,7 @@ struct validate_args {
 	const char *svg;
 	double min_overlap;
 	int json;
+	int rep;
 };
 
 static int validate_option(void *ctx, int c, char *arg)
@@ -55,6 +61,7 @@ static int validate_option(void *ctx, int c, char *arg)
 	switch (c) {
 	case O_TRUTH: a->truth = arg; return 0;
 	case O_SVG: a->svg = arg; return 0;
+	case O_REP: a->rep = 1; return 0;
 	case O_MIN:
 		a->min_overlap = strtod(arg, &end);
 		if (*end || end == arg || a->min_overlap < 0 || a->min_overlap > 1)
@@ -74,7 +81,8 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 	static const struct option opts[] = {
 		PROFILE_LONG_OPTIONS, {"truth", required_argument, 0, O_TRUTH},
 		{"min-overlap", required_argument, 0, O_MIN}, {"format", required_argument, 0, O_FORMAT},
-		{"svg", required_argument, 0, O_SVG}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		{"svg", required_argument, 0, O_SVG}, {"rep", no_argument, 0, O_REP},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	if (profile_args_parse(&a->pa, argc, argv, opts, validate_usage, "pmusim validate", validate_option, a) < 0)
 		return -1;
 	if (!a->truth)
@@ -133,12 +141,41 @@ static int write_svg(const struct validate_args *a, struct profile *prof, struct
 	return err < 0 ? -1 : 0;
 }
 
+/* pmusim validate --rep: the recording's REP sites against the truth's. */
+static int validate_rep(const struct validate_args *a)
+{
+	char msg[512] = "";
+	struct rep_row *t = NULL, *g = NULL;
+	size_t nt = 0, ng = 0;
+	int mode, status = EXIT_PMUSIM_ERROR;
+	int err = rep_truth_read(a->truth, &t, &nt, msg, sizeof(msg));
+	if (err >= 0)
+		err = rep_report_read(a->pa.input, &g, &ng, &mode, msg, sizeof(msg));
+	if (err < 0) {
+		fprintf(stderr, "pmusim validate: %s\n", msg[0] ? msg : pmusim_strerror(err));
+	} else {
+		size_t bad = rep_mismatches(t, nt, g, ng);
+		if (a->json)
+			printf("{\"sites\": %zu, \"recorded_sites\": %zu, \"mismatches\": %zu, \"mode\": \"%s\"}\n", nt, ng,
+			       bad, rep_mode_name(mode));
+		else
+			printf("REP sites: %zu in the truth, %zu recorded (mode %s); mismatches: %zu\n", nt, ng,
+			       rep_mode_name(mode), bad);
+		status = bad ? 1 : 0;
+	}
+	free(t);
+	free(g);
+	return status;
+}
+
 int cmd_validate(int argc, char **argv)
 {
 	struct validate_args a = {0};
 	profile_args_init(&a.pa);
 	if (parse_args(argc, argv, &a) < 0)
 		return EXIT_PMUSIM_ERROR;
+	if (a.rep)
+		return validate_rep(&a);
 	struct profile *prof = NULL;
 	struct binary *bin = NULL;
 	struct edges *truth = NULL;

@@ -177,6 +177,76 @@ int rep_report_read(const char *path, struct rep_row **rows, size_t *n, int *mod
 	return 0;
 }
 
+int rep_truth_read(const char *path, struct rep_row **rows, size_t *n, char *msg, size_t msglen)
+{
+	*rows = NULL;
+	*n = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_IO, "cannot open %s", path);
+	char line[1024];
+	int in_rep = 0, found = 0;
+	size_t cap = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "\"rep\": [")) {
+			in_rep = found = 1;
+			continue;
+		}
+		if (!in_rep)
+			continue;
+		const char *p = strstr(line, "{\"addr\": \"");
+		if (!p)
+			break; /* the end of the array */
+		unsigned long long a, e, it, rq, c;
+		const char *q = strstr(p, "\"executions\"");
+		const char *sym = strstr(p, "\"addr_sym\": \"");
+		if (sscanf(p, "{\"addr\": \"%llx\"", &a) != 1 || !q ||
+		    sscanf(q, "\"executions\": %llu, \"iterations\": %llu, \"requested\": %llu, \"ended_by_condition\": %llu",
+			   &e, &it, &rq, &c) != 4) {
+			fclose(f);
+			free(*rows);
+			*rows = NULL;
+			*n = 0;
+			return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT,
+					   "%s: a REP site without executions, iterations, requested and ended_by_condition "
+					   "(written by an older pmusim?)", path);
+		}
+		struct rep_row *r = row_for(rows, n, &cap, a);
+		if (!r) {
+			fclose(f);
+			return PMUSIM_ERR_NOMEM;
+		}
+		r->executions = e, r->actual = it, r->requested = rq, r->by_condition = c, r->has_actual = 1;
+		snprintf(r->insn, sizeof(r->insn), "?");
+		if (sym)
+			snprintf(r->symbol, sizeof(r->symbol), "%.*s", (int)strcspn(sym + 13, "\""), sym + 13);
+	}
+	fclose(f);
+	if (!found)
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT, "%s has no \"rep\" array (use --truth-json)", path);
+	qsort(*rows, *n, sizeof(**rows), cmp_site);
+	return 0;
+}
+
+size_t rep_mismatches(const struct rep_row *truth, size_t nt, const struct rep_row *got, size_t ng)
+{
+	size_t bad = 0, j = 0;
+	for (size_t i = 0; i < nt; i++) {
+		while (j < ng && got[j].site < truth[i].site) {
+			bad++; /* recorded, not in the truth */
+			j++;
+		}
+		if (j == ng || got[j].site != truth[i].site) {
+			bad++;
+			continue;
+		}
+		const struct rep_row *t = &truth[i], *g = &got[j++];
+		bad += t->executions != g->executions || t->requested != g->requested ||
+		       (g->has_actual && (t->actual != g->actual || t->by_condition != g->by_condition));
+	}
+	return bad + (ng - j);
+}
+
 int rep_report_write(FILE *f, const struct rep_row *rows, size_t n, int mode, int json)
 {
 	uint64_t execs = 0;

@@ -26,6 +26,14 @@ struct rep_row {
  * with a one-line reason (not perf.data, no pmusim_rep event, corrupt). */
 int rep_report_read(const char *path, struct rep_row **rows, size_t *n, int *mode, char *msg,
 		    size_t msglen);
+/* The "rep" sites of a --truth-json file (pmusim run/record), as rows with
+ * has_actual set (symbol and instruction from the file's *_sym). 0 or a
+ * negative pmusim_err with a one-line reason. */
+int rep_truth_read(const char *path, struct rep_row **rows, size_t *n, char *msg, size_t msglen);
+/* Sites of the truth missing from the recording, or whose executions,
+ * requested, and (when the recording knows them) actual and ended-by-condition
+ * counts differ, plus recorded sites the truth does not have. */
+size_t rep_mismatches(const struct rep_row *truth, size_t nt, const struct rep_row *got, size_t ng);
 /* text: a table; json: {"mode":..., "sites": [rows with site, symbol,
  * instruction, executions, requested, actual, min, mean, max, ended_by_condition]}
  * (actual, min, mean, max null in mode first). */

@@ -106,6 +106,12 @@ static void check_against_truth(const struct rep_case *c, const char *prog, char
 				      c->line, t[i].addr, t[i].actual, t[i].cond, g[i].actual, g[i].cond);
 	}
 	free(out);
+	/* pmusim validate --rep agrees: no mismatch, exit 0 */
+	char *v[] = {(char *)pmusim(), "validate", "-i", (char *)data, "--rep", "--truth", (char *)json,
+		     "--format", "json", NULL};
+	out = run_capture(v, &st);
+	ck_assert_msg(st == 0 && out && strstr(out, "\"mismatches\": 0"), "line %d: validate --rep: %s", c->line, out);
+	free(out);
 	char *p[] = {"perf", "script", "-i", (char *)data, "-F", "event,ip", NULL};
 	out = run_capture(p, &st);
 	ck_assert_msg(st == 0 && out && strstr(out, "pmusim_rep"), "line %d: perf script shows no REP samples", c->line);
@@ -137,6 +143,22 @@ START_TEST(dynamic_program_matches_truth)
 }
 END_TEST
 
+/* validate --rep against the truth of another run finds the differences (exit 1). */
+START_TEST(validate_finds_mismatches)
+{
+	const char *d1 = tmp_path("a.data"), *j2 = tmp_path("b.json");
+	char *r[] = {(char *)pmusim(), "record", "--rep", "last", "-o", (char *)d1, "--", (char *)wl("rep"), NULL};
+	char *t[] = {(char *)pmusim(), "run", "--truth-json", (char *)j2, "--", (char *)wl("strings"), NULL};
+	ck_assert_int_eq(run_cmd(r, NULL, "/dev/null", NULL), 0);
+	ck_assert_int_eq(run_cmd(t, NULL, "/dev/null", NULL), 0);
+	char *v[] = {(char *)pmusim(), "validate", "-i", (char *)d1, "--rep", "--truth", (char *)j2, NULL};
+	int st;
+	char *out = run_capture(v, &st);
+	ck_assert_msg(st == 1 && out && strstr(out, "mismatches: ") && !strstr(out, "mismatches: 0"), "%s", out);
+	free(out);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rep");
@@ -144,6 +166,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, rep_workload_matches_truth, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, dynamic_program_matches_truth);
+	tcase_add_test(tc, validate_finds_mismatches);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
