@@ -40,8 +40,9 @@ static const char record_usage[] =
 	"  --refill A           cycles charged after each interrupt (pipeline refill)\n"
 	"  -o, --output FILE    perf.data to write (default ./perf.data)\n"
 	"  --rep MODE           trace REP string instructions with the REP unit: first,\n"
-	"                       last, buffer, membuffer or counter; each REP record is a\n"
-	"                       sample of the event pmusim_rep (see README)\n"
+	"                       last, buffer, membuffer or counter; or patch (software:\n"
+	"                       one REP at a time patched with a trap); each REP record\n"
+	"                       is a sample of the event pmusim_rep (see README)\n"
 	"  --rep-buffer N       instruction-information buffer entries (default 64)\n"
 	"  --rep-tbe            the buffer records taken branches too (branch stack)\n" PROG_OPTIONS_HELP
 	"  -h, --help           this text\n"
@@ -100,7 +101,7 @@ static int record_option(void *ctx, int c, char *arg)
 	case 'o': a->out = arg; return 0;
 	case O_REP:
 		if ((a->rep_mode = rep_mode_parse(arg)) < 0)
-			return fprintf(stderr, "%s: --rep needs first, last, buffer, membuffer or counter, not '%s'\n",
+			return fprintf(stderr, "%s: --rep needs first, last, buffer, membuffer, counter or patch, not '%s'\n",
 				       cmd, arg), -1;
 		return 0;
 	case O_REP_BUFFER:
@@ -389,7 +390,8 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 	if (a->rep_mode >= 0) {
 		r->rep.now_ns = rep_now, r->rep.pid_of = rep_pid, r->rep.ctx = r;
 		if (rep_recording_init(&r->rep, a->rep_mode, (uint32_t)a->rep_entries, a->rep_tbe) < 0 ||
-		    sim_add_sink(p->sim, rep_unit_sink(r->rep.unit)) < 0) {
+		    (r->rep.unit && sim_add_sink(p->sim, rep_unit_sink(r->rep.unit)) < 0) ||
+		    (a->rep_mode == REP_PATCH && sim_rep_patch(p->sim, rep_recording_patched, &r->rep) < 0)) {
 			fprintf(stderr, "pmusim record: out of memory\n");
 			return -1;
 		}

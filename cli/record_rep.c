@@ -57,10 +57,18 @@ static void on_interrupt(void *ctx, const struct rep_record *r, size_t n)
 	}
 }
 
+void rep_recording_patched(void *ctx, uint64_t site, uint64_t count, uint32_t tid)
+{
+	struct rep_record r = {.kind = REP_ENTRY_REP, .tid = tid, .site = site, .requested = count};
+	write_rep(ctx, &r); /* the trap comes before the REP runs: its end is not known */
+}
+
 int rep_recording_init(struct rep_recording *rr, int mode, uint32_t entries, int tbe)
 {
 	struct rep_config cfg = {(enum rep_mode)mode, REP_F_RE | (tbe ? REP_F_TBE : 0u), entries};
 	rr->mode = mode;
+	if (mode == REP_PATCH)
+		return 0;
 	return rep_unit_new(&cfg, (struct rep_handler){on_interrupt, rr}, &rr->unit);
 }
 

@@ -20,7 +20,8 @@ struct rep_unit {
 	int full;
 };
 
-static const char *const mode_names[REP_MODE_COUNT] = {"first", "last", "buffer", "membuffer", "counter"};
+static const char *const mode_names[REP_MODE_COUNT] = {"first", "last", "buffer", "membuffer", "counter",
+								  "patch"};
 
 int rep_mode_parse(const char *name)
 {
@@ -43,7 +44,7 @@ static int buffered(const struct rep_unit *u)
 int rep_unit_new(const struct rep_config *cfg, struct rep_handler h, struct rep_unit **out)
 {
 	*out = NULL;
-	if ((unsigned)cfg->mode >= REP_MODE_COUNT)
+	if ((unsigned)cfg->mode >= REP_PATCH)
 		return PMUSIM_ERR_ARG;
 	struct rep_unit *u = calloc(1, sizeof(*u));
 	if (!u)

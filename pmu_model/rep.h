@@ -41,7 +41,8 @@
 
 #include "pmu_model/block.h"
 
-enum rep_mode { REP_FIRST = 0, REP_LAST, REP_BUFFER, REP_MEMBUFFER, REP_COUNTER, REP_MODE_COUNT };
+/* REP_PATCH is the software method (sim_rep_patch in sim/sim.h), not the unit's. */
+enum rep_mode { REP_FIRST = 0, REP_LAST, REP_BUFFER, REP_MEMBUFFER, REP_COUNTER, REP_PATCH, REP_MODE_COUNT };
 
 /* Why a REP stopped. */
 enum rep_end {

@@ -281,6 +281,13 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
 			return;
 		}
 	}
+	if (s->npatch && rep_patch_check(s, addr)) {
+		/* the REP ahead changed: move the patch before going on */
+		s->restart = 1;
+		s->restart_pc = addr;
+		uc_emu_stop(uc);
+		return;
+	}
 	if ((bstream_insns(s->bs) >= s->attention_at ||
 	     (s->cycle_slices && s->clock(s->clock_ctx) >= s->slice_end)) &&
 	    !s->limit_armed && !bstream_is_rep_continuation(s->bs, addr)) {
@@ -337,6 +344,11 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *ud)
 	uc_reg_read(uc, UC_X86_REG_RIP, &rip);
 	int sig = SIGSEGV;
 	uint64_t pc = rip;
+	if (intno == 3 && rep_patch_is_trap(s, rip - 1)) {
+		s->patch_hit = 1; /* the REP tracer's, not the program's */
+		uc_emu_stop(uc);
+		return;
+	}
 	switch (intno) {
 	case 0: sig = SIGFPE; break;          /* #DE: RIP at the divide */
 	case 1: case 3: sig = SIGTRAP; pc = rip - (intno == 3); break;
@@ -431,6 +443,7 @@ void sim_free(struct sim *s)
 	for (size_t i = 0; i < s->nold_dcs; i++)
 		dcache_free(s->old_dcs[i]);
 	symtab_free(s->main_syms);
+	free(s->patch_sites);
 	free(s);
 }
 

@@ -201,6 +201,7 @@ static int64_t clone_process(struct sim *s, struct proc *parent, struct proc *c)
 	dcache_share_ids(c->dc, &s->run_ids);
 	if (copy_memory(parent, c) < 0)
 		return -ENOMEM;
+	rep_patch_restore_in(s, c); /* the child runs the program unpatched */
 	c->brk_start = parent->brk_start;
 	c->brk_cur = parent->brk_cur;
 	c->load_bias = parent->load_bias;

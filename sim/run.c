@@ -120,7 +120,14 @@ int sim_run(struct sim *s, struct sim_result *res)
 		s->attention = 0;
 		s->mem_fault_type = 0;
 		uc_err e = uc_emu_start(s->p->uc, pc, until, 0, 0);
+		if (s->patch_hit && !s->stop_reason) {
+			s->patch_hit = 0;
+			pc = rep_patch_trap(s);
+			continue;
+		}
 		if (s->restart && !s->stop_reason) {
+			if (s->patch_pending && s->p == s->procs[0])
+				rep_patch_arm(s);
 			pc = s->restart_pc;
 			if (s->restart_until)
 				until = s->restart_until;

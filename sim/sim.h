@@ -65,6 +65,14 @@ int sim_add_image_sink(struct sim *s, struct block_sink sink);
  * pmusim_err when res->end == SIM_END_ERROR. */
 int sim_run(struct sim *s, struct sim_result *res);
 
+/* The software REP tracer (seed: opcode patching): patches the program's REP
+ * string instructions one at a time, in address order, with a trap; fn gets
+ * the site, the count register and the thread each time the patched one is
+ * reached. Returns the number of REP sites found (before sim_run), or a
+ * negative pmusim_err. */
+int sim_rep_patch(struct sim *s, void (*fn)(void *ctx, uint64_t site, uint64_t count, uint32_t tid),
+		  void *ctx);
+
 /* The cycle count of a timing model fed by this machine's blocks, for a
  * quantum in cycles (options.quantum_cycles). */
 void sim_set_clock(struct sim *s, uint64_t (*cycles)(void *ctx), void *ctx);

@@ -183,7 +183,29 @@ struct sim {
 	void (*map_listener)(void *ctx, const struct sim_mapping *m);
 	void *map_listener_ctx;
 	struct sim_task_listener task;
+	/* the software REP tracer (rep_patch.c) */
+	uint64_t *patch_sites;       /* REP instructions of the program, by address */
+	size_t npatch, patch_cur;    /* patch_cur: the one patched */
+	size_t patch_want;           /* the one to patch at the pending restart */
+	uint64_t patch_lo, patch_hi; /* the program's code */
+	uint64_t patch_skip;         /* a trapped REP running now */
+	uint8_t patch_orig;          /* its original first byte */
+	int patch_armed, patch_pending, patch_hit;
+	void (*patch_fn)(void *ctx, uint64_t site, uint64_t count, uint32_t tid);
+	void *patch_ctx;
 };
+
+/* rep_patch.c */
+void rep_patch_arm(struct sim *s);
+/* A block of the program starts at addr: 1 when the patch must move first
+ * (emulation then restarts there through rep_patch_arm). */
+int rep_patch_check(struct sim *s, uint64_t addr);
+/* 1 when an INT3 at int3_addr is the tracer's patch. */
+int rep_patch_is_trap(const struct sim *s, uint64_t int3_addr);
+/* After the patch trapped (emulation stopped): records, restores; returns the PC. */
+uint64_t rep_patch_trap(struct sim *s);
+/* A fork's copy of the program gets the original byte back. */
+void rep_patch_restore_in(struct sim *s, struct proc *child);
 
 /* clone flags (include/uapi/linux/sched.h) */
 #define CLONE_VM_F             0x00000100ULL

@@ -323,7 +323,8 @@ int truth_rep_sites(struct truth *t, struct truth_rep **out, size_t *n)
 		}
 		r[j].executions += c->full;
 		r[j].iterations += c->taken;
-		r[j].requested += c->requested;
+		r[j].requested = r[j].requested + c->requested < r[j].requested ? UINT64_MAX
+										 : r[j].requested + c->requested;
 		r[j].by_condition += c->not_taken;
 	}
 	*n = k;

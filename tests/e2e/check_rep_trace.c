@@ -69,6 +69,7 @@ static const struct rep_case cases[] = {
 	{__LINE__, "counter", {0}},
 	{__LINE__, "buffer", {"--rep-buffer", "3", "--rep-tbe", 0}},
 	{__LINE__, "membuffer", {"--rep-buffer", "1000", 0}},
+	{__LINE__, "patch", {0}},
 	/* the PMU interrupts every 7 taken branches and every 13 REP iterations */
 	{__LINE__, "last", {"-e", "br_inst_retired.near_taken,rep_iterations", "-c", "13", "-b", 0}},
 };
@@ -93,7 +94,8 @@ static void check_against_truth(const struct rep_case *c, const char *prog, char
 	struct site t[64], g[64];
 	size_t nt = truth_sites(json, t, 64), ng = report_sites(out, g, 64);
 	ck_assert_msg(nt >= 1 && nt == ng, "line %d: %zu REP sites in the truth, %zu in the report", c->line, nt, ng);
-	int first = strcmp(c->mode, "first") == 0;
+	/* first and patch see a REP before it runs: requested only */
+	int first = strcmp(c->mode, "first") == 0 || strcmp(c->mode, "patch") == 0;
 	for (size_t i = 0; i < nt; i++) {
 		ck_assert_msg(t[i].addr == g[i].addr && t[i].executions == g[i].executions &&
 			      t[i].requested == g[i].requested, "line %d: site %#llx: %llu executions, %llu requested "
@@ -143,6 +145,28 @@ START_TEST(dynamic_program_matches_truth)
 }
 END_TEST
 
+/* The patching method changes nothing the program does: the same output and
+ * exit status as natively, and the exact truth of a run without patches, edge
+ * for edge (the INT3s never retire). */
+START_TEST(patching_leaves_the_program_unchanged)
+{
+	const char *data = tmp_path("p.data"), *t1 = tmp_path("patched.fdata"), *t2 = tmp_path("plain.fdata");
+	const char *o1 = tmp_path("patched.out"), *o2 = tmp_path("native.out");
+	char *r[] = {(char *)pmusim(), "record", "--rep", "patch", "-o", (char *)data, "--truth", (char *)t1, "--",
+		     (char *)wl("rep"), NULL};
+	char *u[] = {(char *)pmusim(), "run", "--truth", (char *)t2, "--", (char *)wl("rep"), NULL};
+	char *n[] = {(char *)wl("rep"), NULL};
+	ck_assert_int_eq(run_cmd(r, NULL, o1, NULL), 0);
+	ck_assert_int_eq(run_cmd(u, NULL, "/dev/null", NULL), 0);
+	ck_assert_int_eq(run_cmd(n, NULL, o2, NULL), 0);
+	size_t l1, l2, m1, m2;
+	char *a = slurp(t1, &l1), *b = slurp(t2, &l2), *x = slurp(o1, &m1), *y = slurp(o2, &m2);
+	ck_assert_msg(a && b && l1 > 100 && l1 == l2 && memcmp(a, b, l1) == 0, "the patched run's truth differs");
+	ck_assert_msg(x && y && m1 == m2 && memcmp(x, y, m1) == 0, "the patched run printed otherwise: %s", x);
+	free(a), free(b), free(x), free(y);
+}
+END_TEST
+
 /* validate --rep against the truth of another run finds the differences (exit 1). */
 START_TEST(validate_finds_mismatches)
 {
@@ -167,6 +191,7 @@ int main(void)
 	tcase_add_loop_test(tc, rep_workload_matches_truth, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, dynamic_program_matches_truth);
 	tcase_add_test(tc, validate_finds_mismatches);
+	tcase_add_test(tc, patching_leaves_the_program_unchanged);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -269,6 +269,8 @@ static void check_sample(size_t i, const struct perf_sample *got)
 		    (unsigned long long)e);
 	}
 	exp.br = exp.nbr ? got->br : NULL;
+	exp.raw_size = padded; /* compared byte for byte above */
+	exp.raw = got->raw;
 	ck_assert_msg(memcmp(&exp, got, sizeof(exp)) == 0,
 	              "sample %zu: a field check_sample() does not know differs", i);
 }
