@@ -76,6 +76,25 @@ for w in gzip threads; do
 		printf "%-13s %9.3f %9.3f %9.3f %9.3f %10.1f %10.3f %10.3f\n", w, n, r, rc, c, r / n, rc / r, r / c }'
 done
 
+# The REP unit (#6): each --rep mode over a plain recording, on workloads/rep
+# (every REP traced) and on gzip (libc's REP memcpy/memset; patch mode patches
+# the program's own code only).
+echo
+printf '%-13s %10s' program plain_s
+for m in first last buffer membuffer counter patch; do printf ' %10s' "$m"; done
+echo
+for w in rep gzip; do
+	if [ "$w" = gzip ]; then set -- /usr/bin/gzip -c -6 "$tmp/gzip.in"; else set -- "$WL/rep"; fi
+	[ -x "$1" ] || continue
+	base=$(median "$PMUSIM" record -e instructions -c 1000003 -o "$tmp/r.data" -- "$@")
+	printf '%-13s %10.3f' "$w" "$base"
+	for m in first last buffer membuffer counter patch; do
+		t=$(median "$PMUSIM" record -e instructions -c 1000003 --rep "$m" -o "$tmp/r.data" -- "$@")
+		awk -v t="$t" -v b="$base" 'BEGIN { printf " %9.3fx", t / b }'
+	done
+	echo
+done
+
 # The profiler: samples per second of each method on one recording of loops,
 # and perf2bolt on the same perf.data (target: pmusim >= 10x faster).
 echo
