@@ -108,6 +108,16 @@ static int fault_code(const struct sim *s, const struct sim_result *res)
 	return 0;
 }
 
+/* A fault or signal ends a child process (the others go on): 1 and the PC to
+ * resume at when the run goes on, 0 when it ended. */
+static int child_dies(struct sim *s, struct sim_result *res, int sig, uint64_t *pc)
+{
+	memset(res, 0, sizeof(*res));
+	proc_end(s, sig);
+	*pc = sched_attend(s);
+	return !s->stop_reason;
+}
+
 int sim_run(struct sim *s, struct sim_result *res)
 {
 	memset(res, 0, sizeof(*res));
@@ -153,11 +163,7 @@ int sim_run(struct sim *s, struct sim_result *res)
 				continue;
 			}
 			if (s->p->pid != GUEST_PID && !s->stop_reason) {
-				/* a child process dies of it; the others go on */
-				memset(res, 0, sizeof(*res));
-				proc_end(s, sig);
-				pc = sched_attend(s);
-				if (!s->stop_reason)
+				if (child_dies(s, res, sig, &pc))
 					continue;
 				break;
 			}
@@ -193,14 +199,8 @@ int sim_run(struct sim *s, struct sim_result *res)
 				sched_update_attention(s);
 				continue;
 			}
-			if (res->end == SIM_END_SIGNAL && s->p->pid != GUEST_PID) {
-				int sig = res->signo;
-				memset(res, 0, sizeof(*res));
-				proc_end(s, sig);
-				pc = sched_attend(s);
-				if (!s->stop_reason)
-					continue;
-			}
+			if (res->end == SIM_END_SIGNAL && s->p->pid != GUEST_PID && child_dies(s, res, res->signo, &pc))
+				continue;
 		}
 		break;
 	}

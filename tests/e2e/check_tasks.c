@@ -95,6 +95,18 @@ static int count_lines(const char *text, const char *needle)
 	return n;
 }
 
+/* perf script -F brstackinsn walks every sample's LBR through the code and
+ * finds no entry the code contradicts. */
+static void lbr_consistent(const char *data)
+{
+	int st;
+	char *b[] = {"perf", "script", "-i", (char *)data, "-F", "ip,brstackinsn", NULL};
+	char *out = run_capture(b, &st);
+	ck_assert_msg(st == 0 && out && strlen(out) > 1000 && !strstr(out, "mismatch of LBR data"),
+		      "brstackinsn found a mismatch");
+	free(out);
+}
+
 /* A threaded recording: a FORK record per thread, samples of every thread
  * under the one pid, and an LBR that perf finds consistent with the code on
  * every sample (it is emptied at each context switch, as Linux does). */
@@ -115,11 +127,7 @@ START_TEST(threads_recording)
 		ck_assert_msg(count_lines(out, needle) > 3, "no samples of thread %d", tid);
 	}
 	free(out);
-	char *b[] = {"perf", "script", "-i", (char *)data, "-F", "ip,brstackinsn", NULL};
-	out = run_capture(b, &st);
-	ck_assert_msg(st == 0 && out && strlen(out) > 1000 && !strstr(out, "mismatch of LBR data"),
-		      "brstackinsn found a mismatch");
-	free(out);
+	lbr_consistent(data);
 }
 END_TEST
 
@@ -144,11 +152,7 @@ START_TEST(pipeline_recording)
 		ck_assert_msg(count_lines(out, want[i]) > 1, "no samples of %s: %.600s", want[i], out);
 	ck_assert_msg(count_lines(out, "(/usr/bin/sort)") > 0, "sort's own code has no samples");
 	free(out);
-	char *b[] = {"perf", "script", "-i", (char *)data, "-F", "ip,brstackinsn", NULL};
-	out = run_capture(b, &st);
-	ck_assert_msg(st == 0 && out && strlen(out) > 1000 && !strstr(out, "mismatch of LBR data"),
-		      "brstackinsn found a mismatch");
-	free(out);
+	lbr_consistent(data);
 	/* the profiler takes the samples of the process while it runs the program
 	 * it is asked about (not before its execve), as many as perf script shows */
 	char *c[] = {"perf", "script", "-i", (char *)data, "-F", "comm,pid", NULL};
