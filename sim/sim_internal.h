@@ -229,7 +229,11 @@ void proc_enter(struct sim *s, struct proc *p);
 void proc_end(struct sim *s, int wait_status);
 int64_t sys_fork(struct sim *s, uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t ctid);
 int64_t sys_execve(struct sim *s, uint64_t path, uint64_t argv, uint64_t envp);
-/* After the stop requested by a successful execve: the new image; returns its entry. */
+/* Frees a NULL-terminated array of strings and the strings. */
+void free_strings(char **v);
+/* A vfork parent waiting for child goes on (the child executed a program or ended). */
+void release_vfork_parent(struct sim *s, uint32_t child);
+/* exec.c. After the stop requested by a successful execve: the new image; returns its entry. */
 uint64_t proc_exec(struct sim *s, uint64_t pc);
 
 /* machine.c */
