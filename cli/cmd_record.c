@@ -44,13 +44,14 @@ static const char record_usage[] =
 	"                       one REP at a time patched with a trap); each REP record\n"
 	"                       is a sample of the event pmusim_rep (see README)\n"
 	"  --rep-buffer N       instruction-information buffer entries (default 64)\n"
-	"  --rep-tbe            the buffer records taken branches too (branch stack)\n" PROG_OPTIONS_HELP
+	"  --rep-tbe            the buffer records taken branches too (branch stack)\n"
+	"  --rep-sse            single-step: one more record per REP iteration\n" PROG_OPTIONS_HELP
 	"  -h, --help           this text\n"
 	"\n"
 	"exit status: the program's; 124 when --max-insns stopped it; 2 on pmusim errors.\n"
 	"The file is complete even when the program crashes or pmusim is interrupted.\n";
 
-enum { O_DELTA = PROG_OPT_END, O_LBR_DEPTH, O_SKID, O_REFILL, O_REP, O_REP_BUFFER, O_REP_TBE };
+enum { O_DELTA = PROG_OPT_END, O_LBR_DEPTH, O_SKID, O_REFILL, O_REP, O_REP_BUFFER, O_REP_TBE, O_REP_SSE };
 
 struct record_args {
 	struct eventlist el;
@@ -60,7 +61,7 @@ struct record_args {
 	const char *out;
 	int rep_mode;        /* enum rep_mode, -1 without --rep */
 	uint64_t rep_entries;
-	int rep_tbe;
+	int rep_tbe, rep_sse;
 };
 
 static int parse_filter(struct record_args *a, const char *spec, const char *cmd)
@@ -110,6 +111,7 @@ static int record_option(void *ctx, int c, char *arg)
 			return fprintf(stderr, "%s: --rep-buffer needs 1 to 1048576 entries\n", cmd), -1;
 		return 0;
 	case O_REP_TBE: a->rep_tbe = 1; return 0;
+	case O_REP_SSE: a->rep_sse = 1; return 0;
 	case O_SKID: {
 		size_t n = strlen(arg);
 		if (n > 1 && arg[n - 1] == 'c') {
@@ -131,6 +133,7 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		{"skid", required_argument, 0, O_SKID}, {"refill", required_argument, 0, O_REFILL},
 		{"output", required_argument, 0, 'o'}, {"rep", required_argument, 0, O_REP},
 		{"rep-buffer", required_argument, 0, O_REP_BUFFER}, {"rep-tbe", no_argument, 0, O_REP_TBE},
+		{"rep-sse", no_argument, 0, O_REP_SSE},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	if (program_parse(p, argc, argv, "+he:c:bj:o:", opts, record_usage, record_option, a) < 0)
 		return -1;
@@ -138,6 +141,8 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		return -1;
 	if (a->delta && a->delta >= a->period)
 		return fprintf(stderr, "pmusim record: --delta must be smaller than the period\n"), -1;
+	if (a->rep_sse && (a->rep_mode < 0 || a->rep_mode == REP_PATCH))
+		return fprintf(stderr, "pmusim record: --rep-sse goes with a --rep mode of the REP unit\n"), -1;
 	if ((a->rep_tbe || a->rep_entries != 64) && a->rep_mode != REP_BUFFER && a->rep_mode != REP_MEMBUFFER)
 		return fprintf(stderr, "pmusim record: --rep-buffer and --rep-tbe go with --rep buffer or membuffer\n"), -1;
 	return 0;
@@ -389,7 +394,7 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 		return -1;
 	if (a->rep_mode >= 0) {
 		r->rep.now_ns = rep_now, r->rep.pid_of = rep_pid, r->rep.ctx = r;
-		if (rep_recording_init(&r->rep, a->rep_mode, (uint32_t)a->rep_entries, a->rep_tbe) < 0 ||
+		if (rep_recording_init(&r->rep, a->rep_mode, (uint32_t)a->rep_entries, a->rep_tbe, a->rep_sse) < 0 ||
 		    (r->rep.unit && sim_add_sink(p->sim, rep_unit_sink(r->rep.unit)) < 0) ||
 		    (a->rep_mode == REP_PATCH && sim_rep_patch(p->sim, rep_recording_patched, &r->rep) < 0)) {
 			fprintf(stderr, "pmusim record: out of memory\n");

@@ -25,21 +25,25 @@ static void keep_branch(struct rep_recording *rr, const struct rep_record *r)
 
 static void write_rep(struct rep_recording *rr, const struct rep_record *r)
 {
+	int step = r->kind == REP_ENTRY_STEP;
 	uint8_t raw[REP_RAW_SIZE];
 	struct perf_branch stack[REP_MAX_BRANCHES];
 	for (size_t i = 0; i < rr->nbr; i++) /* newest first */
 		stack[i] = rr->br[rr->nbr - 1 - i];
 	put64(raw, r->site);
 	put64(raw + 8, r->requested);
-	put64(raw + 16, r->has_actual ? r->actual : 0);
-	put32(raw + 24, r->has_actual ? r->end : 3);
+	put64(raw + 16, r->has_actual || step ? r->actual : 0);
+	put32(raw + 24, step ? 4 : r->has_actual ? r->end : 3);
 	put32(raw + 28, (uint32_t)rr->mode);
 	struct perf_sample s = {
 		.id = rr->id, .ip = r->site, .time = rr->now_ns(rr->ctx), .period = 1,
 		.pid = rr->pid_of(rr->ctx, r->tid), .tid = r->tid, .misc = PERF_RECORD_MISC_USER,
 		.nbr = rr->nbr, .br = stack, .raw_size = REP_RAW_SIZE, .raw = raw,
 	};
-	rr->nbr = 0;
+	if (step)
+		s.nbr = 0; /* branch records wait for the REP record */
+	else
+		rr->nbr = 0;
 	if (!rr->err && rr->w)
 		rr->err = perfdata_write_sample(rr->w, &s);
 	rr->written++;
@@ -63,9 +67,9 @@ void rep_recording_patched(void *ctx, uint64_t site, uint64_t count, uint32_t ti
 	write_rep(ctx, &r); /* the trap comes before the REP runs: its end is not known */
 }
 
-int rep_recording_init(struct rep_recording *rr, int mode, uint32_t entries, int tbe)
+int rep_recording_init(struct rep_recording *rr, int mode, uint32_t entries, int tbe, int sse)
 {
-	struct rep_config cfg = {(enum rep_mode)mode, REP_F_RE | (tbe ? REP_F_TBE : 0u), entries};
+	struct rep_config cfg = {(enum rep_mode)mode, REP_F_RE | (tbe ? REP_F_TBE : 0u) | (sse ? REP_F_SSE : 0u), entries};
 	rr->mode = mode;
 	if (mode == REP_PATCH)
 		return 0;

@@ -6,7 +6,9 @@
  *   +8  u64 requested   count register at its first execution
  *   +16 u64 actual      iterations done (0 when the mode cannot know: first)
  *   +24 u32 end         0 count exhausted, 1 condition met, 2 interrupted,
- *                       3 not known (mode first)
+ *                       3 not known (mode first, patch), 4 a single step (SSE):
+ *                       requested = the count before this iteration, actual =
+ *                       its index
  *   +28 u32 mode        0 first, 1 last, 2 buffer, 3 membuffer, 4 counter, 5 patch
  * With --rep-tbe the buffer's taken-branch records before a REP record are
  * that sample's branch stack (newest first). */
@@ -36,9 +38,9 @@ struct rep_recording {
 	uint64_t written;
 };
 
-/* Creates the unit for mode (enum rep_mode) with entries buffer entries and TBE
- * (REP_PATCH: no unit; call rep_recording_patched for each trap). */
-int rep_recording_init(struct rep_recording *rr, int mode, uint32_t entries, int tbe);
+/* Creates the unit for mode (enum rep_mode) with entries buffer entries, TBE and
+ * SSE (REP_PATCH: no unit; call rep_recording_patched for each trap). */
+int rep_recording_init(struct rep_recording *rr, int mode, uint32_t entries, int tbe, int sse);
 /* The software tracer's handler (sim_rep_patch): the count register at a REP. */
 void rep_recording_patched(void *rr, uint64_t site, uint64_t count, uint32_t tid);
 void rep_recording_free(struct rep_recording *rr);

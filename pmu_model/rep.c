@@ -101,9 +101,23 @@ static void buffer_put(struct rep_unit *u, const struct rep_record *r)
 	}
 }
 
+/* SSE: a trap after every iteration, the handler reading the count register. */
+static void single_steps(struct rep_unit *u, const struct retired_block *rb, uint64_t at)
+{
+	for (uint64_t i = 0; i < rb->rep_iters; i++) {
+		struct rep_record st = {.kind = REP_ENTRY_STEP, .tid = rb->tid, .site = rb->info->term,
+					.requested = rb->rep_count - i, .actual = i, .insn = at};
+		if (buffered(u))
+			buffer_put(u, &st);
+		else
+			interrupt(u, &st, 1);
+	}
+}
+
 static void on_rep(struct rep_unit *u, const struct retired_block *rb, uint64_t at)
 {
 	const struct block_info *bi = rb->info;
+	int sse = (u->cfg.control & REP_F_SSE) != 0;
 	struct rep_record r = {0};
 	r.kind = REP_ENTRY_REP;
 	r.tid = rb->tid;
@@ -114,10 +128,14 @@ static void on_rep(struct rep_unit *u, const struct retired_block *rb, uint64_t 
 	r.requested = u->rcr;
 	if (u->cfg.mode == REP_FIRST) {
 		interrupt(u, &r, 1); /* the handler reads RCR; the end is not known yet */
+		if (sse)
+			single_steps(u, rb, at);
 		u->exec_ctr = rb->rep_iters;
 		u->occurrences++;
 		return;
 	}
+	if (sse)
+		single_steps(u, rb, at);
 	/* last execution: RCR - count = iterations done */
 	u->exec_ctr = rb->rep_iters;
 	u->occurrences++;

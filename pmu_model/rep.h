@@ -30,6 +30,10 @@
  *   actual) and, with TBE, branch records into the buffer; a full buffer
  *   interrupts; REP_COUNTER: the occurrence counter interrupts at each REP
  *   completion and the handler reads RCR and the execution counter.
+ * With SSE set the unit also traps after every iteration of a REP (a STEP
+ * record: the count register before it and the iteration's index), so the
+ * handler follows the REP iteration by iteration; the STEPs of a REP come
+ * before its REP record (modes last, counter) or after it (first).
  * Interrupts are taken at instruction boundaries and never change a count:
  * a PMI that lands inside a REP sees the same figures as one that does not.
  * No Unicorn, no I/O: records go to the sink. */
@@ -55,7 +59,7 @@ enum rep_end {
 #define REP_F_SSE 0x2u
 #define REP_F_TBE 0x4u
 
-enum rep_entry_kind { REP_ENTRY_REP = 0, REP_ENTRY_BRANCH };
+enum rep_entry_kind { REP_ENTRY_REP = 0, REP_ENTRY_BRANCH, REP_ENTRY_STEP };
 
 /* One record the handler gets (an IIB entry, or what an interrupt reads). */
 struct rep_record {
@@ -63,10 +67,11 @@ struct rep_record {
 	uint8_t end;         /* enum rep_end (REP records) */
 	uint8_t has_actual;  /* 0 in REP_FIRST mode */
 	uint32_t tid;
-	uint64_t site;       /* REP: the instruction; BRANCH: from */
+	uint64_t site;       /* REP, STEP: the instruction; BRANCH: from */
 	uint64_t to;         /* BRANCH: target */
-	uint64_t requested;  /* REP: the count register at the first execution */
-	uint64_t actual;     /* REP: iterations done */
+	uint64_t requested;  /* REP: the count register at the first execution;
+	                      * STEP: the count register before this iteration */
+	uint64_t actual;     /* REP: iterations done; STEP: this iteration's index (0-based) */
 	uint64_t insn;       /* instructions retired before the record's instruction */
 };
 

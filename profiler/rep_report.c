@@ -144,6 +144,10 @@ int rep_report_read(const char *path, struct rep_row **rows, size_t *n, int *mod
 			break;
 		}
 		*mode = (int)m;
+		if (end == 4) { /* a single step of an iteration */
+			row->steps++;
+			continue;
+		}
 		row->executions++;
 		row->requested = sat_add(row->requested, u64_of(s->raw + 8));
 		if (end != 3) { /* the actual count is known */
@@ -257,8 +261,8 @@ int rep_report_write(FILE *f, const struct rep_row *rows, size_t n, int mode, in
 		for (size_t i = 0; i < n; i++) {
 			const struct rep_row *r = &rows[i];
 			fprintf(f, "%s\n  {\"site\": \"0x%" PRIx64 "\", \"symbol\": \"%s\", \"instruction\": \"%s\", "
-				"\"executions\": %" PRIu64 ", \"requested\": %" PRIu64 ", ",
-				i ? "," : "", r->site, r->symbol, r->insn, r->executions, r->requested);
+				"\"executions\": %" PRIu64 ", \"requested\": %" PRIu64 ", \"steps\": %" PRIu64 ", ",
+				i ? "," : "", r->site, r->symbol, r->insn, r->executions, r->requested, r->steps);
 			if (r->has_actual)
 				fprintf(f, "\"actual\": %" PRIu64 ", \"min\": %" PRIu64 ", \"mean\": %.3f, \"max\": %" PRIu64
 					", \"ended_by_condition\": %" PRIu64 "}", r->actual, r->min,

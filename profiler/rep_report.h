@@ -19,7 +19,8 @@ struct rep_row {
 	uint64_t requested;    /* summed, saturating at 2^64 - 1 */
 	uint64_t actual, min, max;
 	uint64_t by_condition;
-	int has_actual;        /* 0 for mode first */
+	uint64_t steps;        /* single-step records (--rep-sse): one per iteration traced */
+	int has_actual;        /* 0 for modes first and patch */
 };
 
 /* Reads path; rows sorted by site (caller frees). 0, or a negative pmusim_err

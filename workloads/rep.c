@@ -1,7 +1,7 @@
 /* REP string instructions whose behaviour is known by construction (the
  * tests derive every count below from this file):
- * - copy_n: rep movsb with counts 0, 1, 7, 4096 (and, with MOVS_Q, rep stosq of
- *   n/8 qwords), each once per round;
+ * - copy_n: rep movsb with counts 0, 1, 7, 4096, then fill_q: rep stosq of n/8
+ *   qwords and fill_b: rep stosb of n bytes, each once per round;
  * - cmp_planted: repe cmpsb over 64 bytes with a mismatch planted at index k
  *   (k = 0, 10, 63) and one equal pair: it stops after k+1 iterations, or runs
  *   all 64 when equal (count exhausted);
@@ -26,6 +26,11 @@ static __attribute__((noinline)) void copy_n(void *d, const void *s, uint64_t n)
 static __attribute__((noinline)) void fill_q(void *d, uint64_t v, uint64_t nq)
 {
 	__asm__ volatile("rep stosq" : "+D"(d), "+c"(nq) : "a"(v) : "memory");
+}
+
+static __attribute__((noinline)) void fill_b(void *d, int v, uint64_t n)
+{
+	__asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(v) : "memory");
 }
 
 /* iterations done by repe cmpsb over n bytes */
@@ -60,6 +65,7 @@ int main(void)
 		for (int i = 0; i < 4; i++) {
 			copy_n(dst, src + r, counts[i]);
 			fill_q(dst + 4096, (uint64_t)r, counts[i] / 8);
+			fill_b(dst + 4096, r, counts[i]);
 			sum += dst[counts[i] ? counts[i] - 1 : 0];
 		}
 		for (int i = 0; i < 4; i++) {

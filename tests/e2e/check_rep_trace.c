@@ -16,7 +16,7 @@
 #include "tests/unit/run_suite.h"
 
 struct site {
-	unsigned long long addr, executions, requested, actual, cond;
+	unsigned long long addr, executions, requested, actual, cond, steps;
 	int has_actual;
 };
 
@@ -48,9 +48,9 @@ static size_t report_sites(const char *text, struct site *s, size_t max)
 		struct site *x = &s[n++];
 		ck_assert_int_eq(sscanf(p, "{\"site\": \"%llx\"", &x->addr), 1);
 		const char *q = strstr(p, "\"executions\"");
-		int k = sscanf(q, "\"executions\": %llu, \"requested\": %llu, \"actual\": %llu", &x->executions,
-			       &x->requested, &x->actual);
-		x->has_actual = k == 3;
+		int k = sscanf(q, "\"executions\": %llu, \"requested\": %llu, \"steps\": %llu, \"actual\": %llu",
+			       &x->executions, &x->requested, &x->steps, &x->actual);
+		x->has_actual = k == 4;
 		if (x->has_actual)
 			ck_assert_int_eq(sscanf(strstr(q, "\"ended_by_condition\""), "\"ended_by_condition\": %llu", &x->cond), 1);
 	}
@@ -70,6 +70,9 @@ static const struct rep_case cases[] = {
 	{__LINE__, "buffer", {"--rep-buffer", "3", "--rep-tbe", 0}},
 	{__LINE__, "membuffer", {"--rep-buffer", "1000", 0}},
 	{__LINE__, "patch", {0}},
+	/* single-step: a record per iteration, as many as the truth's iterations */
+	{__LINE__, "last", {"--rep-sse", 0}},
+	{__LINE__, "buffer", {"--rep-buffer", "7", "--rep-sse", "--rep-tbe", 0}},
 	/* the PMU interrupts every 7 taken branches and every 13 REP iterations */
 	{__LINE__, "last", {"-e", "br_inst_retired.near_taken,rep_iterations", "-c", "13", "-b", 0}},
 };
@@ -102,6 +105,11 @@ static void check_against_truth(const struct rep_case *c, const char *prog, char
 			      "in the truth; report %#llx %llu %llu", c->line, t[i].addr, t[i].executions,
 			      t[i].requested, g[i].addr, g[i].executions, g[i].requested);
 		ck_assert_int_eq(g[i].has_actual, !first);
+		int sse = 0;
+		for (int e = 0; c->extra[e]; e++)
+			sse |= strcmp(c->extra[e], "--rep-sse") == 0;
+		ck_assert_msg(g[i].steps == (sse ? t[i].actual : 0), "line %d: site %#llx: %llu single steps, %llu iterations",
+			      c->line, t[i].addr, g[i].steps, t[i].actual);
 		if (!first)
 			ck_assert_msg(t[i].actual == g[i].actual && t[i].cond == g[i].cond,
 				      "line %d: site %#llx: actual %llu, by condition %llu in the truth; report %llu %llu",

@@ -181,6 +181,31 @@ START_TEST(counter_mode_and_interrupted)
 }
 END_TEST
 
+/* SSE: the handler is called after every iteration, with the count register
+ * before it, then (mode last) the REP record; in mode first the REP record
+ * comes first. */
+START_TEST(single_step_follows_every_iteration)
+{
+	struct rep_unit *u = mk(REP_LAST, REP_F_RE | REP_F_SSE, 0);
+	feed(u, &E, BK_REP, 9, 3); /* stopped by its condition after 3 */
+	ck_assert_uint_eq(ngot, 4);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(got[i].kind, REP_ENTRY_STEP);
+		ck_assert_uint_eq(got[i].requested, 9 - (uint64_t)i);
+		ck_assert_uint_eq(got[i].actual, (uint64_t)i);
+	}
+	ck_assert_int_eq(got[3].kind, REP_ENTRY_REP);
+	ck_assert_uint_eq(got[3].actual, 3);
+	rep_unit_free(u);
+	u = mk(REP_FIRST, REP_F_RE | REP_F_SSE, 0);
+	feed(u, &M, BK_REP, 2, 2);
+	ck_assert_uint_eq(ngot, 3);
+	ck_assert_int_eq(got[0].kind, REP_ENTRY_REP);
+	ck_assert_int_eq(got[1].kind, REP_ENTRY_STEP);
+	rep_unit_free(u);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rep");
@@ -191,6 +216,7 @@ int main(void)
 	tcase_add_test(tc, buffer_without_tbe);
 	tcase_add_test(tc, disabled_and_bad_configs);
 	tcase_add_test(tc, counter_mode_and_interrupted);
+	tcase_add_test(tc, single_step_follows_every_iteration);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
