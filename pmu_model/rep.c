@@ -18,6 +18,9 @@ struct rep_unit {
 	struct rep_record *ib;
 	uint32_t start, end;
 	int full;
+	/* the in-memory variant: bytes, buffer-pointer, IB-size and next-entry registers */
+	uint8_t *mem;
+	uint64_t bp, ibsize, next;
 };
 
 static const char *const mode_names[REP_MODE_COUNT] = {"first", "last", "buffer", "membuffer", "counter",
@@ -57,7 +60,14 @@ int rep_unit_new(const struct rep_config *cfg, struct rep_handler h, struct rep_
 			return PMUSIM_ERR_ARG;
 		}
 		u->ib = calloc(cfg->entries, sizeof(*u->ib));
-		if (!u->ib) {
+		if (cfg->mode == REP_MEMBUFFER) {
+			u->ibsize = (uint64_t)cfg->entries * REP_MEM_ENTRY;
+			u->bp = REP_MEM_BASE;
+			u->mem = calloc(cfg->entries, REP_MEM_ENTRY);
+		}
+		if (!u->ib || (cfg->mode == REP_MEMBUFFER && !u->mem)) {
+			free(u->ib);
+			free(u->mem);
 			free(u);
 			return PMUSIM_ERR_NOMEM;
 		}
@@ -71,6 +81,7 @@ void rep_unit_free(struct rep_unit *u)
 	if (!u)
 		return;
 	free(u->ib);
+	free(u->mem);
 	free(u);
 }
 
@@ -82,8 +93,44 @@ static void interrupt(struct rep_unit *u, const struct rep_record *r, size_t n)
 }
 
 /* The full-flag interrupt: the handler drains start..end and resets the pointers. */
+/* One entry in memory (layout in rep.h). */
+static void mem_store(uint8_t *p, const struct rep_record *r)
+{
+	memset(p, 0, REP_MEM_ENTRY);
+	p[0] = r->kind, p[1] = r->end, p[2] = r->has_actual;
+	memcpy(p + 4, &r->tid, 4);
+	memcpy(p + 8, &r->site, 8);
+	memcpy(p + 16, &r->to, 8);
+	memcpy(p + 24, &r->requested, 8);
+	memcpy(p + 32, &r->actual, 8);
+	memcpy(p + 40, &r->insn, 8);
+}
+
+static void mem_load(const uint8_t *p, struct rep_record *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = p[0], r->end = p[1], r->has_actual = p[2];
+	memcpy(&r->tid, p + 4, 4);
+	memcpy(&r->site, p + 8, 8);
+	memcpy(&r->to, p + 16, 8);
+	memcpy(&r->requested, p + 24, 8);
+	memcpy(&r->actual, p + 32, 8);
+	memcpy(&r->insn, p + 40, 8);
+}
+
 static void drain(struct rep_unit *u)
 {
+	if (u->mem) { /* the handler reads the entries from memory and resets next-entry */
+		uint32_t n = (uint32_t)(u->next / REP_MEM_ENTRY);
+		if (n == 0)
+			return;
+		for (uint32_t i = 0; i < n; i++)
+			mem_load(u->mem + (size_t)i * REP_MEM_ENTRY, &u->ib[i]);
+		interrupt(u, u->ib, n);
+		u->next = 0;
+		u->full = 0;
+		return;
+	}
 	uint32_t n = u->full ? u->cfg.entries : u->end - u->start;
 	if (n == 0)
 		return;
@@ -94,6 +141,15 @@ static void drain(struct rep_unit *u)
 
 static void buffer_put(struct rep_unit *u, const struct rep_record *r)
 {
+	if (u->mem) {
+		mem_store(u->mem + u->next, r);
+		u->next += REP_MEM_ENTRY;
+		if (u->next + REP_MEM_ENTRY > u->ibsize) {
+			u->full = 1;
+			drain(u);
+		}
+		return;
+	}
 	u->ib[u->end++] = *r;
 	if (u->end == u->cfg.entries) {
 		u->full = 1;
@@ -183,4 +239,15 @@ uint64_t rep_unit_rcr(const struct rep_unit *u) { return u->rcr; }
 uint64_t rep_unit_exec_counter(const struct rep_unit *u) { return u->exec_ctr; }
 uint64_t rep_unit_occurrences(const struct rep_unit *u) { return u->occurrences; }
 uint64_t rep_unit_interrupts(const struct rep_unit *u) { return u->interrupts; }
-uint32_t rep_unit_buffer_fill(const struct rep_unit *u) { return u->full ? u->cfg.entries : u->end - u->start; }
+uint32_t rep_unit_buffer_fill(const struct rep_unit *u)
+{
+	if (u->mem)
+		return (uint32_t)(u->next / REP_MEM_ENTRY);
+	return u->full ? u->cfg.entries : u->end - u->start;
+}
+
+const uint8_t *rep_unit_memory(const struct rep_unit *u, uint64_t *bp, uint64_t *ibsize, uint64_t *next)
+{
+	*bp = u->bp, *ibsize = u->ibsize, *next = u->next;
+	return u->mem;
+}

@@ -14,9 +14,14 @@
  * - instruction-information buffer (IIB): N entries filled round robin between
  *   a start and an end pointer, each tagged REP or BRANCH; when it is full the
  *   full flag raises an interrupt, the handler drains it and resets the pointers.
- *   The in-memory variant keeps the same entries at a buffer-pointer register,
- *   an IB-size register and a next-entry register (the memory belongs to the
- *   tracing software; here it is the unit's own array);
+ *   The in-memory variant (REP_MEMBUFFER) writes the entries as bytes to memory
+ *   named by a buffer-pointer register, an IB-size register (bytes) and a
+ *   next-entry register (offset of the next entry); an entry that would not
+ *   fit sets the full flag and interrupts, the handler reads the entries back
+ *   from memory and resets next-entry. Entry layout (REP_MEM_ENTRY bytes,
+ *   little-endian): u8 kind, u8 end, u8 has_actual, u8 0, u32 tid, u64 site,
+ *   u64 to, u64 requested, u64 actual, u64 insn. The memory is the unit's own
+ *   (at the nominal address REP_MEM_BASE), not the guest's;
  * - REP counters: a REP-occurrence counter one step from overflow (each REP
  *   completion interrupts) and a REP-execution counter counting the iterations
  *   of the REP in progress, read by the handler.
@@ -54,6 +59,9 @@ enum rep_end {
 	REP_END_CONDITION,   /* repe/repne: the condition ended it with count left */
 	REP_END_INTERRUPTED, /* the run stopped inside it (not known in REP_FIRST) */
 };
+
+#define REP_MEM_ENTRY 48
+#define REP_MEM_BASE  0x7ee000000000ULL
 
 #define REP_F_RE  0x1u
 #define REP_F_SSE 0x2u
@@ -103,6 +111,8 @@ uint64_t rep_unit_exec_counter(const struct rep_unit *u); /* iterations of the l
 uint64_t rep_unit_occurrences(const struct rep_unit *u);  /* REP executions seen */
 uint64_t rep_unit_interrupts(const struct rep_unit *u);
 uint32_t rep_unit_buffer_fill(const struct rep_unit *u);  /* entries between start and end */
+/* REP_MEMBUFFER: the memory and its buffer-pointer, IB-size and next-entry registers. */
+const uint8_t *rep_unit_memory(const struct rep_unit *u, uint64_t *bp, uint64_t *ibsize, uint64_t *next);
 
 /* "first", "last", "buffer", "membuffer", "counter"; -1 for another name. */
 int rep_mode_parse(const char *name);

@@ -206,6 +206,38 @@ START_TEST(single_step_follows_every_iteration)
 }
 END_TEST
 
+/* The in-memory buffer: entries land in memory at next-entry in the documented
+ * layout; an entry that would not fit interrupts and next-entry goes back to 0. */
+START_TEST(memory_buffer_layout_and_registers)
+{
+	struct rep_unit *u = mk(REP_MEMBUFFER, REP_F_RE, 2);
+	uint64_t bp, size, next;
+	feed(u, &E, BK_REP, 9, 3);
+	const uint8_t *m = rep_unit_memory(u, &bp, &size, &next);
+	ck_assert_uint_eq(bp, REP_MEM_BASE);
+	ck_assert_uint_eq(size, 2 * REP_MEM_ENTRY);
+	ck_assert_uint_eq(next, REP_MEM_ENTRY);
+	uint64_t site, requested, actual;
+	memcpy(&site, m + 8, 8);
+	memcpy(&requested, m + 24, 8);
+	memcpy(&actual, m + 32, 8);
+	ck_assert_int_eq(m[0], REP_ENTRY_REP);
+	ck_assert_int_eq(m[1], REP_END_CONDITION);
+	ck_assert_uint_eq(site, 0x402000);
+	ck_assert_uint_eq(requested, 9);
+	ck_assert_uint_eq(actual, 3);
+	ck_assert_uint_eq(nint, 0);
+	feed(u, &M, BK_REP, 4, 4); /* fills it */
+	ck_assert_uint_eq(nint, 1);
+	ck_assert_uint_eq(ngot, 2);
+	ck_assert_uint_eq(got[0].requested, 9);
+	ck_assert_uint_eq(got[1].site, 0x401003);
+	rep_unit_memory(u, &bp, &size, &next);
+	ck_assert_uint_eq(next, 0);
+	rep_unit_free(u);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rep");
@@ -217,6 +249,7 @@ int main(void)
 	tcase_add_test(tc, disabled_and_bad_configs);
 	tcase_add_test(tc, counter_mode_and_interrupted);
 	tcase_add_test(tc, single_step_follows_every_iteration);
+	tcase_add_test(tc, memory_buffer_layout_and_registers);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
