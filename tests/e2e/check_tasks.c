@@ -114,7 +114,7 @@ START_TEST(threads_recording)
 {
 	const char *data = tmp_path("thr.data");
 	char *r[] = {(char *)pmusim(), "record", "-e", "br_inst_retired.near_taken", "-c", "997", "-b",
-		     "--quantum", "5000", "-o", (char *)data, "--", (char *)wl("threads"), NULL};
+		     "--quantum", "5000", "--clear-env", "-o", (char *)data, "--", (char *)wl("threads"), NULL};
 	ck_assert_int_eq(run_cmd(r, NULL, "/dev/null", tmp_path("thr.err")), 0);
 	int st;
 	char *a[] = {"perf", "script", "-i", (char *)data, "--show-task-events", "-F", "pid,tid", NULL};
@@ -124,7 +124,7 @@ START_TEST(threads_recording)
 	for (int tid = 1000; tid <= 1007; tid++) {
 		char needle[32];
 		snprintf(needle, sizeof(needle), " 1000/%d", tid);
-		ck_assert_msg(count_lines(out, needle) > 3, "no samples of thread %d", tid);
+		ck_assert_msg(count_lines(out, needle) > 0, "no samples of thread %d", tid);
 	}
 	free(out);
 	lbr_consistent(data);
