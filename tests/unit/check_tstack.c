@@ -1,0 +1,170 @@
+/* The thread-stack unit (pmu_model/tstack.h) fed by hand-made retired blocks:
+ * push on call, pop on return, a return with no entry, entry/exit history,
+ * overflow into a larger area with every entry kept, areas switching with the
+ * running thread, markers and the tail-call heuristic, the control bit. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "pmu_model/tstack.h"
+#include "tests/unit/run_suite.h"
+
+/* C1 at 0x401000: "call 0x402000" (returns to 0x401005); C2 at 0x402000: "call
+ * *rax" (returns to 0x402002); R at 0x403000: "ret"; J at 0x404000: "jmp
+ * 0x405000" (a tail call when 0x405000 is a function entry); X: a marked jump. */
+static const uint16_t off5[] = {0, 5}, off2[] = {0, 2}, off1[] = {0, 1};
+static const uint8_t cls[] = {IC_BRANCH};
+static const struct block_info C1 = {0x401000, 0x401005, 0x401000, 0x402000, 0, 1, BK_CALL, 0, 0, 5, off5, cls};
+static const struct block_info C2 = {0x402000, 0x402002, 0x402000, 0, 1, 1, BK_CALL_IND, 0, 0, 2, off2, cls};
+static const struct block_info R = {0x403000, 0x403001, 0x403000, 0, 2, 1, BK_RET, 0, 0, 1, off1, cls};
+static const struct block_info J = {0x404000, 0x404005, 0x404000, 0x405000, 3, 1, BK_JMP, 0, 0, 5, off5, cls};
+static const struct block_info X = {0x406000, 0x406002, 0x406000, 0, 4, 1, BK_JMP_IND, 0, 0, 2, off2, cls};
+
+static struct tstack_unit *mk(enum tstack_mode mode, uint64_t entries)
+{
+	struct tstack_config cfg = {mode, entries, 1};
+	struct tstack_unit *u;
+	ck_assert_int_eq(tstack_new(&cfg, (struct tstack_os){0}, &u), 0);
+	return u;
+}
+
+static void feed(struct tstack_unit *u, const struct block_info *bi, uint32_t tid, uint64_t next, int new_context)
+{
+	struct retired_block rb = {.info = bi, .next = next, .tid = tid, .ninsns = bi->ninsns, .kind = bi->kind,
+				   .taken = 1, .run_start = 1, .new_context = (uint8_t)new_context};
+	struct block_sink s = tstack_sink(u);
+	s.retire(s.ctx, &rb);
+}
+
+START_TEST(calls_push_returns_pop)
+{
+	struct tstack_unit *u = mk(TSTACK_STACK, 16);
+	feed(u, &C1, 7, 0x402000, 0);
+	feed(u, &C2, 7, 0x409000, 0);
+	const struct tstack_area *a = tstack_area(u, 7);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_uint_eq(a->top, 2);
+	ck_assert_uint_eq(a->mem[0].callee, 0x402000);
+	ck_assert_uint_eq(a->mem[0].ret, 0x401005);
+	ck_assert_uint_eq(a->mem[1].callee, 0x409000);
+	ck_assert_uint_eq(a->mem[1].ret, 0x402002);
+	ck_assert_uint_eq(a->mem[1].insn, 2); /* pushed once both calls had retired */
+	feed(u, &R, 7, 0x402002, 0);
+	ck_assert_uint_eq(a->top, 1);
+	feed(u, &R, 7, 0x401005, 0);
+	feed(u, &R, 7, 0x400100, 0); /* a return into frames older than tracking: no-op */
+	ck_assert_uint_eq(a->top, 0);
+	tstack_free(u);
+}
+END_TEST
+
+START_TEST(history_mode_appends_entries_and_exits)
+{
+	struct tstack_unit *u = mk(TSTACK_HISTORY, 16);
+	feed(u, &C1, 7, 0x402000, 0);
+	feed(u, &R, 7, 0x401005, 0);
+	feed(u, &R, 7, 0x400100, 0);
+	const struct tstack_area *a = tstack_area(u, 7);
+	ck_assert_uint_eq(a->top, 3);
+	ck_assert_int_eq(a->mem[0].kind, TSTACK_ENTRY);
+	ck_assert_int_eq(a->mem[1].kind, TSTACK_EXIT);
+	ck_assert_int_eq(a->mem[2].kind, TSTACK_EXIT);
+	ck_assert_uint_eq(a->mem[1].callee, 0x403000);
+	tstack_free(u);
+}
+END_TEST
+
+/* 2-entry areas, 10 nested calls: three overflows (2 -> 4 -> 8 -> 16), the
+ * start register moves, all 10 entries are there in order. */
+START_TEST(overflow_extends_and_copies)
+{
+	struct tstack_unit *u = mk(TSTACK_STACK, 2);
+	for (int i = 0; i < 10; i++)
+		feed(u, &C1, 7, 0x500000 + (uint64_t)i, 0);
+	const struct tstack_area *a = tstack_area(u, 7);
+	ck_assert_uint_eq(tstack_overflows(u), 3);
+	ck_assert_uint_eq(a->length, 16);
+	ck_assert_uint_eq(a->top, 10);
+	for (int i = 0; i < 10; i++)
+		ck_assert_uint_eq(a->mem[i].callee, 0x500000 + (uint64_t)i);
+	tstack_free(u);
+}
+END_TEST
+
+/* Two threads: each has its own area; the current-area register follows the
+ * running thread; a thread seen for the first time gets a new area. */
+START_TEST(areas_follow_context_switches)
+{
+	struct tstack_unit *u = mk(TSTACK_STACK, 8);
+	feed(u, &C1, 7, 0x402000, 0);
+	feed(u, &C2, 8, 0x409000, 1);
+	feed(u, &C2, 8, 0x40a000, 0);
+	ck_assert_uint_eq(tstack_current(u)->tid, 8);
+	feed(u, &R, 7, 0x401005, 1);
+	ck_assert_uint_eq(tstack_current(u)->tid, 7);
+	ck_assert_uint_eq(tstack_nareas(u), 2);
+	ck_assert_uint_eq(tstack_area(u, 7)->top, 0);
+	ck_assert_uint_eq(tstack_area(u, 8)->top, 2);
+	ck_assert_uint_ne(tstack_area(u, 7)->start, tstack_area(u, 8)->start);
+	tstack_free(u);
+}
+END_TEST
+
+/* Markers: a jump marked as call pushes, one marked as return pops; a direct
+ * jump to a function entry replaces the top routine (tail call). */
+START_TEST(markers_and_tail_calls)
+{
+	struct tstack_unit *u = mk(TSTACK_STACK, 8);
+	ck_assert_int_eq(tstack_add_marker(u, 0x406000, TSTACK_MARK_CALL), 0);
+	ck_assert_int_eq(tstack_add_function(u, 0x405000), 0);
+	feed(u, &C1, 7, 0x402000, 0);
+	feed(u, &J, 7, 0x405000, 0); /* tail call from 0x402000's routine into 0x405000 */
+	const struct tstack_area *a = tstack_area(u, 7);
+	ck_assert_uint_eq(a->top, 1);
+	ck_assert_uint_eq(a->mem[0].callee, 0x405000);
+	ck_assert_uint_eq(a->mem[0].ret, 0x401005);
+	feed(u, &X, 7, 0x407000, 0); /* push+ret style entry, marked */
+	ck_assert_uint_eq(a->top, 2);
+	ck_assert_uint_eq(a->mem[1].callee, 0x407000);
+	tstack_free(u);
+	u = mk(TSTACK_STACK, 8);
+	ck_assert_int_eq(tstack_add_marker(u, 0x406000, TSTACK_MARK_RETURN), 0); /* longjmp-like */
+	feed(u, &C1, 7, 0x402000, 0);
+	feed(u, &X, 7, 0x401005, 0);
+	ck_assert_uint_eq(tstack_area(u, 7)->top, 0);
+	tstack_free(u);
+}
+END_TEST
+
+/* The control bit: off, nothing happens; tracking may start mid-run. */
+START_TEST(control_bit)
+{
+	struct tstack_config cfg = {TSTACK_STACK, 4, 0};
+	struct tstack_unit *u;
+	ck_assert_int_eq(tstack_new(&cfg, (struct tstack_os){0}, &u), 0);
+	feed(u, &C1, 7, 0x402000, 0);
+	ck_assert_ptr_null(tstack_area(u, 7));
+	tstack_enable(u, 1);
+	feed(u, &R, 7, 0x401005, 0); /* returns from a call made before tracking */
+	feed(u, &C1, 7, 0x402000, 0);
+	ck_assert_uint_eq(tstack_area(u, 7)->top, 1);
+	tstack_free(u);
+	cfg.area_entries = 0;
+	ck_assert_int_eq(tstack_new(&cfg, (struct tstack_os){0}, &u), PMUSIM_ERR_ARG);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("tstack");
+	TCase *tc = tcase_create("tstack");
+	tcase_add_test(tc, calls_push_returns_pop);
+	tcase_add_test(tc, history_mode_appends_entries_and_exits);
+	tcase_add_test(tc, overflow_extends_and_copies);
+	tcase_add_test(tc, areas_follow_context_switches);
+	tcase_add_test(tc, markers_and_tail_calls);
+	tcase_add_test(tc, control_bit);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
