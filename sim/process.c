@@ -83,11 +83,12 @@ int proc_image_open(struct sim *s, struct proc *p, char *msg, size_t msglen)
 void proc_image_close(struct sim *s, struct proc *p)
 {
 	if (p->dc) {
-		/* the consumers may hold its runs until the end */
-		if (s->nold_dcs < sizeof(s->old_dcs) / sizeof(s->old_dcs[0]))
+		/* the truth keeps runs of the started program's first image until the
+		 * end; nothing keeps another image's */
+		if (p->pid == GUEST_PID && p->image == 0 && s->nold_dcs < sizeof(s->old_dcs) / sizeof(s->old_dcs[0]))
 			s->old_dcs[s->nold_dcs++] = p->dc;
 		else
-			dcache_free(p->dc); /* none of this image's runs reached a consumer yet? keep going */
+			dcache_free(p->dc);
 		p->dc = NULL;
 	}
 	if (p->syms != s->main_syms)
@@ -250,14 +251,15 @@ static int64_t clone_process(struct sim *s, struct proc *parent, struct proc *c)
 int64_t sys_fork(struct sim *s, uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t ctid)
 {
 	struct proc *parent = s->p;
-	struct thread *pt = cur_thread(s);
-	if (s->nthreads == SIM_MAX_THREADS)
+	int is_new;
+	struct thread *t = thread_slot(s, &is_new);
+	if (!t)
 		return -EAGAIN;
+	struct thread *pt = cur_thread(s); /* thread_slot never hands out the running thread's slot */
 	struct proc *c = proc_alloc(s);
 	if (!c)
 		return -EAGAIN;
 	int64_t err = clone_process(s, parent, c);
-	struct thread *t = &s->threads[s->nthreads];
 	memset(t, 0, sizeof(*t));
 	if (err == 0 && uc_context_alloc(c->uc, &t->regs) != UC_ERR_OK)
 		err = -ENOMEM;
@@ -298,7 +300,7 @@ int64_t sys_fork(struct sim *s, uint64_t flags, uint64_t stack, uint64_t ptid, u
 		return -EFAULT;
 	t->clear_child_tid = (flags & CLONE_CHILD_CLEARTID_F) ? ctid : 0;
 	c->nlive = 1;
-	s->nthreads++;
+	s->nthreads += is_new;
 	s->nlive++;
 	if (s->task.fork)
 		s->task.fork(s->task.ctx, c->pid, parent->pid, c->pid, pt->tid);
@@ -381,6 +383,20 @@ void proc_end(struct sim *s, int wait_status)
 	sched_request(s, s->syscall_pc + 2);
 }
 
+/* A reaped process is gone: its slot and memory are free again. */
+static void proc_reap(struct sim *s, struct proc *p)
+{
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (s->threads[i].proc == p)
+			s->threads[i].proc = NULL; /* exited threads only */
+	size_t k = 0;
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i] != p)
+			s->procs[k++] = s->procs[i];
+	s->nprocs = k;
+	proc_free(s, p);
+}
+
 int64_t sys_wait4(struct sim *s, const struct sysargs *x)
 {
 	int64_t want = (int32_t)x->a[0];
@@ -411,7 +427,8 @@ int64_t sys_wait4(struct sim *s, const struct sysargs *x)
 		if (mem_write(s, rusage, ru, sizeof(ru)) < 0)
 			return -EFAULT;
 	}
-	found->state = PROC_REAPED;
-	return found->pid;
+	uint32_t pid = found->pid;
+	proc_reap(s, found);
+	return pid;
 }
 

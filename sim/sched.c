@@ -71,6 +71,18 @@ void sched_free(struct sim *s)
 	free(s->threads);
 }
 
+struct thread *thread_slot(struct sim *s, int *is_new)
+{
+	/* a slot of an exited thread is reused (its register files are freed) */
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (i != s->cur && s->threads[i].state == TS_EXITED && !s->threads[i].regs) {
+			*is_new = 0;
+			return &s->threads[i];
+		}
+	*is_new = 1;
+	return s->nthreads < SIM_MAX_THREADS ? &s->threads[s->nthreads] : NULL;
+}
+
 struct thread *thread_by_tid(struct sim *s, uint32_t tid)
 {
 	for (size_t i = 0; i < s->nthreads; i++)
@@ -150,9 +162,10 @@ static int64_t new_thread(struct sim *s, uint64_t flags, uint64_t stack, uint64_
 		return sys_fork(s, flags, stack, ptid, ctid); /* a new process (CLONE_VM too: copied) */
 	if ((flags & (CLONE_VM_F | CLONE_SIGHAND_F)) != (CLONE_VM_F | CLONE_SIGHAND_F))
 		return -EINVAL;
-	if (s->nthreads == SIM_MAX_THREADS)
+	int is_new;
+	struct thread *parent = cur_thread(s), *t = thread_slot(s, &is_new);
+	if (!t)
 		return -EAGAIN;
-	struct thread *parent = cur_thread(s), *t = &s->threads[s->nthreads];
 	memset(t, 0, sizeof(*t));
 	if (uc_context_alloc(s->p->uc, &t->regs) != UC_ERR_OK)
 		return -ENOMEM;
@@ -182,7 +195,7 @@ static int64_t new_thread(struct sim *s, uint64_t flags, uint64_t stack, uint64_
 	t->clear_child_tid = (flags & CLONE_CHILD_CLEARTID_F) ? ctid : 0;
 	t->sigmask = parent->sigmask;
 	s->next_tid++;
-	s->nthreads++;
+	s->nthreads += is_new;
 	s->nlive++;
 	s->p->nlive++;
 	if (s->task.fork)

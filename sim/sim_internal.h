@@ -136,7 +136,7 @@ struct sim {
 	size_t nprocs;
 	uint32_t next_pid;
 	uint32_t run_ids;            /* ids of code runs, shared by the processes' decode caches */
-	struct dcache *old_dcs[SIM_MAX_PROCS * 4]; /* caches of replaced images: their runs stay valid */
+	struct dcache *old_dcs[4];   /* the started program's first-image cache after its execve (the truth holds its runs) */
 	size_t nold_dcs;
 	struct symtab *main_syms;    /* symbols of the program pmusim started (for the truth) */
 	uint64_t main_load_bias;
@@ -293,6 +293,9 @@ void sched_retry(struct sim *s, struct thread *t);
 /* Makes thread t runnable, its blocking call returning ret. */
 void sched_wake(struct sim *s, struct thread *t, int64_t ret);
 struct thread *thread_by_tid(struct sim *s, uint32_t tid);
+/* A slot for a new thread: an exited thread's (not the running one's), or the
+ * next one (*is_new: then nthreads grows); NULL when all are taken. */
+struct thread *thread_slot(struct sim *s, int *is_new);
 
 /* signal.c: POSIX signals with Linux x86-64 frames. */
 int64_t sys_rt_sigaction(struct sim *s, uint64_t sig, uint64_t act, uint64_t oact, uint64_t size);

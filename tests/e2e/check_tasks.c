@@ -32,6 +32,8 @@ static const struct task_case cases[] = {
 	{__LINE__, "/bin/sh", {"-c", "for i in 1 2 3; do echo $i & wait; done; x=$(echo sub | tr a-z A-Z); echo $x"}, NULL},
 	{__LINE__, "/bin/sh", {"-c", "cat /etc/hostname /nonexistent 2>/dev/null; echo $?"}, NULL},
 	{__LINE__, "/bin/busybox", {"sh", "-c", "echo a b c | busybox tr a-c x-z | busybox wc -c"}, NULL},
+	/* more processes, one after another, than the machine has slots: reaped ones are reused */
+	{__LINE__, "/bin/sh", {"-c", "for i in $(seq 260); do /bin/true; done; echo done"}, NULL},
 };
 
 START_TEST(native_and_pmusim_agree)
