@@ -105,7 +105,12 @@ struct perf_sample {
 	                             * included; written: padded so that 4 + size is a
 	                             * multiple of 8, as the kernel does) */
 	const uint8_t *raw;
+	uint64_t nchain;            /* PERF_SAMPLE_CALLCHAIN: entries, context markers such as
+	                             * PERF_CONTEXT_USER included, innermost first */
+	const uint64_t *chain;
 };
+
+#define PERF_CONTEXT_USER ((uint64_t)-512) /* perf_event.h: the user part of a callchain */
 
 /* What a recording says about itself (feature sections). */
 struct perfdata_info {

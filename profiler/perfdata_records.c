@@ -106,7 +106,9 @@ static int parse_sample(struct perfdata *pd, const uint8_t *p, uint16_t size, st
 		skip_read(&c, pd->read_format[ev]);
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		uint64_t n = get_u64(&c);
-		take(&c, n <= (uint64_t)(c.end - c.p) / 8 ? n * 8 : UINT64_MAX);
+		const uint8_t *ips = take(&c, n <= (uint64_t)(c.end - c.p) / 8 ? n * 8 : UINT64_MAX);
+		s->nchain = ips ? n : 0;
+		s->chain = (const uint64_t *)(const void *)ips; /* 8-byte aligned within the record */
 	}
 	if (st & PERF_SAMPLE_RAW) {
 		s->raw_size = get_u32(&c);

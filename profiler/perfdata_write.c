@@ -38,7 +38,7 @@
 #define WRITABLE_SAMPLE                                                                            \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
-	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK)
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK)
 /* Largest branch stack whose sample still fits a record: header, nine u64 fields, nr. */
 #define MAX_BRANCHES ((MAX_RECORD - 8u - 9u * 8u - 8u) / 24u)
 
@@ -400,6 +400,14 @@ int perfdata_write_sample(struct perfdata_writer *w, const struct perf_sample *s
 		put_u32(b, s->cpu), put_u32(b, 0);
 	if (st & PERF_SAMPLE_PERIOD)
 		put_u64(b, s->period);
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		/* u64 nr, u64 ips[nr] (perf_event.h) */
+		if ((s->nchain && !s->chain) || s->nchain > MAX_BRANCHES)
+			return PMUSIM_ERR_ARG;
+		put_u64(b, s->nchain);
+		for (uint64_t i = 0; i < s->nchain; i++)
+			put_u64(b, s->chain[i]);
+	}
 	if (st & PERF_SAMPLE_RAW) {
 		/* u32 size, data, zeros up to a multiple of 8 with the size (perf_event.h) */
 		uint32_t padded = (uint32_t)(((4u + (uint64_t)s->raw_size + 7u) & ~7ull) - 4u);

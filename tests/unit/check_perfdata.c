@@ -93,7 +93,7 @@ static void spit(const char *path, const uint8_t *p, size_t len)
 #define ST_ALL                                                                                     \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
-	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK)
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK)
 #define BR_USER_ANY (PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY)
 
 static const struct perfdata_event two_events[2] = {
@@ -164,11 +164,17 @@ static uint32_t raw_of(size_t i, uint8_t *raw)
 static int fill_sample(size_t i, struct perf_sample *s, struct perf_branch *br)
 {
 	static uint8_t raw[64];
+	static uint64_t chain[8];
 	memset(s, 0, sizeof(*s));
 	s->misc = PERF_RECORD_MISC_USER;
 	s->br = br;
 	s->raw_size = raw_of(i, raw);
 	s->raw = raw;
+	/* callchains of 0 to 4 entries: the user context marker, then return addresses */
+	s->nchain = i % 5;
+	for (uint64_t j = 0; j < s->nchain; j++)
+		chain[j] = j ? 0x400000 + 0x10 * i + j : PERF_CONTEXT_USER;
+	s->chain = chain;
 	if (i < NROWS) {
 		s->id = rows[i].id, s->ip = rows[i].ip, s->time = rows[i].time;
 		s->period = rows[i].period, s->addr = rows[i].addr;
@@ -236,7 +242,8 @@ static void check_sample(size_t i, const struct perf_sample *got)
 	                  AT(perf_sample, tid, 44) && AT(perf_sample, cpu, 48) &&
 	                  AT(perf_sample, misc, 52) && AT(perf_sample, nbr, 56) &&
 	                  AT(perf_sample, br, 64) && AT(perf_sample, raw_size, 72) &&
-	                  AT(perf_sample, raw, 80) && sizeof(struct perf_sample) == 88,
+	                  AT(perf_sample, raw, 80) && AT(perf_sample, nchain, 88) &&
+	                  AT(perf_sample, chain, 96) && sizeof(struct perf_sample) == 104,
 	              "struct perf_sample changed: extend check_sample() and fill_sample()");
 	ck_assert_msg(AT(perf_branch, from, 0) && AT(perf_branch, to, 8) &&
 	                  AT(perf_branch, cycles, 16) && AT(perf_branch, mispred, 18) &&
@@ -271,6 +278,12 @@ static void check_sample(size_t i, const struct perf_sample *got)
 	exp.br = exp.nbr ? got->br : NULL;
 	exp.raw_size = padded; /* compared byte for byte above */
 	exp.raw = got->raw;
+	ck_assert_msg(got->nchain == exp.nchain, "sample %zu: %llu callchain entries, expected %llu", i,
+		      (unsigned long long)got->nchain, (unsigned long long)exp.nchain);
+	for (uint64_t j = 0; j < exp.nchain; j++)
+		ck_assert_msg(got->chain[j] == exp.chain[j], "sample %zu: callchain entry %llu differs", i,
+			      (unsigned long long)j);
+	exp.chain = got->chain;
 	ck_assert_msg(memcmp(&exp, got, sizeof(exp)) == 0,
 	              "sample %zu: a field check_sample() does not know differs", i);
 }
