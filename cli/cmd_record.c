@@ -48,7 +48,8 @@ static const char record_usage[] =
 	"  --rep-sse            single-step: one more record per REP iteration\n" PROG_OPTIONS_HELP
 	"  -h, --help           this text\n"
 	"\n"
-	"exit status: the program's; 124 when --max-insns stopped it; 2 on pmusim errors.\n"
+	"exit status: the program's; 124 when --max-insns stopped it; 125 when every thread\n"
+	"waits forever (deadlock); 2 on pmusim errors.\n"
 	"The file is complete even when the program crashes or pmusim is interrupted.\n";
 
 enum { O_DELTA = PROG_OPT_END, O_LBR_DEPTH, O_SKID, O_REFILL, O_REP, O_REP_BUFFER, O_REP_TBE, O_REP_SSE };

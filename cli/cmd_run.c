@@ -17,7 +17,8 @@ static const char run_usage[] =
 	"options:\n" PROG_OPTIONS_HELP
 	"  -h, --help        this text\n"
 	"\n"
-	"exit status: the program's; 124 when --max-insns stopped it; 2 on pmusim errors.\n";
+	"exit status: the program's; 124 when --max-insns stopped it; 125 when every thread\n"
+	"waits forever (deadlock); 2 on pmusim errors.\n";
 
 int cmd_run(int argc, char **argv)
 {

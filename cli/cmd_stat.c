@@ -28,7 +28,8 @@ static const char stat_usage[] =
 	"  -o, --output FILE    write the counts to FILE instead of stderr\n" PROG_OPTIONS_HELP
 	"  -h, --help           this text\n"
 	"\n"
-	"exit status: the program's; 124 when --max-insns stopped it; 2 on pmusim errors.\n";
+	"exit status: the program's; 124 when --max-insns stopped it; 125 when every thread\n"
+	"waits forever (deadlock); 2 on pmusim errors.\n";
 
 struct stat_args {
 	struct eventlist el;
