@@ -7,20 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/elf_bias.h"
 #include "common/err.h"
-#include "common/symtab.h"
 #include "pmu_model/rep.h"
 #include "profiler/perfdata.h"
-
-#define MAX_MAPS 256
-
-struct map {
-	uint64_t addr, len, pgoff;
-	char path[512];
-	struct symtab *st; /* loaded on first use; NULL if the file is not here */
-	int tried;
-};
+#include "profiler/symbolize.h"
 
 static uint64_t u64_of(const uint8_t *p)
 {
@@ -55,38 +45,25 @@ static struct rep_row *row_for(struct rep_row **rows, size_t *n, size_t *cap, ui
 }
 
 /* symbol+offset and the decoded instruction, from the file mapped at the site */
-static void describe(struct rep_row *r, struct map *maps, size_t nmaps, csh cs)
+static void describe(struct rep_row *r, struct symbolizer *z, csh cs)
 {
-	snprintf(r->symbol, sizeof(r->symbol), "?");
+	struct sym_place p;
 	snprintf(r->insn, sizeof(r->insn), "?");
-	for (size_t i = 0; i < nmaps; i++) {
-		struct map *m = &maps[i];
-		if (r->site < m->addr || r->site >= m->addr + m->len)
-			continue;
-		if (!m->tried) {
-			m->tried = 1;
-			if (symtab_load(m->path, elf_mapping_bias(m->path, m->addr, m->pgoff), &m->st) < 0)
-				m->st = NULL;
-		}
-		const struct sym *s = m->st ? symtab_lookup(m->st, r->site) : NULL;
-		const char *base = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
-		if (s)
-			snprintf(r->symbol, sizeof(r->symbol), "%.120s+0x%" PRIx64, s->name, r->site - s->addr);
-		else
-			snprintf(r->symbol, sizeof(r->symbol), "%.120s+0x%" PRIx64, base, r->site - m->addr + m->pgoff);
-		uint8_t code[16];
-		FILE *f = fopen(m->path, "rb");
-		size_t got = 0;
-		if (f && fseek(f, (long)(r->site - m->addr + m->pgoff), SEEK_SET) == 0)
-			got = fread(code, 1, sizeof(code), f);
-		if (f)
-			fclose(f);
-		cs_insn *insn;
-		if (got && cs_disasm(cs, code, got, r->site, 1, &insn) == 1) {
-			snprintf(r->insn, sizeof(r->insn), "%.40s", insn->mnemonic);
-			cs_free(insn, 1);
-		}
+	symbolizer_place(z, SYMBOLIZE_ANY_PID, r->site, &p);
+	sym_place_text(&p, r->site, r->symbol, sizeof(r->symbol));
+	if (!p.path)
 		return;
+	uint8_t code[16];
+	FILE *f = fopen(p.path, "rb");
+	size_t got = 0;
+	if (f && fseek(f, (long)p.file_off, SEEK_SET) == 0)
+		got = fread(code, 1, sizeof(code), f);
+	if (f)
+		fclose(f);
+	cs_insn *insn;
+	if (got && cs_disasm(cs, code, got, r->site, 1, &insn) == 1) {
+		snprintf(r->insn, sizeof(r->insn), "%.40s", insn->mnemonic);
+		cs_free(insn, 1);
 	}
 }
 
@@ -117,14 +94,14 @@ int rep_report_read(const char *path, struct rep_row **rows, size_t *n, int *mod
 		return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG,
 				   "%s has no pmusim_rep event (record with pmusim record --rep MODE)", path);
 	}
-	struct map *maps = calloc(MAX_MAPS, sizeof(*maps));
-	size_t nmaps = 0, cap = 0;
+	/* mappings only (no FORK or exec): sites are placed after the whole file */
+	struct symbolizer *z = symbolizer_new();
+	size_t cap = 0;
 	struct perf_record r;
-	while (maps && (err = perfdata_next(pd, &r, msg, msglen)) > 0) {
-		if (r.type == PERF_RECORD_MMAP2 && (r.u.mmap.prot & 4) && nmaps < MAX_MAPS) {
-			struct map *m = &maps[nmaps++];
-			m->addr = r.u.mmap.addr, m->len = r.u.mmap.len, m->pgoff = r.u.mmap.pgoff;
-			snprintf(m->path, sizeof(m->path), "%s", r.u.mmap.filename);
+	while (z && (err = perfdata_next(pd, &r, msg, msglen)) > 0) {
+		if (r.type == PERF_RECORD_MMAP2) {
+			if ((err = symbolizer_record(z, &r)) < 0)
+				break;
 			continue;
 		}
 		if (r.type != PERF_RECORD_SAMPLE || perfdata_event_of_id(pd, r.u.sample.id) != ev)
@@ -160,17 +137,15 @@ int rep_report_read(const char *path, struct rep_row **rows, size_t *n, int *mod
 		}
 	}
 	perfdata_close(pd);
-	if (!maps)
+	if (!z)
 		err = PMUSIM_ERR_NOMEM;
 	csh cs;
 	if (err >= 0 && cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK) {
 		for (size_t i = 0; i < *n; i++)
-			describe(&(*rows)[i], maps, nmaps, cs);
+			describe(&(*rows)[i], z, cs);
 		cs_close(&cs);
 	}
-	for (size_t i = 0; maps && i < nmaps; i++)
-		symtab_free(maps[i].st);
-	free(maps);
+	symbolizer_free(z);
 	if (err < 0) {
 		free(*rows);
 		*rows = NULL;

@@ -1,0 +1,216 @@
+/* Per-process mappings and ELF symbols (see symbolize.h). Record semantics from
+ * include/uapi/linux/perf_event.h (perf 6.1): MMAP/MMAP2 (PERF_RECORD_MISC_MMAP_DATA
+ * marks a data mapping of MMAP), FORK (pid, ppid, tid, ptid), COMM with
+ * PERF_RECORD_MISC_COMM_EXEC after an execve; how a mapping's file offset
+ * places the file: common/elf_bias.h. */
+#include "profiler/symbolize.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/elf_bias.h"
+#include "common/err.h"
+
+#define PERF_RECORD_MISC_MMAP_DATA (1u << 13) /* perf_event.h, for MMAP records */
+#define PROT_EXEC_BIT 4u                      /* PROT_EXEC of MMAP2's prot */
+
+/* A mapped file at one placement; symbols loaded on first use. */
+struct dso {
+	char *path;
+	uint64_t addr, pgoff; /* the first mapping's, which give the load bias */
+	struct symtab *st;    /* NULL until loaded, or when the file is not here */
+	int tried;
+};
+
+struct map {
+	uint64_t addr, len, pgoff;
+	size_t dso;
+};
+
+struct proc {
+	uint32_t pid;
+	struct map *maps; /* in record order; lookups go newest first */
+	size_t n, cap;
+};
+
+struct symbolizer {
+	struct dso *dsos;
+	size_t ndsos, dcap;
+	struct proc *procs;
+	size_t nprocs, pcap;
+	size_t last; /* the process of the previous lookup */
+};
+
+struct symbolizer *symbolizer_new(void)
+{
+	return calloc(1, sizeof(struct symbolizer));
+}
+
+void symbolizer_free(struct symbolizer *z)
+{
+	if (!z)
+		return;
+	for (size_t i = 0; i < z->ndsos; i++) {
+		free(z->dsos[i].path);
+		symtab_free(z->dsos[i].st);
+	}
+	for (size_t i = 0; i < z->nprocs; i++)
+		free(z->procs[i].maps);
+	free(z->dsos);
+	free(z->procs);
+	free(z);
+}
+
+/* Grows *arr (of *cap elements of size sz) to hold n + 1; 0 or -1. */
+static int grow(void **arr, size_t *cap, size_t n, size_t sz)
+{
+	if (n < *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : 8;
+	void *p = realloc(*arr, nc * sz);
+	if (!p)
+		return -1;
+	*arr = p;
+	*cap = nc;
+	return 0;
+}
+
+static struct proc *proc_find(struct symbolizer *z, uint32_t pid)
+{
+	if (z->last < z->nprocs && z->procs[z->last].pid == pid)
+		return &z->procs[z->last];
+	for (size_t i = 0; i < z->nprocs; i++)
+		if (z->procs[i].pid == pid) {
+			z->last = i;
+			return &z->procs[i];
+		}
+	return NULL;
+}
+
+static struct proc *proc_get(struct symbolizer *z, uint32_t pid)
+{
+	struct proc *p = proc_find(z, pid);
+	if (p || grow((void **)&z->procs, &z->pcap, z->nprocs, sizeof(*z->procs)) < 0)
+		return p;
+	p = &z->procs[z->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+/* The dso of a file first mapped at addr from pgoff (shared by every mapping
+ * that places the file the same way); index or -1. */
+static long dso_get(struct symbolizer *z, const char *path, uint64_t addr, uint64_t pgoff)
+{
+	for (size_t i = 0; i < z->ndsos; i++) {
+		const struct dso *d = &z->dsos[i];
+		if (d->addr - d->pgoff == addr - pgoff && strcmp(d->path, path) == 0)
+			return (long)i;
+	}
+	if (grow((void **)&z->dsos, &z->dcap, z->ndsos, sizeof(*z->dsos)) < 0)
+		return -1;
+	struct dso *d = &z->dsos[z->ndsos];
+	memset(d, 0, sizeof(*d));
+	if (!(d->path = strdup(path)))
+		return -1;
+	d->addr = addr;
+	d->pgoff = pgoff;
+	return (long)z->ndsos++;
+}
+
+static int on_mmap(struct symbolizer *z, const struct perf_record *r)
+{
+	if (!r->u.mmap.filename || r->u.mmap.len == 0)
+		return 0;
+	if (r->type == PERF_RECORD_MMAP2 ? !(r->u.mmap.prot & PROT_EXEC_BIT)
+	                                 : (r->misc & PERF_RECORD_MISC_MMAP_DATA) != 0)
+		return 0;
+	long d = dso_get(z, r->u.mmap.filename, r->u.mmap.addr, r->u.mmap.pgoff);
+	struct proc *p = d < 0 ? NULL : proc_get(z, r->u.mmap.pid);
+	if (!p || grow((void **)&p->maps, &p->cap, p->n, sizeof(*p->maps)) < 0)
+		return PMUSIM_ERR_NOMEM;
+	p->maps[p->n++] = (struct map){r->u.mmap.addr, r->u.mmap.len, r->u.mmap.pgoff, (size_t)d};
+	return 0;
+}
+
+/* A new process starts with a copy of its parent's mappings. */
+static int on_fork(struct symbolizer *z, uint32_t pid, uint32_t ppid)
+{
+	struct proc *parent = proc_find(z, ppid);
+	if (!parent || !parent->n)
+		return 0;
+	size_t n = parent->n;
+	struct map *copy = malloc(n * sizeof(*copy));
+	if (!copy)
+		return PMUSIM_ERR_NOMEM;
+	memcpy(copy, parent->maps, n * sizeof(*copy)); /* before proc_get moves the array */
+	struct proc *child = proc_get(z, pid);
+	if (!child) {
+		free(copy);
+		return PMUSIM_ERR_NOMEM;
+	}
+	free(child->maps);
+	child->maps = copy;
+	child->n = child->cap = n;
+	return 0;
+}
+
+int symbolizer_record(struct symbolizer *z, const struct perf_record *r)
+{
+	if (r->type == PERF_RECORD_MMAP || r->type == PERF_RECORD_MMAP2)
+		return on_mmap(z, r);
+	if (r->type == PERF_RECORD_FORK && r->u.task.pid != r->u.task.ppid)
+		return on_fork(z, r->u.task.pid, r->u.task.ppid);
+	if (r->type == PERF_RECORD_COMM && (r->misc & PERF_RECORD_MISC_COMM_EXEC)) {
+		struct proc *p = proc_find(z, r->u.comm.pid);
+		if (p)
+			p->n = 0; /* another program: its mappings follow */
+	}
+	return 0;
+}
+
+static const struct map *map_in(const struct proc *p, uint64_t addr)
+{
+	for (size_t i = p->n; i-- > 0;)
+		if (addr >= p->maps[i].addr && addr - p->maps[i].addr < p->maps[i].len)
+			return &p->maps[i];
+	return NULL;
+}
+
+int symbolizer_place(struct symbolizer *z, uint32_t pid, uint64_t addr, struct sym_place *out)
+{
+	memset(out, 0, sizeof(*out));
+	const struct map *m = NULL;
+	if (pid != SYMBOLIZE_ANY_PID) {
+		const struct proc *p = proc_find(z, pid);
+		m = p ? map_in(p, addr) : NULL;
+	}
+	for (size_t i = 0; pid == SYMBOLIZE_ANY_PID && !m && i < z->nprocs; i++)
+		m = map_in(&z->procs[i], addr);
+	if (!m)
+		return 0;
+	struct dso *d = &z->dsos[m->dso];
+	if (!d->tried) {
+		d->tried = 1;
+		if (symtab_load(d->path, elf_mapping_bias(d->path, d->addr, d->pgoff), &d->st) < 0)
+			d->st = NULL;
+	}
+	out->path = d->path;
+	out->file_off = addr - m->addr + m->pgoff;
+	out->st = d->st;
+	out->sym = d->st ? symtab_lookup(d->st, addr) : NULL;
+	return 1;
+}
+
+void sym_place_text(const struct sym_place *p, uint64_t addr, char *buf, size_t len)
+{
+	const char *base = p->path && strrchr(p->path, '/') ? strrchr(p->path, '/') + 1 : p->path;
+	if (p->sym)
+		snprintf(buf, len, "%.120s+0x%" PRIx64, p->sym->name, addr - p->sym->addr);
+	else if (p->path)
+		snprintf(buf, len, "%.120s+0x%" PRIx64, base, p->file_off);
+	else
+		snprintf(buf, len, "?");
+}
