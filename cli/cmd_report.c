@@ -1,6 +1,8 @@
 /* pmusim report: the edge profile of a recording, built with one of the
  * methods, as a readable report, JSON, BOLT fdata (llvm-bolt -data) or
- * AutoFDO's text input (create_llvm_prof --profiler text). */
+ * AutoFDO's text input (create_llvm_prof --profiler text); with --rep the REP
+ * report, with --stacks the stack profile (profiler/stackprof.h) and its flame
+ * graph (profiler/flame.h). */
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -14,11 +16,16 @@
 #include "common/fdata.h"
 #include "common/outfile.h"
 #include "profiler/autofdo.h"
+#include "profiler/flame.h"
 #include "profiler/rep_report.h"
+#include "profiler/stackprof.h"
 
 static const char report_usage[] =
 	"usage: pmusim report [-i FILE] [--format text|json|fdata|autofdo] [-o OUT]\n"
 	"                     [profile options]\n"
+	"       pmusim report --rep [-i FILE] [--format text|json] [-o OUT]\n"
+	"       pmusim report --stacks [-i FILE] [--format text|json|folded] [-o OUT]\n"
+	"                     [--svg SVG] [--comm] [--event N]\n"
 	"\n"
 	"Builds the edge profile of a recording (perf.data of pmusim record or perf\n"
 	"record -b, or the text of perf script -F ip,brstack) and writes it.\n"
@@ -32,39 +39,52 @@ static const char report_usage[] =
 	"  --rep                the REP report of a pmusim record --rep recording: per REP\n"
 	"                       site executions, requested and actual counts, min/mean/max,\n"
 	"                       ended by condition (--format text or json)\n"
+	"  --stacks             the stack profile of samples with callchains (pmusim\n"
+	"                       record --tstack, perf record -g): per function total\n"
+	"                       (on the stack) and self (at the top) samples and weight,\n"
+	"                       per call path samples; --format text (default), json, or\n"
+	"                       folded (\"main;f;g 12\" lines for flamegraph.pl,\n"
+	"                       speedscope); uses the pmusim_tstack event when the file\n"
+	"                       has one, else --event N, else every sample\n"
+	"  --svg SVG            with --stacks: also write a flame graph to SVG\n"
+	"  --comm               with --stacks: the thread's command name as the\n"
+	"                       outermost frame (as stackcollapse-perf.pl)\n"
 	PROFILE_OPTIONS_HELP
 	"  -h, --help           this text\n"
 	"\n"
-	"exit status: 0; 2 on errors (bad options, unreadable or corrupt files).\n";
+	"exit status: 0; 2 on errors (bad options, unreadable or corrupt files; with\n"
+	"--stacks also a file without callchains).\n";
 
-enum { O_FORMAT = PA_O_END, O_REP };
-enum { F_TEXT, F_JSON, F_FDATA, F_AUTOFDO };
+enum { O_FORMAT = PA_O_END, O_REP, O_STACKS, O_SVG, O_COMM };
+enum { F_TEXT, F_JSON, F_FDATA, F_AUTOFDO, F_FOLDED, F_COUNT };
 
 struct report_args {
 	struct profile_args pa;
 	int format;
 	const char *out;
 	int rep;
+	int stacks, comm;
+	const char *svg;
 };
 
 static int report_option(void *ctx, int c, char *arg)
 {
-	static const char *const formats[] = {"text", "json", "fdata", "autofdo"};
+	static const char *const formats[F_COUNT] = {"text", "json", "fdata", "autofdo", "folded"};
 	struct report_args *a = ctx;
-	if (c == 'o') {
-		a->out = arg;
-		return 0;
+	switch (c) {
+	case 'o': a->out = arg; return 0;
+	case O_REP: a->rep = 1; return 0;
+	case O_STACKS: a->stacks = 1; return 0;
+	case O_SVG: a->svg = arg; return 0;
+	case O_COMM: a->comm = 1; return 0;
+	case O_FORMAT: break;
+	default: return 1;
 	}
-	if (c == O_REP) {
-		a->rep = 1;
-		return 0;
-	}
-	if (c != O_FORMAT)
-		return 1;
-	for (a->format = 0; a->format < 4 && strcmp(arg, formats[a->format]) != 0; a->format++)
+	for (a->format = 0; a->format < F_COUNT && strcmp(arg, formats[a->format]) != 0; a->format++)
 		;
-	if (a->format == 4)
-		return fprintf(stderr, "pmusim report: unknown format '%s' (text, json, fdata, autofdo)\n", arg), -1;
+	if (a->format == F_COUNT)
+		return fprintf(stderr, "pmusim report: unknown format '%s' (text, json, fdata, autofdo, folded)\n",
+			       arg), -1;
 	return 0;
 }
 
@@ -73,7 +93,8 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	static const struct option opts[] = {
 		PROFILE_LONG_OPTIONS, {"format", required_argument, 0, O_FORMAT},
 		{"output", required_argument, 0, 'o'}, {"rep", no_argument, 0, O_REP},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		{"stacks", no_argument, 0, O_STACKS}, {"svg", required_argument, 0, O_SVG},
+		{"comm", no_argument, 0, O_COMM}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	return profile_args_parse(&a->pa, argc, argv, opts, report_usage, "pmusim report", report_option, a);
 }
 
@@ -180,23 +201,24 @@ static void write_fdata(FILE *f, struct profile *prof, const struct edge *e, siz
 	}
 }
 
-/* Writes through fn to a->out (complete or absent) or standard output; 0 or -1 (message printed). */
-static int write_output(const struct report_args *a, int (*fn)(FILE *f, void *ctx), void *ctx)
+/* Writes through fn to out (complete or absent) or, for NULL, standard output; 0 or -1
+ * (message printed). */
+static int write_output(const char *out, int (*fn)(FILE *f, void *ctx), void *ctx)
 {
 	struct outfile o = {.f = stdout};
-	int err = a->out ? outfile_open(&o, a->out) : 0;
+	int err = out ? outfile_open(&o, out) : 0;
 	if (err < 0) {
-		fprintf(stderr, "pmusim report: cannot write %s: %s\n", a->out, pmusim_strerror(err));
+		fprintf(stderr, "pmusim report: cannot write %s: %s\n", out, pmusim_strerror(err));
 		return -1;
 	}
 	err = fn(o.f, ctx);
-	if (a->out) {
+	if (out) {
 		err = err < 0 ? (outfile_abort(&o), err) : outfile_commit(&o);
 	} else {
 		err = err < 0 ? err : fflush(stdout) == 0 ? 0 : PMUSIM_ERR_IO;
 	}
 	if (err < 0) {
-		fprintf(stderr, "pmusim report: cannot write %s: %s\n", a->out ? a->out : "the report",
+		fprintf(stderr, "pmusim report: cannot write %s: %s\n", out ? out : "the report",
 			pmusim_strerror(err));
 		return -1;
 	}
@@ -227,7 +249,7 @@ static int write_profile(FILE *f, void *ctx)
 static int write_report(const struct report_args *a, struct profile *prof)
 {
 	struct report_ctx c = {a, prof};
-	return write_output(a, write_profile, &c);
+	return write_output(a->out, write_profile, &c);
 }
 
 struct rep_args_rows {
@@ -254,8 +276,53 @@ static int rep_report(const struct report_args *a)
 		fprintf(stderr, "pmusim report: %s\n", msg[0] ? msg : pmusim_strerror(err));
 		return EXIT_PMUSIM_ERROR;
 	}
-	err = write_output(a, write_rep, &r);
+	err = write_output(a->out, write_rep, &r);
 	free(r.rows);
+	return err < 0 ? EXIT_PMUSIM_ERROR : 0;
+}
+
+struct stacks_out {
+	const struct report_args *a;
+	const struct stackprof *sp;
+};
+
+static int write_stacks(FILE *f, void *ctx)
+{
+	const struct stacks_out *o = ctx;
+	if (o->a->format == F_JSON)
+		return stackprof_write_json(f, o->sp);
+	if (o->a->format == F_FOLDED)
+		return stackprof_write_folded(f, o->sp);
+	return stackprof_write_text(f, o->sp);
+}
+
+static int write_flame(FILE *f, void *ctx)
+{
+	const struct stacks_out *o = ctx;
+	const char *in = strrchr(o->a->pa.input, '/') ? strrchr(o->a->pa.input, '/') + 1 : o->a->pa.input;
+	char title[300];
+	snprintf(title, sizeof(title), "Flame graph of %.200s", in);
+	return flame_svg(f, o->sp, title, NULL);
+}
+
+/* pmusim report --stacks */
+static int stacks_report(const struct report_args *a)
+{
+	if (a->format != F_TEXT && a->format != F_JSON && a->format != F_FOLDED)
+		return fprintf(stderr, "pmusim report: --stacks writes text, json or folded\n"), EXIT_PMUSIM_ERROR;
+	struct stackprof_opts so = {.event = a->pa.io.event, .comm = a->comm};
+	struct stackprof *sp;
+	char msg[512] = "";
+	int err = stackprof_read(a->pa.input, &so, &sp, msg, sizeof(msg));
+	if (err < 0) {
+		fprintf(stderr, "pmusim report: %s\n", msg[0] ? msg : pmusim_strerror(err));
+		return EXIT_PMUSIM_ERROR;
+	}
+	struct stacks_out o = {a, sp};
+	err = write_output(a->out, write_stacks, &o);
+	if (err == 0 && a->svg)
+		err = write_output(a->svg, write_flame, &o);
+	stackprof_free(sp);
 	return err < 0 ? EXIT_PMUSIM_ERROR : 0;
 }
 
@@ -265,8 +332,15 @@ int cmd_report(int argc, char **argv)
 	profile_args_init(&a.pa);
 	if (parse_args(argc, argv, &a) < 0)
 		return EXIT_PMUSIM_ERROR;
+	if (a.rep && a.stacks)
+		return fprintf(stderr, "pmusim report: --rep or --stacks, not both\n"), EXIT_PMUSIM_ERROR;
+	if (!a.stacks && (a.svg || a.comm || a.format == F_FOLDED))
+		return fprintf(stderr, "pmusim report: --svg, --comm and --format folded need --stacks\n"),
+		       EXIT_PMUSIM_ERROR;
 	if (a.rep)
 		return rep_report(&a);
+	if (a.stacks)
+		return stacks_report(&a);
 	struct profile *prof = NULL;
 	struct binary *bin = NULL;
 	int status = EXIT_PMUSIM_ERROR;

@@ -58,7 +58,7 @@ static double py(const struct frame *fr, double v)
 	return v > 0 ? fr->top + PLOT_SIZE - pos(fr, v) : fr->top + PLOT_SIZE + ZERO_GAP;
 }
 
-static void put_escaped(FILE *f, const char *s, size_t n)
+void svg_put_escaped(FILE *f, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n && s[i]; i++) {
 		switch (s[i]) {
@@ -99,7 +99,7 @@ static double put_title(FILE *f, const char *title)
 		fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\" font-size=\"%d\"%s>",
 		        WIDTH / 2, y, line ? 12 : 15,
 		        line ? " fill=\"#333\"" : " font-weight=\"bold\"");
-		put_escaped(f, s, n);
+		svg_put_escaped(f, s, n);
 		fputs("</text>\n", f);
 		y += line ? 17 : 20;
 		s += n + (s[n] == '\n');

@@ -22,4 +22,8 @@
 int svg_scatter(FILE *f, const char *title, struct edges *profile, struct edges *truth,
                 int (*in)(const struct edge *));
 
+/* Writes the first n bytes of s (fewer when s ends before) as XML character
+ * data: '&', '<', '>' and '"' as entities (also used by profiler/flame.h). */
+void svg_put_escaped(FILE *f, const char *s, size_t n);
+
 #endif

@@ -1,0 +1,158 @@
+/* Text, JSON and folded-stack outputs of a stack profile (see stackprof.h).
+ * Folded stacks: Brendan Gregg's stackcollapse format ("a;b;c 12"), as
+ * FlameGraph's flamegraph.pl reads it; JSON strings escaped per RFC 8259. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "profiler/stackprof.h"
+
+#define TOP_PATHS 20
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* A frame name in folded text: ';' separates frames and a line ends a stack. */
+static void put_folded_name(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == ';' ? ':' : *s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
+static void put_path(FILE *f, const struct stackprof_path *p)
+{
+	for (size_t i = 0; i < p->depth; i++) {
+		if (i)
+			fputc(';', f);
+		put_folded_name(f, p->frames[i]);
+	}
+}
+
+int stackprof_write_text(FILE *f, const struct stackprof *sp)
+{
+	const struct stackprof_summary *s = stackprof_summary(sp);
+	size_t nf, np;
+	const struct stackprof_func *fn = stackprof_functions(sp, &nf);
+	const struct stackprof_path *p = stackprof_paths(sp, &np);
+	fprintf(f, "# %" PRIu64 " samples, %zu threads, total weight %" PRIu64, s->samples, s->threads,
+		s->weight);
+	if (s->event)
+		fprintf(f, " (event %s)", s->event);
+	fputc('\n', f);
+	if (s->skipped)
+		fprintf(f, "# %" PRIu64 " samples without user callchain skipped\n", s->skipped);
+	fprintf(f, "#\n# functions (total: samples in which the function is on the stack; self: at the top;\n"
+		   "# percentages of the total weight)\n");
+	fprintf(f, "# %8s %8s %10s %10s  %s\n", "total", "self", "samples", "self", "function");
+	for (size_t i = 0; i < nf; i++)
+		fprintf(f, "  %7.2f%% %7.2f%% %10" PRIu64 " %10" PRIu64 "  %s\n",
+			share(fn[i].total_weight, s->weight), share(fn[i].self_weight, s->weight),
+			fn[i].total, fn[i].self, fn[i].name);
+	fprintf(f, "#\n# heaviest call paths (outermost first)\n# %8s %10s  %s\n", "share", "samples",
+		"path");
+	for (size_t i = 0; i < np && i < TOP_PATHS; i++) {
+		fprintf(f, "  %7.2f%% %10" PRIu64 "  ", share(p[i].weight, s->weight), p[i].samples);
+		put_path(f, &p[i]);
+		fputc('\n', f);
+	}
+	if (np > TOP_PATHS)
+		fprintf(f, "# ... %zu more paths (--format json or folded lists all)\n", np - TOP_PATHS);
+	return ferror(f) ? PMUSIM_ERR_IO : 0;
+}
+
+/* s as a JSON string: runs of plain bytes at once, '"', '\\' and control
+ * characters escaped. */
+static void put_json_string(FILE *f, const char *s)
+{
+	static const char special[] = "\"\\\001\002\003\004\005\006\007\010\011\012\013\014\015\016\017"
+				      "\020\021\022\023\024\025\026\027\030\031\032\033\034\035\036\037";
+	fputc('"', f);
+	while (*s) {
+		size_t run = strcspn(s, special);
+		fwrite(s, 1, run, f);
+		s += run;
+		if (!*s)
+			break;
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else
+			fprintf(f, "\\u%04x", (unsigned)(unsigned char)*s);
+		s++;
+	}
+	fputc('"', f);
+}
+
+int stackprof_write_json(FILE *f, const struct stackprof *sp)
+{
+	const struct stackprof_summary *s = stackprof_summary(sp);
+	size_t nf, np;
+	const struct stackprof_func *fn = stackprof_functions(sp, &nf);
+	const struct stackprof_path *p = stackprof_paths(sp, &np);
+	fprintf(f, "{\"samples\": %" PRIu64 ", \"threads\": %zu, \"weight\": %" PRIu64
+		   ", \"skipped\": %" PRIu64 ", \"functions\": [",
+		s->samples, s->threads, s->weight, s->skipped);
+	for (size_t i = 0; i < nf; i++) {
+		fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
+		put_json_string(f, fn[i].name);
+		fprintf(f, ", \"total\": %" PRIu64 ", \"self\": %" PRIu64 ", \"total_weight\": %" PRIu64
+			   ", \"self_weight\": %" PRIu64 "}",
+			fn[i].total, fn[i].self, fn[i].total_weight, fn[i].self_weight);
+	}
+	fputs("\n], \"paths\": [", f);
+	for (size_t i = 0; i < np; i++) {
+		fputs(i ? ",\n  {\"stack\": [" : "\n  {\"stack\": [", f);
+		for (size_t j = 0; j < p[i].depth; j++) {
+			if (j)
+				fputs(", ", f);
+			put_json_string(f, p[i].frames[j]);
+		}
+		fprintf(f, "], \"samples\": %" PRIu64 ", \"weight\": %" PRIu64 "}", p[i].samples,
+			p[i].weight);
+	}
+	fputs("\n]}\n", f);
+	return ferror(f) ? PMUSIM_ERR_IO : 0;
+}
+
+struct folded_line {
+	char *text; /* the stack as folded text */
+	uint64_t samples;
+};
+
+static int cmp_line(const void *a, const void *b)
+{
+	const struct folded_line *x = a, *y = b;
+	int c = strcmp(x->text, y->text);
+	return c ? c : x->samples < y->samples ? -1 : x->samples > y->samples;
+}
+
+int stackprof_write_folded(FILE *f, const struct stackprof *sp)
+{
+	size_t np;
+	const struct stackprof_path *p = stackprof_paths(sp, &np);
+	struct folded_line *l = calloc(np + 1, sizeof(*l));
+	int err = l ? 0 : PMUSIM_ERR_NOMEM;
+	for (size_t i = 0; i < np && !err; i++) {
+		size_t len = 0;
+		FILE *m = open_memstream(&l[i].text, &len);
+		if (!m) {
+			err = PMUSIM_ERR_NOMEM;
+			break;
+		}
+		put_path(m, &p[i]);
+		if (fclose(m) != 0)
+			err = PMUSIM_ERR_NOMEM;
+		l[i].samples = p[i].samples;
+	}
+	if (!err) {
+		qsort(l, np, sizeof(*l), cmp_line);
+		for (size_t i = 0; i < np; i++)
+			fprintf(f, "%s %" PRIu64 "\n", l[i].text, l[i].samples);
+	}
+	for (size_t i = 0; l && i < np; i++)
+		free(l[i].text);
+	free(l);
+	return err ? err : ferror(f) ? PMUSIM_ERR_IO : 0;
+}
