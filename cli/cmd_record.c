@@ -12,7 +12,9 @@
 #include "cli/eventlist.h"
 #include "cli/program.h"
 #include "cli/record_rep.h"
+#include "cli/record_tstack.h"
 #include "common/buildid.h"
+#include "common/elf_bias.h"
 #include "common/err.h"
 #include "profiler/perfdata.h"
 
@@ -45,14 +47,29 @@ static const char record_usage[] =
 	"                       is a sample of the event pmusim_rep (see README)\n"
 	"  --rep-buffer N       instruction-information buffer entries (default 64)\n"
 	"  --rep-tbe            the buffer records taken branches too (branch stack)\n"
-	"  --rep-sse            single-step: one more record per REP iteration\n" PROG_OPTIONS_HELP
+	"  --rep-sse            single-step: one more record per REP iteration\n"
+	"  --tstack             track every thread's call stack with the thread-stack unit\n"
+	"                       and sample the stacks (event pmusim_tstack, callchains)\n"
+	"  --tstack-period T    simulated time between samples: 10ms (default), 250us,\n"
+	"                       5000ns, 1s; a plain number is milliseconds\n"
+	"  --tstack-threads W   whose stacks each sample takes: running (default), all,\n"
+	"                       or suspended (those not running)\n"
+	"  --tstack-area N      entries of a new work area (default 256; it grows on overflow)\n"
+	"  --tstack-mode M      stack (push/pop, default) or history (entry/exit records\n"
+	"                       the tracer drains and replays)\n"
+	"  --tstack-mark K:WHERE  treat the instruction at WHERE (an address, or the entry\n"
+	"                       of a function of the program) as a call or a return: K is\n"
+	"                       call or return (repeatable)\n" PROG_OPTIONS_HELP
 	"  -h, --help           this text\n"
 	"\n"
 	"exit status: the program's; 124 when --max-insns stopped it; 125 when every thread\n"
 	"waits forever (deadlock); 2 on pmusim errors.\n"
 	"The file is complete even when the program crashes or pmusim is interrupted.\n";
 
-enum { O_DELTA = PROG_OPT_END, O_LBR_DEPTH, O_SKID, O_REFILL, O_REP, O_REP_BUFFER, O_REP_TBE, O_REP_SSE };
+enum {
+	O_DELTA = PROG_OPT_END, O_LBR_DEPTH, O_SKID, O_REFILL, O_REP, O_REP_BUFFER, O_REP_TBE, O_REP_SSE,
+	O_TSTACK, O_TSTACK_PERIOD, O_TSTACK_THREADS, O_TSTACK_AREA, O_TSTACK_MODE, O_TSTACK_MARK
+};
 
 struct record_args {
 	struct eventlist el;
@@ -63,6 +80,7 @@ struct record_args {
 	int rep_mode;        /* enum rep_mode, -1 without --rep */
 	uint64_t rep_entries;
 	int rep_tbe, rep_sse;
+	struct tstack_options ts;
 };
 
 static int parse_filter(struct record_args *a, const char *spec, const char *cmd)
@@ -113,6 +131,22 @@ static int record_option(void *ctx, int c, char *arg)
 		return 0;
 	case O_REP_TBE: a->rep_tbe = 1; return 0;
 	case O_REP_SSE: a->rep_sse = 1; return 0;
+	case O_TSTACK: a->ts.on = 1; return 0;
+	case O_TSTACK_PERIOD: a->ts.on = 1; return tstack_parse_period(arg, &a->ts.period_ns);
+	case O_TSTACK_THREADS: a->ts.on = 1; return tstack_parse_threads(arg, &a->ts.threads);
+	case O_TSTACK_MODE: a->ts.on = 1; return tstack_parse_mode(arg, &a->ts.mode);
+	case O_TSTACK_AREA:
+		a->ts.on = 1;
+		if (parse_num(arg, &a->ts.area_entries, "--tstack-area", cmd) < 0 || a->ts.area_entries == 0 ||
+		    a->ts.area_entries > (1u << 24))
+			return fprintf(stderr, "%s: --tstack-area needs 1 to 16777216 entries\n", cmd), -1;
+		return 0;
+	case O_TSTACK_MARK:
+		a->ts.on = 1;
+		if (a->ts.nmarks == sizeof(a->ts.marks) / sizeof(a->ts.marks[0]))
+			return fprintf(stderr, "%s: at most 64 --tstack-mark\n", cmd), -1;
+		a->ts.marks[a->ts.nmarks++] = arg;
+		return 0;
 	case O_SKID: {
 		size_t n = strlen(arg);
 		if (n > 1 && arg[n - 1] == 'c') {
@@ -134,7 +168,11 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		{"skid", required_argument, 0, O_SKID}, {"refill", required_argument, 0, O_REFILL},
 		{"output", required_argument, 0, 'o'}, {"rep", required_argument, 0, O_REP},
 		{"rep-buffer", required_argument, 0, O_REP_BUFFER}, {"rep-tbe", no_argument, 0, O_REP_TBE},
-		{"rep-sse", no_argument, 0, O_REP_SSE},
+		{"rep-sse", no_argument, 0, O_REP_SSE}, {"tstack", no_argument, 0, O_TSTACK},
+		{"tstack-period", required_argument, 0, O_TSTACK_PERIOD},
+		{"tstack-threads", required_argument, 0, O_TSTACK_THREADS},
+		{"tstack-area", required_argument, 0, O_TSTACK_AREA}, {"tstack-mode", required_argument, 0, O_TSTACK_MODE},
+		{"tstack-mark", required_argument, 0, O_TSTACK_MARK},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	if (program_parse(p, argc, argv, "+he:c:bj:o:", opts, record_usage, record_option, a) < 0)
 		return -1;
@@ -191,6 +229,7 @@ struct recorder {
 	uint32_t ntask;
 	int err;
 	struct rep_recording rep;
+	struct tstack_recording ts;
 	struct perf_branch br[LBR_MAX_DEPTH];
 	const char *files[SIM_MAX_MAPPINGS]; /* files whose build id is written */
 	size_t nfiles;
@@ -251,6 +290,12 @@ static uint64_t rep_now(void *ctx)
 	return now_ns(ctx);
 }
 
+static uint64_t ts_now(void *ctx)
+{
+	struct recorder *r = ctx;
+	return pmu_cycles(r->pmu) * 1000 / r->cpu->mhz;
+}
+
 static uint32_t rep_pid(void *ctx, uint32_t tid)
 {
 	return pid_of(ctx, tid);
@@ -261,15 +306,17 @@ static uint32_t rep_pid(void *ctx, uint32_t tid)
 static int open_output(struct recorder *r, const struct record_args *a, const struct program *p,
 		       int argc, char **argv)
 {
-	struct perfdata_event ev[PMU_MAX_COUNTERS + 1];
+	struct perfdata_event ev[PMU_MAX_COUNTERS + 2];
 	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-	size_t nev = a->el.n + (a->rep_mode >= 0);
+	size_t nev = a->el.n + (a->rep_mode >= 0) + (a->ts.on != 0);
 	if (a->lbr || a->rep_tbe)
 		st |= PERF_SAMPLE_BRANCH_STACK;
 	if (nev > 1)
 		st |= PERF_SAMPLE_IDENTIFIER;
 	if (a->rep_mode >= 0)
 		st |= PERF_SAMPLE_RAW;
+	if (a->ts.on)
+		st |= PERF_SAMPLE_CALLCHAIN;
 	for (size_t i = 0; i < a->el.n; i++) {
 		const struct pmu_event_desc *d = pmu_event_desc(a->el.spec[i].ev);
 		ev[i] = (struct perfdata_event){
@@ -285,6 +332,11 @@ static int open_output(struct recorder *r, const struct record_args *a, const st
 			.sample_period = 1, .sample_type = st,
 			.branch_sample_type = a->rep_tbe ? PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY : 0,
 			.id = a->el.n + 1,
+		};
+	if (a->ts.on) /* the tracer's snapshots: an event of their own */
+		ev[nev - 1] = (struct perfdata_event){
+			.name = TSTACK_EVENT_NAME, .type = PERF_TYPE_RAW, .config = 0x6b747374, /* "tstk" */
+			.sample_period = a->ts.period_ns, .sample_type = st, .id = nev,
 		};
 	char cpuid[64];
 	snprintf(cpuid, sizeof(cpuid), "GenuineIntel,6,85,4");
@@ -302,6 +354,8 @@ static int open_output(struct recorder *r, const struct record_args *a, const st
 	(void)p;
 	r->rep.w = r->w;
 	r->rep.id = a->el.n + 1;
+	r->ts.w = r->w;
+	r->ts.id = nev;
 	return 0;
 }
 
@@ -329,6 +383,8 @@ static void on_mapping(void *ctx, const struct sim_mapping *m)
 	struct recorder *r = ctx;
 	if (!r->err)
 		r->err = describe_mapping(r, m);
+	if (r->ts.unit) /* its functions, for the tail-call heuristic */
+		tstack_recording_add_functions(&r->ts, m->path, elf_mapping_bias(m->path, m->addr, m->pgoff));
 }
 
 /* Tasks as perf record writes them with inheritance: FORK for a new thread or
@@ -402,6 +458,12 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 			return -1;
 		}
 	}
+	if (a->ts.on) {
+		r->ts.opt = a->ts;
+		r->ts.now_ns = ts_now, r->ts.ctx = r;
+		if (tstack_recording_init(&r->ts, p->sim, p->t) < 0)
+			return -1;
+	}
 	r->pid = sim_pid(p->sim);
 	r->pmu = *pmu;
 	if (open_output(r, a, p, argc, argv) < 0)
@@ -417,7 +479,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct program p;
 	struct record_args a = {.period = DEFAULT_PERIOD, .depth = 32, .out = "perf.data", .rep_mode = -1,
-				.rep_entries = 64};
+				.rep_entries = 64, .ts = {.period_ns = 10000000, .area_entries = 256}};
 	struct recorder r = {0};
 	struct pmu *pmu = NULL;
 	int status = EXIT_PMUSIM_ERROR;
@@ -431,6 +493,8 @@ int cmd_record(int argc, char **argv)
 		if (r.rep.err && !r.err)
 			r.err = r.rep.err;
 	}
+	if (r.ts.err && !r.err)
+		r.err = r.ts.err;
 	uint64_t nsamples = perfdata_writer_samples(r.w);
 	int err = perfdata_writer_close(r.w);
 	r.w = NULL;
@@ -452,6 +516,7 @@ out:
 		perfdata_writer_abort(r.w);
 	pmu_free(pmu);
 	rep_recording_free(&r.rep);
+	tstack_recording_free(&r.ts);
 	free(r.task_pid);
 	program_free(&p);
 	return status;

@@ -12,6 +12,7 @@
 #include "common/outfile.h"
 #include "pmu_model/rep.h"
 #include "profiler/rep_report.h"
+#include "profiler/stack_check.h"
 #include "profiler/svg.h"
 #include "profiler/validate.h"
 
@@ -34,6 +35,11 @@ static const char validate_usage[] =
 	"  --rep                check the REP records of a pmusim record --rep recording\n"
 	"                       against --truth TRUTH.json (--truth-json): exit 1 on any\n"
 	"                       mismatch; json keys sites, mismatches, mode\n"
+	"  --stacks             check the call-stack snapshots of a pmusim record --tstack\n"
+	"                       recording against --truth TRUTH.json (--truth-json): every\n"
+	"                       snapshot's thread, IP and return addresses must equal the\n"
+	"                       true stack; exit 1 on any mismatch; json keys snapshots,\n"
+	"                       truth_snapshots, mismatches, frames, max_depth, first_mismatch\n"
 	"  --svg FILE           also write a log-log scatter plot (SVG) of every truth edge:\n"
 	"                       exact count against the profile's weight scaled to the same\n"
 	"                       total (call edges only for --method calls)\n"
@@ -42,7 +48,7 @@ static const char validate_usage[] =
 	"\n"
 	"exit status: 0 when the overlap meets --min-overlap, 1 when not, 2 on errors.\n";
 
-enum { O_TRUTH = PA_O_END, O_MIN, O_FORMAT, O_SVG, O_REP };
+enum { O_TRUTH = PA_O_END, O_MIN, O_FORMAT, O_SVG, O_REP, O_STACKS };
 
 struct validate_args {
 	struct profile_args pa;
@@ -50,7 +56,7 @@ struct validate_args {
 	const char *svg;
 	double min_overlap;
 	int json;
-	int rep;
+	int rep, stacks;
 };
 
 static int validate_option(void *ctx, int c, char *arg)
@@ -62,6 +68,7 @@ static int validate_option(void *ctx, int c, char *arg)
 	case O_TRUTH: a->truth = arg; return 0;
 	case O_SVG: a->svg = arg; return 0;
 	case O_REP: a->rep = 1; return 0;
+	case O_STACKS: a->stacks = 1; return 0;
 	case O_MIN:
 		a->min_overlap = strtod(arg, &end);
 		if (*end || end == arg || a->min_overlap < 0 || a->min_overlap > 1)
@@ -82,7 +89,7 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 		PROFILE_LONG_OPTIONS, {"truth", required_argument, 0, O_TRUTH},
 		{"min-overlap", required_argument, 0, O_MIN}, {"format", required_argument, 0, O_FORMAT},
 		{"svg", required_argument, 0, O_SVG}, {"rep", no_argument, 0, O_REP},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		{"stacks", no_argument, 0, O_STACKS}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	if (profile_args_parse(&a->pa, argc, argv, opts, validate_usage, "pmusim validate", validate_option, a) < 0)
 		return -1;
 	if (!a->truth)
@@ -168,6 +175,49 @@ static int validate_rep(const struct validate_args *a)
 	return status;
 }
 
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else
+			putchar(*s);
+	putchar('"');
+}
+
+/* pmusim validate --stacks: every snapshot against the true stack. */
+static int validate_stacks(const struct validate_args *a)
+{
+	char msg[512] = "";
+	struct stack_set t, g = {0};
+	int err = stack_truth_read(a->truth, &t, msg, sizeof(msg));
+	if (err >= 0 && (err = stack_recording_read(a->pa.input, &g, msg, sizeof(msg))) < 0)
+		stack_set_free(&t);
+	if (err < 0) {
+		fprintf(stderr, "pmusim validate: %s\n", msg[0] ? msg : pmusim_strerror(err));
+		return EXIT_PMUSIM_ERROR;
+	}
+	struct stack_check c;
+	stack_compare(&t, &g, &c);
+	if (a->json) {
+		printf("{\"snapshots\": %zu, \"truth_snapshots\": %zu, \"mismatches\": %zu, \"frames\": %llu, "
+		       "\"max_depth\": %zu, \"first_mismatch\": ", c.snapshots, c.truth_snapshots, c.mismatches,
+		       (unsigned long long)c.frames, c.max_depth);
+		json_str(c.first);
+		printf("}\n");
+	} else {
+		printf("stack snapshots: %zu recorded, %zu in the truth; %llu frames compared, deepest %zu; "
+		       "mismatches: %zu\n", c.snapshots, c.truth_snapshots, (unsigned long long)c.frames, c.max_depth,
+		       c.mismatches);
+		if (c.first[0])
+			printf("first mismatch: %s\n", c.first);
+	}
+	stack_set_free(&t);
+	stack_set_free(&g);
+	return c.mismatches ? 1 : 0;
+}
+
 int cmd_validate(int argc, char **argv)
 {
 	struct validate_args a = {0};
@@ -176,6 +226,8 @@ int cmd_validate(int argc, char **argv)
 		return EXIT_PMUSIM_ERROR;
 	if (a.rep)
 		return validate_rep(&a);
+	if (a.stacks)
+		return validate_stacks(&a);
 	struct profile *prof = NULL;
 	struct binary *bin = NULL;
 	struct edges *truth = NULL;

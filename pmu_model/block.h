@@ -84,6 +84,10 @@ struct retired_block {
 	                     * (another thread or address space runs from here on) */
 	uint64_t rep_count; /* for BK_REP: the count register (masked to ECX under 0x67)
 	                     * at the REP's first execution; rep_iters of it were done */
+	uint64_t sp;        /* RSP after the block, for calls, returns and indirect jumps when
+	                     * a consumer asked for it (sim_tstack_new,
+	                     * sim_track_true_stacks); 0 otherwise. After
+	                     * a call it is where the return address was pushed. */
 };
 
 /* Consumer of the stream. Called once per retired block, in program order. */

@@ -25,8 +25,9 @@ struct tstack_unit {
 	uint64_t next_start;        /* for areas the unit allocates itself */
 	struct mark *marks;
 	size_t nmarks;
-	uint64_t *funcs;            /* sorted function entries */
-	size_t nfuncs;
+	uint64_t *funcs;            /* function entries, sorted when funcs_sorted */
+	size_t nfuncs, capfuncs;
+	int funcs_sorted;
 };
 
 int tstack_new(const struct tstack_config *cfg, struct tstack_os os, struct tstack_unit **out)
@@ -46,13 +47,21 @@ int tstack_new(const struct tstack_config *cfg, struct tstack_os os, struct tsta
 	return 0;
 }
 
+static void release_area(struct tstack_unit *u, struct tstack_area *a)
+{
+	if (u->os.release)
+		u->os.release(u->os.ctx, a);
+	else if (!u->os.alloc)
+		free(a->mem);
+	a->mem = NULL;
+}
+
 void tstack_free(struct tstack_unit *u)
 {
 	if (!u)
 		return;
-	if (!u->os.alloc)
-		for (size_t i = 0; i < u->nareas; i++)
-			free(u->areas[i].mem);
+	for (size_t i = 0; i < u->nareas; i++)
+		release_area(u, &u->areas[i]);
 	free(u->areas);
 	free(u->marks);
 	free(u->funcs);
@@ -76,21 +85,31 @@ int tstack_add_marker(struct tstack_unit *u, uint64_t addr, enum tstack_marker k
 
 int tstack_add_function(struct tstack_unit *u, uint64_t entry)
 {
-	uint64_t *nf = realloc(u->funcs, (u->nfuncs + 1) * sizeof(*nf));
-	if (!nf)
-		return PMUSIM_ERR_NOMEM;
-	u->funcs = nf;
-	size_t i = u->nfuncs++;
-	while (i > 0 && u->funcs[i - 1] > entry) {
-		u->funcs[i] = u->funcs[i - 1];
-		i--;
+	if (u->nfuncs == u->capfuncs) {
+		size_t nc = u->capfuncs ? u->capfuncs * 2 : 256;
+		uint64_t *nf = realloc(u->funcs, nc * sizeof(*nf));
+		if (!nf)
+			return PMUSIM_ERR_NOMEM;
+		u->funcs = nf;
+		u->capfuncs = nc;
 	}
-	u->funcs[i] = entry;
+	u->funcs[u->nfuncs++] = entry;
+	u->funcs_sorted = 0;
 	return 0;
 }
 
-static int is_function(const struct tstack_unit *u, uint64_t a)
+static int cmp_u64(const void *a, const void *b)
 {
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int is_function(struct tstack_unit *u, uint64_t a)
+{
+	if (!u->funcs_sorted) {
+		qsort(u->funcs, u->nfuncs, sizeof(*u->funcs), cmp_u64);
+		u->funcs_sorted = 1;
+	}
 	size_t lo = 0, hi = u->nfuncs;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -136,17 +155,19 @@ static int heap_grow(struct tstack_unit *u, struct tstack_area *a, uint64_t new_
 	return 0;
 }
 
-/* The current-area register follows the running thread; a thread that runs
- * for the first time gets its area from the OS. */
-static struct tstack_area *area_for(struct tstack_unit *u, uint32_t tid)
+static struct tstack_area *find_area(struct tstack_unit *u, uint32_t tid, size_t *idx)
 {
-	if (u->cur != SIZE_MAX && u->areas[u->cur].tid == tid)
-		return &u->areas[u->cur];
 	for (size_t i = 0; i < u->nareas; i++)
 		if (u->areas[i].tid == tid) {
-			u->cur = i;
+			*idx = i;
 			return &u->areas[i];
 		}
+	return NULL;
+}
+
+/* A new area from the OS, of the size the tracer asked for. */
+static struct tstack_area *new_area(struct tstack_unit *u, uint32_t tid)
+{
 	if (u->nareas == u->capareas) {
 		size_t nc = u->capareas ? u->capareas * 2 : 8;
 		struct tstack_area *na = realloc(u->areas, nc * sizeof(*na));
@@ -161,31 +182,73 @@ static struct tstack_area *area_for(struct tstack_unit *u, uint32_t tid)
 	int err = u->os.alloc ? u->os.alloc(u->os.ctx, a, u->cfg.area_entries) : heap_alloc(u, a, u->cfg.area_entries);
 	if (err < 0)
 		return NULL;
-	u->cur = u->nareas++;
+	u->nareas++;
 	return a;
 }
 
-static void push(struct tstack_unit *u, struct tstack_area *a, uint64_t callee, uint64_t ret, int kind)
+/* The current-area register follows the running thread; a thread that runs
+ * without an area (one that existed before tracking) gets one now. */
+static struct tstack_area *area_for(struct tstack_unit *u, uint32_t tid)
+{
+	if (u->cur != SIZE_MAX && u->areas[u->cur].tid == tid)
+		return &u->areas[u->cur];
+	size_t i;
+	struct tstack_area *a = find_area(u, tid, &i);
+	if (!a && (a = new_area(u, tid)) != NULL)
+		i = u->nareas - 1;
+	if (a)
+		u->cur = i;
+	return a;
+}
+
+static int grow_area(struct tstack_unit *u, struct tstack_area *a, uint64_t nl)
+{
+	return u->os.grow ? u->os.grow(u->os.ctx, a, nl) : heap_grow(u, a, nl);
+}
+
+static void push(struct tstack_unit *u, struct tstack_area *a, uint64_t callee, uint64_t ret, uint64_t sp,
+		 uint64_t bits)
 {
 	if (a->top == a->length) {
 		/* overflow interrupt: the OS moves the area to a larger one */
 		u->overflows++;
 		uint64_t nl = a->length * 2;
-		int err = u->os.grow ? u->os.grow(u->os.ctx, a, nl) : heap_grow(u, a, nl);
+		int err = grow_area(u, a, nl);
 		if (err < 0)
 			return;
 	}
-	a->mem[a->top++] = (struct tstack_entry){callee, ret, u->insns, (uint8_t)kind};
+	a->mem[a->top++] = (struct tstack_entry){callee, ret, sp, (u->insns & TSTACK_STAMP_MASK) | bits};
 }
 
-static void pop(struct tstack_unit *u, struct tstack_area *a, uint64_t from)
+/* Entries whose return-address slot lies below the stack pointer sp are
+ * frames that are gone (sp 0: not known, the newest one goes). */
+static void unwind_to(struct tstack_area *a, uint64_t sp)
 {
-	if (u->cfg.mode == TSTACK_HISTORY) {
-		push(u, a, from, 0, TSTACK_EXIT);
+	if (!sp) {
+		if (a->top > 0)
+			a->top--;
 		return;
 	}
-	if (a->top > 0) /* a return with no matching entry changes nothing */
+	while (a->top > 0 && a->mem[a->top - 1].sp < sp)
 		a->top--;
+}
+
+/* A ret to `to` leaving RSP at sp: when it returns through one of the frames
+ * (same return address, slot below the new RSP), every frame whose slot is
+ * below the new RSP is gone; without RSP, the newest such frame and those
+ * above it. A ret that matches no frame changes nothing. */
+static void ret_to(struct tstack_area *a, uint64_t to, uint64_t sp)
+{
+	for (uint64_t i = a->top; i > 0; i--) {
+		const struct tstack_entry *e = &a->mem[i - 1];
+		if (e->ret == to && (!sp || e->sp < sp)) {
+			if (sp)
+				unwind_to(a, sp);
+			else
+				a->top = i - 1;
+			return;
+		}
+	}
 }
 
 static void tstack_retire(void *ctx, const struct retired_block *rb)
@@ -198,24 +261,104 @@ static void tstack_retire(void *ctx, const struct retired_block *rb)
 	struct tstack_area *a = area_for(u, rb->tid);
 	if (!a)
 		return;
-	int kind = rb->kind, mark = u->nmarks ? marker_at(u, bi->term) : -1;
-	if (mark == TSTACK_MARK_CALL && kind != BK_NONE)
-		push(u, a, rb->next, 0, TSTACK_ENTRY);
-	else if (mark == TSTACK_MARK_RETURN && kind != BK_NONE)
-		pop(u, a, bi->term);
-	else if (kind == BK_CALL || kind == BK_CALL_IND)
-		push(u, a, rb->next, bi->end, TSTACK_ENTRY);
-	else if (kind == BK_RET)
-		pop(u, a, bi->term);
-	else if (kind == BK_JMP && u->nfuncs && is_function(u, rb->next)) {
-		/* a tail call: the routine on top is replaced by the one jumped to */
-		if (u->cfg.mode == TSTACK_HISTORY) {
-			push(u, a, bi->term, 0, TSTACK_EXIT);
-			push(u, a, rb->next, 0, TSTACK_ENTRY);
-		} else if (a->top > 0) {
-			a->mem[a->top - 1].callee = rb->next;
+	int kind = rb->kind, mark = u->nmarks && kind != BK_NONE ? marker_at(u, bi->term) : -1;
+	int hist = u->cfg.mode == TSTACK_HISTORY;
+	if (mark == TSTACK_MARK_CALL || kind == BK_CALL || kind == BK_CALL_IND) {
+		push(u, a, rb->next, mark == TSTACK_MARK_CALL ? 0 : bi->end, rb->sp, 0);
+	} else if (mark == TSTACK_MARK_RETURN || kind == BK_RET) {
+		uint64_t unwind = mark == TSTACK_MARK_RETURN ? TSTACK_UNWIND_BIT : 0;
+		if (hist)
+			push(u, a, bi->term, rb->next, rb->sp, TSTACK_EXIT_BIT | unwind);
+		else if (unwind)
+			unwind_to(a, rb->sp);
+		else
+			ret_to(a, rb->next, rb->sp);
+	} else if (kind == BK_JMP || kind == BK_JMP_IND) {
+		if (kind == BK_JMP_IND && rb->sp) {
+			/* longjmp: the frames below the new RSP are gone */
+			if (hist)
+				push(u, a, bi->term, rb->next, rb->sp, TSTACK_EXIT_BIT | TSTACK_UNWIND_BIT);
+			else
+				unwind_to(a, rb->sp);
+		}
+		if (u->nfuncs && is_function(u, rb->next)) {
+			/* a tail call: the routine on top is replaced by the one jumped to */
+			if (hist)
+				push(u, a, rb->next, 0, rb->sp, TSTACK_TAIL_BIT);
+			else if (a->top > 0)
+				a->mem[a->top - 1].callee = rb->next;
 		}
 	}
+}
+
+int tstack_replay(struct tstack_area *st, const struct tstack_entry *rec, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct tstack_entry *r = &rec[i];
+		if (r->stamp & TSTACK_EXIT_BIT) {
+			if (r->stamp & TSTACK_UNWIND_BIT)
+				unwind_to(st, r->sp);
+			else
+				ret_to(st, r->ret, r->sp);
+		} else if (r->stamp & TSTACK_TAIL_BIT) {
+			if (st->top > 0)
+				st->mem[st->top - 1].callee = r->callee;
+		} else {
+			if (st->top == st->length) {
+				uint64_t nl = st->length ? st->length * 2 : 64;
+				struct tstack_entry *m = realloc(st->mem, nl * sizeof(*m));
+				if (!m)
+					return PMUSIM_ERR_NOMEM;
+				st->mem = m;
+				st->length = nl;
+			}
+			st->mem[st->top++] = *r;
+		}
+	}
+	return 0;
+}
+
+int tstack_thread_created(struct tstack_unit *u, uint32_t tid, uint32_t copy_from)
+{
+	size_t i;
+	if (find_area(u, tid, &i))
+		return 0;
+	const struct tstack_area *from = copy_from ? find_area(u, copy_from, &i) : NULL;
+	size_t fi = from ? i : 0;
+	struct tstack_area *a = new_area(u, tid);
+	if (!a)
+		return PMUSIM_ERR_NOMEM;
+	if (from) {
+		from = &u->areas[fi]; /* new_area may have moved the array */
+		while (a->length < from->top) {
+			int err = grow_area(u, a, a->length * 2);
+			if (err < 0)
+				return err;
+		}
+		memcpy(a->mem, from->mem, from->top * sizeof(*a->mem));
+		a->top = from->top;
+	}
+	return 0;
+}
+
+void tstack_thread_reset(struct tstack_unit *u, uint32_t tid)
+{
+	size_t i;
+	struct tstack_area *a = find_area(u, tid, &i);
+	if (a)
+		a->top = 0;
+}
+
+void tstack_thread_exited(struct tstack_unit *u, uint32_t tid)
+{
+	size_t i;
+	struct tstack_area *a = find_area(u, tid, &i);
+	if (!a)
+		return;
+	release_area(u, a);
+	memmove(&u->areas[i], &u->areas[i + 1], (u->nareas - i - 1) * sizeof(*a));
+	u->nareas--;
+	u->cur = SIZE_MAX;
 }
 
 struct block_sink tstack_sink(struct tstack_unit *u)
@@ -225,10 +368,8 @@ struct block_sink tstack_sink(struct tstack_unit *u)
 
 const struct tstack_area *tstack_area(const struct tstack_unit *u, uint32_t tid)
 {
-	for (size_t i = 0; i < u->nareas; i++)
-		if (u->areas[i].tid == tid)
-			return &u->areas[i];
-	return NULL;
+	size_t i;
+	return find_area((struct tstack_unit *)u, tid, &i);
 }
 
 const struct tstack_area *tstack_current(const struct tstack_unit *u)

@@ -11,16 +11,33 @@
  * another thread). The OS side (sim/ in the machine, a callback here) gives
  * every thread an area when it first runs, of the size the tracer asked for.
  *
- * On a call (direct or indirect) the unit pushes {callee, return address}; on a
- * return it pops. History mode appends ENTRY and EXIT records instead, so the
- * area holds the thread's whole entry/exit history. A push that would pass the
- * area's length raises an interrupt: the OS allocates a larger area, copies
- * the entries and updates the start and length registers; nothing is lost.
+ * On a call (direct or indirect) the unit pushes {callee, return address,
+ * stack pointer after the call (where the return address is), stamp}. On a
+ * return it pops the newest entry whose return address is where the ret went
+ * and whose slot lies below the new stack pointer, with every entry above it
+ * (frames a longjmp or an exception left); a return that matches no entry is a
+ * no-op. History mode appends ENTRY and EXIT records instead, so the area holds
+ * the thread's whole entry/exit history. A push that would pass the area's
+ * length raises an interrupt: the OS allocates a larger area (twice the
+ * length), copies the entries and updates the start and length registers;
+ * nothing is lost.
  *
- * Markers treat instructions that enter or leave routines without call or ret
- * as one: by address, "call" (push at it, callee = where it goes) or "return"
- * (pop); and the tail-call heuristic: a direct jump whose target is a known
- * function entry (tstack_add_function) replaces the top entry's callee.
+ * Entries as they lie in the area (32 bytes, little-endian, like struct
+ * tstack_entry): +0 callee, +8 return address, +16 stack pointer, +24 stamp
+ * (bits 0..60: instructions retired, all threads, when it was written; bit 63:
+ * an EXIT record of history mode, bit 62: the EXIT is an indirect jump that
+ * may unwind frames, bit 61: a tail call replacing the newest routine).
+ * History records: ENTRY {callee, return address, RSP}; EXIT {the ret or jump,
+ * where it went, RSP after it}; tail call {the routine jumped to}.
+ *
+ * Leaving routines without ret: an indirect jump that raises the stack pointer
+ * above entries' slots pops them (longjmp, siglongjmp: the unwind heuristic,
+ * needs rb->sp). Markers treat other instructions as a call or a return, by
+ * address: "call" pushes at it (callee = where it goes, return address 0),
+ * "return" pops the entries whose slots lie below the new stack pointer (just
+ * the newest without one). The tail-call heuristic: a jump, direct or indirect,
+ * whose target is a known function entry (tstack_add_function) replaces the
+ * newest entry's callee (an indirect jump through the PLT is one too).
  * No Unicorn, no I/O. */
 #ifndef PMUSIM_PMU_MODEL_TSTACK_H
 #define PMUSIM_PMU_MODEL_TSTACK_H
@@ -31,15 +48,19 @@
 #include "pmu_model/block.h"
 
 enum tstack_mode { TSTACK_STACK = 0, TSTACK_HISTORY };
-enum tstack_kind { TSTACK_ENTRY = 0, TSTACK_EXIT };
 enum tstack_marker { TSTACK_MARK_CALL = 0, TSTACK_MARK_RETURN };
 
 struct tstack_entry {
-	uint64_t callee;     /* the routine entered */
-	uint64_t ret;        /* the call site's return address (0 for markers and tail calls) */
-	uint64_t insn;       /* instructions retired (all threads) when it was pushed */
-	uint8_t kind;        /* enum tstack_kind, history mode */
+	uint64_t callee;     /* the routine entered (history EXIT: the ret or jump that left) */
+	uint64_t ret;        /* the call site's return address (0 for markers) */
+	uint64_t sp;         /* stack pointer after the call: its return address's slot (0: not known) */
+	uint64_t stamp;      /* instructions retired (all threads) when written | TSTACK_EXIT_BIT */
 };
+#define TSTACK_EXIT_BIT (1ULL << 63)
+#define TSTACK_UNWIND_BIT (1ULL << 62)
+#define TSTACK_TAIL_BIT (1ULL << 61)
+#define TSTACK_STAMP_MASK (TSTACK_TAIL_BIT - 1)
+#define TSTACK_ENTRY_SIZE 32
 
 /* A thread's work area and its registers. */
 struct tstack_area {
@@ -50,14 +71,16 @@ struct tstack_area {
 	struct tstack_entry *mem;
 };
 
-/* The OS side: an area for a thread that has none, and a larger one on
- * overflow. alloc sets start (an address of the OS's choosing) and mem for
- * length entries; grow moves the entries to a new area of new_length and
- * updates start, length and mem. Both return 0 or a negative pmusim_err.
- * NULL callbacks: the unit allocates from the host heap itself. */
+/* The OS side: an area for a thread that has none, a larger one on overflow,
+ * and freeing it when the thread is gone. alloc sets start (an address of the
+ * OS's choosing) and mem (length zeroed entries, which the OS may also show at
+ * start in the thread's address space); grow moves the entries to a new area
+ * of new_length and updates start, length and mem. Both return 0 or a negative
+ * pmusim_err. NULL callbacks: the unit allocates from the host heap itself. */
 struct tstack_os {
 	int (*alloc)(void *ctx, struct tstack_area *a, uint64_t length);
 	int (*grow)(void *ctx, struct tstack_area *a, uint64_t new_length);
+	void (*release)(void *ctx, struct tstack_area *a);
 	void *ctx;
 };
 
@@ -78,6 +101,19 @@ void tstack_enable(struct tstack_unit *u, int on);
 /* Markers by address, and function entries for the tail-call heuristic. */
 int tstack_add_marker(struct tstack_unit *u, uint64_t addr, enum tstack_marker kind);
 int tstack_add_function(struct tstack_unit *u, uint64_t entry);
+
+/* The OS tells the unit about threads: one was created (its area is allocated
+ * now; with copy_from, a thread whose entries it starts with: fork copies the
+ * parent's stack), one executed a new program (its area empties), one ended
+ * (its area is freed). created: 0 or a negative pmusim_err. */
+int tstack_thread_created(struct tstack_unit *u, uint32_t tid, uint32_t copy_from);
+void tstack_thread_reset(struct tstack_unit *u, uint32_t tid);
+void tstack_thread_exited(struct tstack_unit *u, uint32_t tid);
+
+/* A tracer's reading of history records: applies n records to stack (entries
+ * on the host heap, grown with realloc as needed) as the stack mode would.
+ * 0 or PMUSIM_ERR_NOMEM. */
+int tstack_replay(struct tstack_area *stack, const struct tstack_entry *rec, size_t n);
 
 /* The area of a thread (NULL when it has none yet) and the current one. */
 const struct tstack_area *tstack_area(const struct tstack_unit *u, uint32_t tid);

@@ -17,6 +17,7 @@ struct bstream {
 	struct block_sink image_sinks[BSTREAM_MAX_SINKS];
 	int nimage_sinks;
 	int image_on;
+	int want_sp;
 	int new_context;          /* the next block emitted starts a new context */
 	uint32_t tid;
 	uint64_t insns;
@@ -63,6 +64,11 @@ int bstream_add_image_sink(struct bstream *bs, struct block_sink sink)
 		return PMUSIM_ERR_ARG;
 	bs->image_sinks[bs->nimage_sinks++] = sink;
 	return 0;
+}
+
+void bstream_want_sp(struct bstream *bs)
+{
+	bs->want_sp = 1;
 }
 
 void bstream_set_image(struct bstream *bs, int on)
@@ -177,7 +183,12 @@ static int retire(struct bstream *bs, uint64_t next)
 			rb.taken = next == bi->target;
 		}
 		break;
-	case BK_JMP: case BK_JMP_IND: case BK_CALL: case BK_CALL_IND: case BK_RET:
+	case BK_JMP_IND: case BK_CALL: case BK_CALL_IND: case BK_RET:
+		if (bs->want_sp) /* the registers are those after the block */
+			rb.sp = bs->cpu.read_reg(bs->cpu.ctx, BS_RSP);
+		rb.taken = 1;
+		break;
+	case BK_JMP:
 		rb.taken = 1;
 		break;
 	case BK_REP:

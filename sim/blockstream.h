@@ -22,7 +22,7 @@
 #include "pmu_model/block.h"
 #include "common/decode.h"
 
-enum bs_reg { BS_RFLAGS, BS_RCX };
+enum bs_reg { BS_RFLAGS, BS_RCX, BS_RSP };
 
 struct bstream_cpu {
 	uint64_t (*read_reg)(void *ctx, enum bs_reg reg);
@@ -35,6 +35,9 @@ struct bstream;
 
 struct bstream *bstream_new(struct dcache *dc, struct bstream_cpu cpu);
 void bstream_free(struct bstream *bs);
+
+/* Retired calls, returns and indirect jumps carry RSP after them (rb->sp). */
+void bstream_want_sp(struct bstream *bs);
 
 /* Adds a consumer; returns 0 or PMUSIM_ERR_ARG when there are too many. */
 int bstream_add_sink(struct bstream *bs, struct block_sink sink);

@@ -173,6 +173,7 @@ uint64_t proc_exec(struct sim *s, uint64_t pc)
 		struct thread *o = &s->threads[i];
 		if (o != t && o->proc == p && o->state != TS_EXITED) {
 			o->state = TS_EXITED;
+			stacks_thread_exited(s, o->tid);
 			s->nlive--;
 			p->nlive--;
 		}
@@ -210,6 +211,7 @@ uint64_t proc_exec(struct sim *s, uint64_t pc)
 		return pc;
 	}
 	uc_context_alloc(p->uc, &t->regs);
+	stacks_exec(s, p, t->tid);
 	proc_enter(s, p);
 	bstream_set_next_run_start(s->bs, 1);
 	bstream_new_context(s->bs);

@@ -38,7 +38,7 @@ static uint64_t read_reg(void *ctx, enum bs_reg r)
 {
 	struct sim *s = ctx;
 	uint64_t v = 0;
-	uc_reg_read(s->p->uc, r == BS_RFLAGS ? UC_X86_REG_RFLAGS : UC_X86_REG_RCX, &v);
+	uc_reg_read(s->p->uc, r == BS_RFLAGS ? UC_X86_REG_RFLAGS : r == BS_RCX ? UC_X86_REG_RCX : UC_X86_REG_RSP, &v);
 	return v;
 }
 
@@ -436,6 +436,7 @@ void sim_free(struct sim *s)
 {
 	if (!s)
 		return;
+	stacks_free(s);
 	sched_free(s);
 	for (size_t i = 0; i < s->nprocs; i++)
 		proc_free(s, s->procs[i]);

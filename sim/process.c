@@ -302,6 +302,7 @@ int64_t sys_fork(struct sim *s, uint64_t flags, uint64_t stack, uint64_t ptid, u
 	c->nlive = 1;
 	s->nthreads += is_new;
 	s->nlive++;
+	stacks_thread_created(s, t->tid, pt->tid); /* the child is in its parent's calls */
 	if (s->task.fork)
 		s->task.fork(s->task.ctx, c->pid, parent->pid, c->pid, pt->tid);
 	for (size_t i = 0; i < c->nexec_maps; i++)
@@ -354,6 +355,7 @@ void proc_end(struct sim *s, int wait_status)
 		struct thread *t = &s->threads[i];
 		if (t->proc == p && t->state != TS_EXITED) {
 			t->state = TS_EXITED;
+			stacks_thread_exited(s, t->tid);
 			s->nlive--;
 		}
 		if (t->proc == p)

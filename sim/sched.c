@@ -198,6 +198,7 @@ static int64_t new_thread(struct sim *s, uint64_t flags, uint64_t stack, uint64_
 	s->nthreads += is_new;
 	s->nlive++;
 	s->p->nlive++;
+	stacks_thread_created(s, tid, 0);
 	if (s->task.fork)
 		s->task.fork(s->task.ctx, s->p->pid, s->p->pid, tid, parent->tid);
 	sched_update_attention(s);
@@ -387,6 +388,7 @@ void sys_thread_exit(struct sim *s, int status)
 			futex_wake(s, t->clear_child_tid, 1, FUTEX_BITSET_ANY);
 	}
 	t->state = TS_EXITED;
+	stacks_thread_exited(s, t->tid);
 	thread_free_contexts(t);
 	s->nlive--;
 	s->p->nlive--;

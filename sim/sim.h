@@ -119,6 +119,36 @@ struct sim_task_listener {
 };
 void sim_set_task_listener(struct sim *s, const struct sim_task_listener *l);
 
+/* --- Call stacks (sim/stacks.c) ---
+ * The OS side of the thread-stack unit (pmu_model/tstack.h): sim_tstack_new
+ * creates the unit fed by every process's blocks and keeps its work areas in
+ * guest memory reserved for them (from 0x7e0000000000 up, mapped without
+ * access rights: the program cannot see or touch them, and mmap never gives
+ * them out). Every thread gets an area when it is created (a forked child
+ * starts with a copy of its parent's entries, as fork copies memory), an
+ * execve empties it, and it is freed when the thread ends. The unit belongs
+ * to the machine. 0 or a negative pmusim_err. */
+struct tstack_config;
+struct tstack_unit;
+int sim_tstack_new(struct sim *s, const struct tstack_config *cfg, struct tstack_unit **out);
+/* The true call stacks, for validation, independent of the unit: each call's
+ * return-address slot is remembered, and a frame is in the stack while its
+ * slot is at or above the thread's stack pointer and still holds the return
+ * address. sim_true_stack gives the return addresses of thread tid's frames,
+ * innermost first (at most max). Both: 0 or a negative pmusim_err. */
+int sim_track_true_stacks(struct sim *s);
+int sim_true_stack(struct sim *s, uint32_t tid, uint64_t *rets, size_t max, size_t *n);
+/* The threads alive now, in creation order; pc: where a thread that is not
+ * running goes on. */
+struct sim_thread_info {
+	uint32_t tid, pid;
+	int running;
+	uint64_t pc;
+};
+size_t sim_threads(struct sim *s, struct sim_thread_info *out, size_t max);
+/* Reads guest memory of thread tid's process (a tracer copying a work area). */
+int sim_read_memory(struct sim *s, uint32_t tid, uint64_t addr, void *buf, size_t len);
+
 /* Absolute path of the program, its process id and main thread id. */
 const char *sim_exe_path(const struct sim *s);
 uint32_t sim_pid(const struct sim *s);

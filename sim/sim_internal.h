@@ -142,6 +142,7 @@ struct sim {
 	uint64_t main_load_bias;
 	struct sim_options opt;
 	struct bstream *bs;
+	struct sim_stacks *stacks;   /* call stacks (stacks.c), NULL when nobody asked */
 	struct rng rng;
 	/* memory fault seen by the invalid-access hook */
 	int mem_fault_type;
@@ -235,6 +236,13 @@ void free_strings(char **v);
 void release_vfork_parent(struct sim *s, uint32_t child);
 /* exec.c. After the stop requested by a successful execve: the new image; returns its entry. */
 uint64_t proc_exec(struct sim *s, uint64_t pc);
+
+/* stacks.c: the thread-stack unit's OS side and the true stacks, told about threads */
+void stacks_thread_created(struct sim *s, uint32_t tid, uint32_t copy_from);
+void stacks_thread_exited(struct sim *s, uint32_t tid);
+/* After execve of process p (its new engine is open) by thread tid. */
+void stacks_exec(struct sim *s, struct proc *p, uint32_t tid);
+void stacks_free(struct sim *s);
 
 /* machine.c */
 size_t machine_read_code(void *ctx, uint64_t addr, void *buf, size_t len);

@@ -37,6 +37,10 @@ struct truth {
 	size_t nbr;
 	struct truth_edge *ed;
 	size_t ned;
+	struct truth_stack *stk;   /* stack snapshots */
+	size_t nstk, capstk;
+	uint64_t *rets;
+	size_t nrets, caprets;
 };
 
 static size_t pmap_hash(uint64_t a, uint64_t b)
@@ -93,7 +97,45 @@ void truth_free(struct truth *t)
 	free(t->edges.slots);
 	free(t->br);
 	free(t->ed);
+	free(t->stk);
+	free(t->rets);
 	free(t);
+}
+
+int truth_add_stack(struct truth *t, uint32_t tid, uint32_t pid, uint64_t ip, const uint64_t *rets, size_t n)
+{
+	if (t->nstk == t->capstk) {
+		size_t nc = t->capstk ? t->capstk * 2 : 64;
+		struct truth_stack *ns = realloc(t->stk, nc * sizeof(*ns));
+		if (!ns)
+			return PMUSIM_ERR_NOMEM;
+		t->stk = ns;
+		t->capstk = nc;
+	}
+	if (t->nrets + n > t->caprets) {
+		size_t nc = (t->nrets + n) * 2;
+		uint64_t *nr = realloc(t->rets, nc * sizeof(*nr));
+		if (!nr)
+			return PMUSIM_ERR_NOMEM;
+		t->rets = nr;
+		t->caprets = nc;
+	}
+	if (n)
+		memcpy(t->rets + t->nrets, rets, n * sizeof(*rets));
+	t->stk[t->nstk++] = (struct truth_stack){tid, pid, ip, t->nrets, n};
+	t->nrets += n;
+	return 0;
+}
+
+size_t truth_stacks(const struct truth *t, const struct truth_stack **out)
+{
+	*out = t->stk;
+	return t->nstk;
+}
+
+const uint64_t *truth_stack_rets(const struct truth *t)
+{
+	return t->rets;
 }
 
 static void truth_grow(struct truth *t, uint32_t id)

@@ -56,6 +56,18 @@ int truth_rep_sites(struct truth *t, struct truth_rep **out, size_t *n);
 /* Runs entered by a control transfer, sorted by start, with entry counts; caller frees. */
 int truth_runs(struct truth *t, const struct block_info ***bi, uint64_t **execs, size_t *n);
 
+/* A true call stack at a snapshot of the thread-stack tracer (sim_true_stack):
+ * thread, process, where it was and its return addresses, innermost first.
+ * Kept in order and written as "stack_snapshots". 0 or PMUSIM_ERR_NOMEM. */
+int truth_add_stack(struct truth *t, uint32_t tid, uint32_t pid, uint64_t ip, const uint64_t *rets, size_t n);
+struct truth_stack {
+	uint32_t tid, pid;
+	uint64_t ip;
+	size_t first, n;    /* its return addresses: truth_stack_rets(t) + first */
+};
+size_t truth_stacks(const struct truth *t, const struct truth_stack **out);
+const uint64_t *truth_stack_rets(const struct truth *t);
+
 /* Writes branch, call and return edges as BOLT fdata:
  * "<1|0> <sym|dso> <hexoff> <1|0> <sym|dso> <hexoff> <mispreds> <count>", sorted.
  * dso names the program for addresses no symbol covers (offset from load bias). */

@@ -159,10 +159,29 @@ static int json_rep_and_runs(struct truth *t, FILE *f, const struct symtab *st)
 		fprintf(f, ", \"instructions\": %u, \"end_kind\": \"%s\", \"executions\": %" PRIu64 "}",
 			bi[i]->ninsns, br_kind_name(bi[i]->kind), ex[i]);
 	}
-	fputs("\n  ]\n", f);
+	fputs("\n  ]", f);
 	free(bi);
 	free(ex);
 	return 0;
+}
+
+/* "stack_snapshots": [{"tid", "pid", "ip", "stack": [return addresses, innermost first]}] */
+static void json_stacks(const struct truth *t, FILE *f)
+{
+	const struct truth_stack *sk;
+	size_t n = truth_stacks(t, &sk);
+	const uint64_t *r = truth_stack_rets(t);
+	if (!n)
+		return;
+	fputs(",\n  \"stack_snapshots\": [", f);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%s\n    {\"tid\": %u, \"pid\": %u, \"ip\": \"0x%" PRIx64 "\", \"stack\": [", i ? "," : "",
+			sk[i].tid, sk[i].pid, sk[i].ip);
+		for (size_t k = 0; k < sk[i].n; k++)
+			fprintf(f, "%s\"0x%" PRIx64 "\"", k ? ", " : "", r[sk[i].first + k]);
+		fputs("]}", f);
+	}
+	fputs("\n  ]", f);
 }
 
 int truth_write_json(struct truth *t, FILE *f, const struct symtab *st, const char *program)
@@ -174,6 +193,7 @@ int truth_write_json(struct truth *t, FILE *f, const struct symtab *st, const ch
 	int err = json_functions(t, f, st);
 	if (err < 0 || (err = json_rep_and_runs(t, f, st)) < 0)
 		return err;
-	fputs("}\n", f);
+	json_stacks(t, f);
+	fputs("\n}\n", f);
 	return ferror(f) ? PMUSIM_ERR_IO : 0;
 }

@@ -29,12 +29,18 @@ static struct tstack_unit *mk(enum tstack_mode mode, uint64_t entries)
 	return u;
 }
 
-static void feed(struct tstack_unit *u, const struct block_info *bi, uint32_t tid, uint64_t next, int new_context)
+static void feed_sp(struct tstack_unit *u, const struct block_info *bi, uint32_t tid, uint64_t next,
+		    int new_context, uint64_t sp)
 {
 	struct retired_block rb = {.info = bi, .next = next, .tid = tid, .ninsns = bi->ninsns, .kind = bi->kind,
-				   .taken = 1, .run_start = 1, .new_context = (uint8_t)new_context};
+				   .taken = 1, .run_start = 1, .new_context = (uint8_t)new_context, .sp = sp};
 	struct block_sink s = tstack_sink(u);
 	s.retire(s.ctx, &rb);
+}
+
+static void feed(struct tstack_unit *u, const struct block_info *bi, uint32_t tid, uint64_t next, int new_context)
+{
+	feed_sp(u, bi, tid, next, new_context, 0);
 }
 
 START_TEST(calls_push_returns_pop)
@@ -49,7 +55,7 @@ START_TEST(calls_push_returns_pop)
 	ck_assert_uint_eq(a->mem[0].ret, 0x401005);
 	ck_assert_uint_eq(a->mem[1].callee, 0x409000);
 	ck_assert_uint_eq(a->mem[1].ret, 0x402002);
-	ck_assert_uint_eq(a->mem[1].insn, 2); /* pushed once both calls had retired */
+	ck_assert_uint_eq(a->mem[1].stamp, 2); /* pushed once both calls had retired */
 	feed(u, &R, 7, 0x402002, 0);
 	ck_assert_uint_eq(a->top, 1);
 	feed(u, &R, 7, 0x401005, 0);
@@ -67,10 +73,11 @@ START_TEST(history_mode_appends_entries_and_exits)
 	feed(u, &R, 7, 0x400100, 0);
 	const struct tstack_area *a = tstack_area(u, 7);
 	ck_assert_uint_eq(a->top, 3);
-	ck_assert_int_eq(a->mem[0].kind, TSTACK_ENTRY);
-	ck_assert_int_eq(a->mem[1].kind, TSTACK_EXIT);
-	ck_assert_int_eq(a->mem[2].kind, TSTACK_EXIT);
+	ck_assert_uint_eq(a->mem[0].stamp & TSTACK_EXIT_BIT, 0);
+	ck_assert_uint_eq(a->mem[1].stamp & TSTACK_EXIT_BIT, TSTACK_EXIT_BIT);
+	ck_assert_uint_eq(a->mem[2].stamp & TSTACK_EXIT_BIT, TSTACK_EXIT_BIT);
 	ck_assert_uint_eq(a->mem[1].callee, 0x403000);
+	ck_assert_uint_eq(a->mem[1].ret, 0x401005);
 	tstack_free(u);
 }
 END_TEST
@@ -155,6 +162,142 @@ START_TEST(control_bit)
 }
 END_TEST
 
+/* With the stack pointer known: recursion through one call site is told apart
+ * by the slots; a ret to an older frame's return address pops the frames above
+ * it (an unwinder's ret); an indirect jump that leaves RSP where it is (switch
+ * table, PLT) changes nothing, one that raises it above slots (longjmp) pops
+ * those frames. */
+START_TEST(stack_pointer_matching)
+{
+	struct tstack_unit *u = mk(TSTACK_STACK, 8);
+	feed_sp(u, &C1, 7, 0x402000, 0, 0x7000);  /* main -> f, slot 0x7000 */
+	feed_sp(u, &C2, 7, 0x402000, 0, 0x6f00);  /* f -> f (ret 0x402002), slot 0x6f00 */
+	feed_sp(u, &C2, 7, 0x402000, 0, 0x6e00);  /* f -> f again, slot 0x6e00 */
+	feed_sp(u, &C2, 7, 0x402000, 0, 0x6d00);
+	const struct tstack_area *a = tstack_area(u, 7);
+	ck_assert_uint_eq(a->top, 4);
+	ck_assert_uint_eq(a->mem[3].sp, 0x6d00);
+	feed_sp(u, &R, 7, 0x402002, 0, 0x6d08);   /* the innermost returns */
+	ck_assert_uint_eq(a->top, 3);
+	feed_sp(u, &X, 7, 0x402100, 0, 0x6df0);   /* jump table: RSP below the top slot */
+	ck_assert_uint_eq(a->top, 3);
+	feed_sp(u, &R, 7, 0x402002, 0, 0x6f08);   /* a ret to the frame at 0x6f00: two go */
+	ck_assert_uint_eq(a->top, 1);
+	feed_sp(u, &C2, 7, 0x402000, 0, 0x6f00);
+	feed_sp(u, &C2, 7, 0x402000, 0, 0x6e00);
+	feed_sp(u, &X, 7, 0x401005, 0, 0x7008);   /* longjmp back into main: all gone */
+	ck_assert_uint_eq(a->top, 0);
+	feed_sp(u, &R, 7, 0x401005, 0, 0x7010);   /* unmatched */
+	ck_assert_uint_eq(a->top, 0);
+	tstack_free(u);
+}
+END_TEST
+
+struct fake_os {
+	int allocs, grows, releases;
+	uint64_t next;
+};
+
+static int fake_alloc(void *ctx, struct tstack_area *a, uint64_t length)
+{
+	struct fake_os *os = ctx;
+	os->allocs++;
+	a->mem = calloc(length, sizeof(*a->mem));
+	a->start = os->next;
+	a->length = length;
+	os->next += length * TSTACK_ENTRY_SIZE;
+	return a->mem ? 0 : PMUSIM_ERR_NOMEM;
+}
+
+static int fake_grow(void *ctx, struct tstack_area *a, uint64_t nl)
+{
+	struct fake_os *os = ctx;
+	os->grows++;
+	struct tstack_entry *m = calloc(nl, sizeof(*m));
+	memcpy(m, a->mem, a->top * sizeof(*m));
+	free(a->mem);
+	a->mem = m;
+	a->start = os->next;
+	a->length = nl;
+	os->next += nl * TSTACK_ENTRY_SIZE;
+	return 0;
+}
+
+static void fake_release(void *ctx, struct tstack_area *a)
+{
+	struct fake_os *os = ctx;
+	os->releases++;
+	free(a->mem);
+}
+
+/* The OS's part: areas at thread creation (fork: a copy of the parent's
+ * entries, grown as needed), emptied at execve, freed at exit; an area the
+ * OS placed keeps its address until it overflows. */
+START_TEST(os_notifications)
+{
+	struct fake_os os = {0, 0, 0, 0x10000};
+	struct tstack_config cfg = {TSTACK_STACK, 2, 1};
+	struct tstack_unit *u;
+	ck_assert_int_eq(tstack_new(&cfg, (struct tstack_os){fake_alloc, fake_grow, fake_release, &os}, &u), 0);
+	for (int i = 0; i < 3; i++)
+		feed(u, &C1, 7, 0x500000 + (uint64_t)i, 0);
+	ck_assert_int_eq(os.allocs, 1);
+	ck_assert_int_eq(os.grows, 1);
+	ck_assert_uint_eq(tstack_area(u, 7)->start, 0x10000 + 2 * TSTACK_ENTRY_SIZE);
+	ck_assert_int_eq(tstack_thread_created(u, 9, 7), 0); /* fork */
+	const struct tstack_area *c = tstack_area(u, 9);
+	ck_assert_uint_eq(c->top, 3);
+	ck_assert_uint_eq(c->mem[2].callee, 0x500002);
+	ck_assert_int_eq(tstack_thread_created(u, 10, 0), 0); /* a new thread: empty */
+	ck_assert_uint_eq(tstack_area(u, 10)->top, 0);
+	tstack_thread_reset(u, 9); /* execve */
+	ck_assert_uint_eq(tstack_area(u, 9)->top, 0);
+	tstack_thread_exited(u, 7);
+	ck_assert_ptr_null(tstack_area(u, 7));
+	ck_assert_uint_eq(tstack_nareas(u), 2);
+	ck_assert_int_eq(os.releases, 1);
+	feed(u, &C1, 10, 0x402000, 1);
+	ck_assert_uint_eq(tstack_current(u)->tid, 10);
+	tstack_free(u);
+	ck_assert_int_eq(os.releases, 3);
+}
+END_TEST
+
+/* History mode with the stack pointer: a tracer replaying the records gets
+ * the stack the stack mode keeps, longjmp and tail calls included. */
+START_TEST(history_replays_to_the_stack)
+{
+	struct tstack_unit *h = mk(TSTACK_HISTORY, 4), *k = mk(TSTACK_STACK, 4);
+	ck_assert_int_eq(tstack_add_function(h, 0x405000), 0);
+	ck_assert_int_eq(tstack_add_function(k, 0x405000), 0);
+	struct { const struct block_info *bi; uint64_t next, sp; } ev[] = {
+		{&C1, 0x402000, 0x7000}, {&C2, 0x402000, 0x6f00}, {&C2, 0x402000, 0x6e00},
+		{&R, 0x402002, 0x6e08}, {&C2, 0x402000, 0x6e00}, {&C2, 0x402000, 0x6d00},
+		{&X, 0x402002, 0x6f00}, /* longjmp into the frame at 0x6f00's callee */
+		{&J, 0x405000, 0},      /* a tail call */
+		{&C2, 0x409000, 0x6e00},
+	};
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		feed_sp(h, ev[i].bi, 7, ev[i].next, 0, ev[i].sp);
+		feed_sp(k, ev[i].bi, 7, ev[i].next, 0, ev[i].sp);
+	}
+	const struct tstack_area *ha = tstack_area(h, 7), *ka = tstack_area(k, 7);
+	struct tstack_area st = {0};
+	ck_assert_int_eq(tstack_replay(&st, ha->mem, ha->top), 0);
+	ck_assert_uint_eq(ka->top, 3);
+	ck_assert_uint_eq(st.top, ka->top);
+	for (uint64_t i = 0; i < st.top; i++) {
+		ck_assert_uint_eq(st.mem[i].callee, ka->mem[i].callee);
+		ck_assert_uint_eq(st.mem[i].ret, ka->mem[i].ret);
+		ck_assert_uint_eq(st.mem[i].sp, ka->mem[i].sp);
+	}
+	ck_assert_uint_eq(ka->mem[1].callee, 0x405000); /* the tail call replaced f */
+	free(st.mem);
+	tstack_free(h);
+	tstack_free(k);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("tstack");
@@ -165,6 +308,9 @@ int main(void)
 	tcase_add_test(tc, areas_follow_context_switches);
 	tcase_add_test(tc, markers_and_tail_calls);
 	tcase_add_test(tc, control_bit);
+	tcase_add_test(tc, stack_pointer_matching);
+	tcase_add_test(tc, os_notifications);
+	tcase_add_test(tc, history_replays_to_the_stack);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

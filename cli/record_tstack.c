@@ -1,0 +1,257 @@
+/* pmusim record --tstack: the tracing application (see record_tstack.h). */
+#include "cli/record_tstack.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "common/symtab.h"
+
+#define MAX_THREADS 512
+#define MAX_DEPTH (1u << 20)  /* frames written per snapshot (perf reads up to its own limit) */
+
+int tstack_parse_period(const char *arg, uint64_t *ns)
+{
+	char *end;
+	double v = strtod(arg, &end);
+	double unit = 1e6; /* milliseconds without a suffix */
+	if (strcmp(end, "ns") == 0)
+		unit = 1;
+	else if (strcmp(end, "us") == 0)
+		unit = 1e3;
+	else if (strcmp(end, "ms") == 0 || *end == 0)
+		unit = 1e6;
+	else if (strcmp(end, "s") == 0)
+		unit = 1e9;
+	else
+		unit = -1;
+	if (end == arg || unit < 0 || !(v * unit >= 1) || v * unit > 1e15) {
+		fprintf(stderr, "pmusim record: --tstack-period needs a time such as 10ms, 250us, 5000ns or 0.5 "
+				"(ms), not '%s'\n", arg);
+		return -1;
+	}
+	*ns = (uint64_t)(v * unit + 0.5);
+	return 0;
+}
+
+int tstack_parse_threads(const char *arg, int *which)
+{
+	static const char *const names[] = {"running", "all", "suspended"};
+	for (int i = 0; i < 3; i++)
+		if (strcmp(arg, names[i]) == 0)
+			return *which = i, 0;
+	fprintf(stderr, "pmusim record: --tstack-threads needs running, all or suspended, not '%s'\n", arg);
+	return -1;
+}
+
+int tstack_parse_mode(const char *arg, enum tstack_mode *mode)
+{
+	if (strcmp(arg, "stack") == 0)
+		return *mode = TSTACK_STACK, 0;
+	if (strcmp(arg, "history") == 0)
+		return *mode = TSTACK_HISTORY, 0;
+	fprintf(stderr, "pmusim record: --tstack-mode needs stack or history, not '%s'\n", arg);
+	return -1;
+}
+
+static uint64_t u64_at(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8); /* x86-64 guest memory: little-endian */
+	return v;
+}
+
+static int reserve(void **p, size_t *cap, size_t n, size_t size)
+{
+	if (n <= *cap)
+		return 0;
+	size_t nc = n * 2;
+	void *np = realloc(*p, nc * size);
+	if (!np)
+		return PMUSIM_ERR_NOMEM;
+	*p = np;
+	*cap = nc;
+	return 0;
+}
+
+/* Copies thread tid's work area out of guest memory: top entries at start. */
+static int copy_area(struct tstack_recording *tr, uint32_t tid, const struct tstack_area *a,
+		     struct tstack_entry **out)
+{
+	size_t bytes = (size_t)a->top * TSTACK_ENTRY_SIZE;
+	int err = reserve((void **)&tr->buf, &tr->capbuf, bytes + 1, 1);
+	if (err < 0 || (bytes && (err = sim_read_memory(tr->sim, tid, a->start, tr->buf, bytes)) < 0))
+		return err;
+	/* decode in place into entries of the same size */
+	struct tstack_entry *e = (struct tstack_entry *)(void *)tr->buf;
+	for (size_t i = 0; i < a->top; i++) {
+		const uint8_t *p = tr->buf + i * TSTACK_ENTRY_SIZE;
+		struct tstack_entry v = {u64_at(p), u64_at(p + 8), u64_at(p + 16), u64_at(p + 24)};
+		e[i] = v;
+	}
+	*out = e;
+	return 0;
+}
+
+/* History mode: the thread's records since the last wake-up, applied to the
+ * stack the tracer keeps for it; the area is emptied (its top register reset). */
+static int replay(struct tstack_recording *tr, uint32_t tid, struct tstack_area *a,
+		  struct tstack_area **stack)
+{
+	struct tstack_area *r = NULL;
+	for (size_t i = 0; i < tr->nreplay; i++)
+		if (tr->replay[i].tid == tid)
+			r = &tr->replay[i];
+	if (!r) {
+		struct tstack_area *nr = realloc(tr->replay, (tr->nreplay + 1) * sizeof(*nr));
+		if (!nr)
+			return PMUSIM_ERR_NOMEM;
+		tr->replay = nr;
+		r = &nr[tr->nreplay++];
+		*r = (struct tstack_area){.tid = tid};
+	}
+	struct tstack_entry *rec;
+	int err = copy_area(tr, tid, a, &rec);
+	if (err < 0 || (err = tstack_replay(r, rec, a->top)) < 0)
+		return err;
+	a->top = 0;
+	*stack = r;
+	return 0;
+}
+
+static int snapshot_thread(struct tstack_recording *tr, const struct sim_thread_info *ti, uint64_t ip,
+			   uint64_t now)
+{
+	struct tstack_area *a = (struct tstack_area *)tstack_area(tr->unit, ti->tid);
+	struct tstack_entry *e = NULL;
+	uint64_t n = 0;
+	int err = 0;
+	if (a && tr->opt.mode == TSTACK_HISTORY) {
+		struct tstack_area *st;
+		if ((err = replay(tr, ti->tid, a, &st)) < 0)
+			return err;
+		e = st->mem, n = st->top;
+	} else if (a) {
+		if ((err = copy_area(tr, ti->tid, a, &e)) < 0)
+			return err;
+		n = a->top;
+	}
+	if ((err = reserve((void **)&tr->chain, &tr->capchain, n + 2, sizeof(uint64_t))) < 0)
+		return err;
+	size_t k = 0;
+	tr->chain[k++] = PERF_CONTEXT_USER;
+	tr->chain[k++] = ip;
+	for (uint64_t i = n; i > 0 && k < MAX_DEPTH; i--)
+		if (e[i - 1].ret) /* frames a "call" marker entered have no return address */
+			tr->chain[k++] = e[i - 1].ret;
+	struct perf_sample s = {
+		.id = tr->id, .ip = ip, .time = now, .period = tr->opt.period_ns, .pid = ti->pid,
+		.tid = ti->tid, .misc = PERF_RECORD_MISC_USER, .nchain = k, .chain = tr->chain,
+	};
+	if (tr->w && (err = perfdata_write_sample(tr->w, &s)) < 0)
+		return err;
+	tr->snapshots++;
+	tr->frames += k - 2;
+	if (tr->truth) {
+		size_t got; /* the truth's own reading, in the chain's memory (written already) */
+		if ((err = reserve((void **)&tr->chain, &tr->capchain, 2 + (1u << 16), sizeof(uint64_t))) < 0)
+			return err;
+		uint64_t *rets = tr->chain + 2;
+		if ((err = sim_true_stack(tr->sim, ti->tid, rets, 1u << 16, &got)) < 0 ||
+		    (err = truth_add_stack(tr->truth, ti->tid, ti->pid, ip, rets, got)) < 0)
+			return err;
+	}
+	return 0;
+}
+
+/* The handler: once per period of simulated time, a snapshot of every thread
+ * of interest (the block just retired belongs to the running one). */
+static void tracer_retire(void *ctx, const struct retired_block *rb)
+{
+	struct tstack_recording *tr = ctx;
+	uint64_t now = tr->now_ns(tr->ctx);
+	if (now < tr->next_ns || tr->err)
+		return;
+	while (tr->next_ns <= now)
+		tr->next_ns += tr->opt.period_ns;
+	struct sim_thread_info ti[MAX_THREADS];
+	size_t n = sim_threads(tr->sim, ti, MAX_THREADS);
+	for (size_t i = 0; i < n && !tr->err; i++) {
+		int running = ti[i].tid == rb->tid;
+		if ((tr->opt.threads == TSTACK_RUNNING && !running) || (tr->opt.threads == TSTACK_SUSPENDED && running))
+			continue;
+		tr->err = snapshot_thread(tr, &ti[i], running ? rb->next : ti[i].pc, now);
+	}
+}
+
+/* "call:WHERE" or "return:WHERE", WHERE an address or a function of the program. */
+static int add_mark(struct tstack_recording *tr, const char *spec, const struct symtab *st)
+{
+	const char *colon = strchr(spec, ':');
+	enum tstack_marker kind;
+	if (colon && colon - spec == 4 && strncmp(spec, "call", 4) == 0)
+		kind = TSTACK_MARK_CALL;
+	else if (colon && colon - spec == 6 && strncmp(spec, "return", 6) == 0)
+		kind = TSTACK_MARK_RETURN;
+	else
+		return fprintf(stderr, "pmusim record: --tstack-mark needs call:WHERE or return:WHERE, not '%s'\n",
+			       spec), -1;
+	const char *where = colon + 1;
+	char *end;
+	uint64_t addr = strtoull(where, &end, 0);
+	if (end == where || *end) {
+		addr = 0;
+		for (size_t i = 0; st && i < symtab_count(st) && !addr; i++)
+			if (strcmp(symtab_at(st, i)->name, where) == 0)
+				addr = symtab_at(st, i)->addr;
+		if (!addr)
+			return fprintf(stderr, "pmusim record: --tstack-mark: no function '%s' in the program\n", where),
+			       -1;
+	}
+	if (tstack_add_marker(tr->unit, addr, kind) < 0)
+		return fprintf(stderr, "pmusim record: out of memory\n"), -1;
+	return 0;
+}
+
+int tstack_recording_init(struct tstack_recording *tr, struct sim *sim, struct truth *truth)
+{
+	struct tstack_config cfg = {tr->opt.mode, tr->opt.area_entries, 1};
+	tr->sim = sim;
+	tr->truth = truth;
+	tr->next_ns = tr->opt.period_ns;
+	if (truth && sim_track_true_stacks(sim) < 0)
+		return fprintf(stderr, "pmusim record: out of memory\n"), -1;
+	if (sim_tstack_new(sim, &cfg, &tr->unit) < 0)
+		return fprintf(stderr, "pmusim record: cannot set up the thread-stack unit\n"), -1;
+	const struct symtab *st = sim_symtab(sim);
+	for (size_t i = 0; st && i < symtab_count(st); i++)
+		if (tstack_add_function(tr->unit, symtab_at(st, i)->addr) < 0)
+			return fprintf(stderr, "pmusim record: out of memory\n"), -1;
+	for (size_t i = 0; i < tr->opt.nmarks; i++)
+		if (add_mark(tr, tr->opt.marks[i], st) < 0)
+			return -1;
+	if (sim_add_sink(sim, (struct block_sink){tracer_retire, tr}) < 0)
+		return fprintf(stderr, "pmusim record: too many block consumers\n"), -1;
+	return 0;
+}
+
+void tstack_recording_add_functions(struct tstack_recording *tr, const char *path, uint64_t bias)
+{
+	struct symtab *st;
+	if (!tr->unit || symtab_load(path, bias, &st) < 0)
+		return;
+	for (size_t i = 0; i < symtab_count(st); i++)
+		tstack_add_function(tr->unit, symtab_at(st, i)->addr);
+	symtab_free(st);
+}
+
+void tstack_recording_free(struct tstack_recording *tr)
+{
+	for (size_t i = 0; i < tr->nreplay; i++)
+		free(tr->replay[i].mem);
+	free(tr->replay);
+	free(tr->chain);
+	free(tr->buf);
+	tr->unit = NULL; /* the machine's */
+}
