@@ -506,6 +506,10 @@ int cmd_record(int argc, char **argv)
 		double mb = stat(a.out, &stt) == 0 ? (double)stt.st_size / (1024.0 * 1024.0) : 0;
 		fprintf(stderr, "[ pmusim record: Captured and wrote %.3f MB %s (%llu samples)%s ]\n", mb,
 			a.out, (unsigned long long)nsamples, r.err ? ", cut short by a write error" : "");
+		if (r.ts.unit)
+			fprintf(stderr, "[ pmusim record: %llu stack snapshots, %llu frames, %llu work-area overflows ]\n",
+				(unsigned long long)r.ts.snapshots, (unsigned long long)r.ts.frames,
+				(unsigned long long)tstack_overflows(r.ts.unit));
 		if (r.err)
 			status = EXIT_PMUSIM_ERROR;
 	}

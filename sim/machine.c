@@ -367,6 +367,10 @@ static bool hook_mem_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr, int
 {
 	struct sim *s = ud;
 	(void)uc, (void)size, (void)value;
+	if (addr >= AREAS_BASE && addr < AREAS_END) /* work areas: to the program, nothing is there */
+		type = type == UC_MEM_WRITE_PROT ? UC_MEM_WRITE_UNMAPPED
+		     : type == UC_MEM_FETCH_PROT ? UC_MEM_FETCH_UNMAPPED
+		     : type == UC_MEM_READ_PROT ? UC_MEM_READ_UNMAPPED : type;
 	s->mem_fault_type = type;
 	s->mem_fault_addr = addr;
 	return false;

@@ -19,6 +19,8 @@
 #define STACK_SIZE    (8ULL << 20)
 #define MMAP_TOP      0x7ffff7fff000ULL   /* mmap areas grow down from here */
 #define PIE_BASE      0x555555554000ULL   /* where ET_DYN programs are placed */
+#define AREAS_BASE    0x7e0000000000ULL   /* reserved for the thread-stack unit's work */
+#define AREAS_END     0x7f0000000000ULL   /* areas (stacks.c): mmap never gives it out */
 #define GUEST_FD_MAX  1024
 #define GUEST_PID     1000                 /* pid and main thread id of the guest */
 

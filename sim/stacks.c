@@ -10,10 +10,9 @@
 #include "pmu_model/tstack.h"
 #include "sim/sim_internal.h"
 
-/* Work areas live from here up, far below MMAP_TOP where mmap hands out
- * addresses top-down: the program never gets them from mmap, MAP_FIXED there
- * fails, and the guest cannot touch them (no access rights). */
-#define AREA_BASE 0x7e0000000000ULL
+/* Work areas live from AREAS_BASE up, far below MMAP_TOP where mmap hands
+ * out addresses top-down: the program never gets them from mmap (a hint there
+ * is ignored, MAP_FIXED fails), and it cannot touch them (no access rights). */
 
 struct area_map {
 	uint32_t tid;
@@ -44,7 +43,7 @@ static struct sim_stacks *stacks_of(struct sim *s)
 	if (!s->stacks) {
 		s->stacks = calloc(1, sizeof(*s->stacks));
 		if (s->stacks) {
-			s->stacks->next_addr = AREA_BASE;
+			s->stacks->next_addr = AREAS_BASE;
 			s->stacks->cur = SIZE_MAX;
 		}
 	}
@@ -88,6 +87,10 @@ static int map_area(struct sim *s, struct tstack_area *a, uint64_t length)
 	if (host == MAP_FAILED)
 		return PMUSIM_ERR_NOMEM;
 	uint64_t addr = st->next_addr;
+	if (addr + size > AREAS_END) {
+		munmap(host, size);
+		return PMUSIM_ERR_NOMEM;
+	}
 	if (t->proc->uc && uc_mem_map_ptr(t->proc->uc, addr, size, UC_PROT_NONE, host) != UC_ERR_OK) {
 		munmap(host, size);
 		return PMUSIM_ERR_EMU;

@@ -79,6 +79,8 @@ static int64_t do_mmap(struct sim *s, const struct sysargs *x)
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if (addr & (GUEST_PAGE - 1))
 			return -EINVAL;
+		if (addr < AREAS_END && addr + len > AREAS_BASE)
+			return -ENOMEM; /* reserved for the thread-stack unit */
 		if ((flags & MAP_FIXED_NOREPLACE) && !(flags & MAP_FIXED)) {
 			for (uint64_t p = addr; p < addr + len; p += GUEST_PAGE)
 				if (mem_find(s, p))
@@ -87,7 +89,8 @@ static int64_t do_mmap(struct sim *s, const struct sysargs *x)
 		invalidate_code(s, addr, len);
 		mem_unmap(s, addr, len);
 	} else {
-		int free_hint = addr && !(addr & (GUEST_PAGE - 1)) && addr + len <= MMAP_TOP;
+		int free_hint = addr && !(addr & (GUEST_PAGE - 1)) && addr + len <= MMAP_TOP &&
+				(addr >= AREAS_END || addr + len <= AREAS_BASE);
 		for (uint64_t p = addr; free_hint && p < addr + len; p += GUEST_PAGE)
 			if (mem_find(s, p))
 				free_hint = 0;
