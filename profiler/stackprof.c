@@ -337,12 +337,12 @@ int stackprof_read(const char *path, const struct stackprof_opts *opts, struct s
 		err = PMUSIM_ERR_NOMEM;
 	if (err == 0)
 		err = read_records(sp, pd, ev, msg, ml);
-	perfdata_close(pd);
+	perfdata_close(pd); /* evname is gone; sp->event is its copy */
 	if (err == 0 && sp->sum.samples == 0)
 		err = pmusim_fail(msg, ml, PMUSIM_ERR_ARG,
 				  "%s has no callchains: no sample%s%s has user addresses (record with "
 				  "pmusim record --tstack or perf record -g)",
-				  path, evname ? " of " : "", evname ? evname : "");
+				  path, sp->event ? " of " : "", sp->event ? sp->event : "");
 	if (err == 0)
 		err = finish(sp);
 	if (err < 0) {
