@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "cli/cli.h"
@@ -59,7 +61,10 @@ static const char record_usage[] =
 	"                       the tracer drains and replays)\n"
 	"  --tstack-mark K:WHERE  treat the instruction at WHERE (an address, or the entry\n"
 	"                       of a function of the program) as a call or a return: K is\n"
-	"                       call or return (repeatable)\n" PROG_OPTIONS_HELP
+	"                       call or return (repeatable)\n"
+	"  --tstack-dwarf SIZE  the DWARF baseline: snapshots carry the registers and SIZE\n"
+	"                       bytes of stack instead of the work area (perf record\n"
+	"                       --call-graph dwarf,SIZE), and perf unwinds them itself\n" PROG_OPTIONS_HELP
 	"  -h, --help           this text\n"
 	"\n"
 	"exit status: the program's; 124 when --max-insns stopped it; 125 when every thread\n"
@@ -68,7 +73,7 @@ static const char record_usage[] =
 
 enum {
 	O_DELTA = PROG_OPT_END, O_LBR_DEPTH, O_SKID, O_REFILL, O_REP, O_REP_BUFFER, O_REP_TBE, O_REP_SSE,
-	O_TSTACK, O_TSTACK_PERIOD, O_TSTACK_THREADS, O_TSTACK_AREA, O_TSTACK_MODE, O_TSTACK_MARK
+	O_TSTACK, O_TSTACK_PERIOD, O_TSTACK_THREADS, O_TSTACK_AREA, O_TSTACK_MODE, O_TSTACK_MARK, O_TSTACK_DWARF
 };
 
 struct record_args {
@@ -141,6 +146,15 @@ static int record_option(void *ctx, int c, char *arg)
 		    a->ts.area_entries > (1u << 24))
 			return fprintf(stderr, "%s: --tstack-area needs 1 to 16777216 entries\n", cmd), -1;
 		return 0;
+	case O_TSTACK_DWARF: {
+		uint64_t v;
+		a->ts.on = 1;
+		if (parse_num(arg, &v, "--tstack-dwarf", cmd) < 0 || v == 0 || v % 8 || v > TSTACK_DWARF_MAX)
+			return fprintf(stderr, "%s: --tstack-dwarf needs a multiple of 8 from 8 to %u bytes\n", cmd,
+				       TSTACK_DWARF_MAX), -1;
+		a->ts.dwarf_stack = (uint32_t)v;
+		return 0;
+	}
 	case O_TSTACK_MARK:
 		a->ts.on = 1;
 		if (a->ts.nmarks == sizeof(a->ts.marks) / sizeof(a->ts.marks[0]))
@@ -172,7 +186,7 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		{"tstack-period", required_argument, 0, O_TSTACK_PERIOD},
 		{"tstack-threads", required_argument, 0, O_TSTACK_THREADS},
 		{"tstack-area", required_argument, 0, O_TSTACK_AREA}, {"tstack-mode", required_argument, 0, O_TSTACK_MODE},
-		{"tstack-mark", required_argument, 0, O_TSTACK_MARK},
+		{"tstack-mark", required_argument, 0, O_TSTACK_MARK}, {"tstack-dwarf", required_argument, 0, O_TSTACK_DWARF},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	if (program_parse(p, argc, argv, "+he:c:bj:o:", opts, record_usage, record_option, a) < 0)
 		return -1;
@@ -233,6 +247,7 @@ struct recorder {
 	struct perf_branch br[LBR_MAX_DEPTH];
 	const char *files[SIM_MAX_MAPPINGS]; /* files whose build id is written */
 	size_t nfiles;
+	int data_maps;       /* the file's other segments too (perf record -d): DWARF unwinding reads them */
 };
 
 static uint64_t now_ns(const struct recorder *r)
@@ -317,6 +332,8 @@ static int open_output(struct recorder *r, const struct record_args *a, const st
 		st |= PERF_SAMPLE_RAW;
 	if (a->ts.on)
 		st |= PERF_SAMPLE_CALLCHAIN;
+	if (a->ts.dwarf_stack)
+		st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	for (size_t i = 0; i < a->el.n; i++) {
 		const struct pmu_event_desc *d = pmu_event_desc(a->el.spec[i].ev);
 		ev[i] = (struct perfdata_event){
@@ -338,6 +355,10 @@ static int open_output(struct recorder *r, const struct record_args *a, const st
 			.name = TSTACK_EVENT_NAME, .type = PERF_TYPE_RAW, .config = 0x6b747374, /* "tstk" */
 			.sample_period = a->ts.period_ns, .sample_type = st, .id = nev,
 		};
+	for (size_t i = 0; i < nev && a->ts.dwarf_stack; i++) {
+		ev[i].sample_regs_user = TSTACK_REGS_MASK;
+		ev[i].sample_stack_user = a->ts.dwarf_stack;
+	}
 	char cpuid[64];
 	snprintf(cpuid, sizeof(cpuid), "GenuineIntel,6,85,4");
 	struct perfdata_info info = {
@@ -365,6 +386,18 @@ static int describe_mapping(struct recorder *r, const struct sim_mapping *m)
 {
 	int err = perfdata_write_mmap2(r->w, m->pid, m->pid, m->addr, m->len, m->pgoff, (uint32_t)m->prot,
 				       0x2 /* MAP_PRIVATE */, m->path, r->pmu ? now_ns(r) : 0);
+	struct elf_segment seg[16];
+	size_t nseg = r->data_maps ? elf_load_segments(m->path, seg, 16) : 0;
+	uint64_t bias = nseg ? elf_mapping_bias(m->path, m->addr, m->pgoff) : 0;
+	for (size_t i = 0; i < nseg && err >= 0; i++) {
+		if (seg[i].flags & PF_X)
+			continue;
+		uint64_t lo = seg[i].vaddr & ~0xfffULL, hi = (seg[i].vaddr + seg[i].filesz + 0xfff) & ~0xfffULL;
+		uint32_t prot = PROT_READ | (seg[i].flags & PF_W ? PROT_WRITE : 0);
+		if (hi > lo)
+			err = perfdata_write_mmap2(r->w, m->pid, m->pid, bias + lo, hi - lo, seg[i].offset & ~0xfffULL,
+						   prot, 0x2, m->path, r->pmu ? now_ns(r) : 0);
+	}
 	for (size_t i = 0; i < r->nfiles; i++)
 		if (strcmp(r->files[i], m->path) == 0)
 			return err;
@@ -466,6 +499,7 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 	}
 	r->pid = sim_pid(p->sim);
 	r->pmu = *pmu;
+	r->data_maps = a->ts.dwarf_stack != 0;
 	if (open_output(r, a, p, argc, argv) < 0)
 		return -1;
 	if (describe_process(r, p) < 0) {

@@ -9,7 +9,6 @@
 #include "common/symtab.h"
 
 #define MAX_THREADS 512
-#define MAX_DEPTH (1u << 20)  /* frames written per snapshot (perf reads up to its own limit) */
 
 int tstack_parse_period(const char *arg, uint64_t *ns)
 {
@@ -120,6 +119,39 @@ static int replay(struct tstack_recording *tr, uint32_t tid, struct tstack_area 
 	return 0;
 }
 
+/* The DWARF baseline: registers and the stack from RSP up, as far as mapped. */
+static int dump_stack(struct tstack_recording *tr, const struct sim_thread_info *ti, uint64_t ip,
+		      struct perf_sample *s, uint64_t *regs)
+{
+	uint64_t all[24];
+	int err = sim_thread_user_regs(tr->sim, ti->tid, all);
+	if (err < 0)
+		return err;
+	all[8] = ip;
+	size_t k = 0;
+	for (int i = 0; i < 24; i++)
+		if (TSTACK_REGS_MASK >> i & 1)
+			regs[k++] = all[i];
+	if (!tr->stack && !(tr->stack = malloc(tr->opt.dwarf_stack)))
+		return PMUSIM_ERR_NOMEM;
+	uint64_t sp = all[7], got = 0;
+	while (got < tr->opt.dwarf_stack) {
+		uint64_t page_end = ((sp + got) | 4095) + 1, n = page_end - (sp + got);
+		if (n > tr->opt.dwarf_stack - got)
+			n = tr->opt.dwarf_stack - got;
+		if (sim_read_memory(tr->sim, ti->tid, sp + got, tr->stack + got, n) < 0)
+			break; /* the end of the stack's mapping */
+		got += n;
+	}
+	s->regs_abi = PERF_SAMPLE_REGS_ABI_64;
+	s->regs = regs;
+	s->stack_size = tr->opt.dwarf_stack;
+	s->stack = tr->stack;
+	s->stack_dyn = got;
+	s->nchain = 0;
+	return 0;
+}
+
 static int snapshot_thread(struct tstack_recording *tr, const struct sim_thread_info *ti, uint64_t ip,
 			   uint64_t now)
 {
@@ -142,13 +174,16 @@ static int snapshot_thread(struct tstack_recording *tr, const struct sim_thread_
 	size_t k = 0;
 	tr->chain[k++] = PERF_CONTEXT_USER;
 	tr->chain[k++] = ip;
-	for (uint64_t i = n; i > 0 && k < MAX_DEPTH; i--)
+	for (uint64_t i = n; i > 0 && k < PERFDATA_MAX_CHAIN; i--)
 		if (e[i - 1].ret) /* frames a "call" marker entered have no return address */
 			tr->chain[k++] = e[i - 1].ret;
 	struct perf_sample s = {
 		.id = tr->id, .ip = ip, .time = now, .period = tr->opt.period_ns, .pid = ti->pid,
 		.tid = ti->tid, .misc = PERF_RECORD_MISC_USER, .nchain = k, .chain = tr->chain,
 	};
+	uint64_t regs[24];
+	if (tr->opt.dwarf_stack && (err = dump_stack(tr, ti, ip, &s, regs)) < 0)
+		return err;
 	if (tr->w && (err = perfdata_write_sample(tr->w, &s)) < 0)
 		return err;
 	tr->snapshots++;
@@ -253,5 +288,6 @@ void tstack_recording_free(struct tstack_recording *tr)
 	free(tr->replay);
 	free(tr->chain);
 	free(tr->buf);
+	free(tr->stack);
 	tr->unit = NULL; /* the machine's */
 }

@@ -13,7 +13,14 @@
  * at the same moment goes to the truth ("stack_snapshots").
  *
  * History mode: the areas hold entry/exit records; the tracer drains them at
- * every wake-up and rebuilds each thread's stack from them (tstack_replay). */
+ * every wake-up and rebuilds each thread's stack from them (tstack_replay).
+ *
+ * The DWARF baseline (--tstack-dwarf SIZE): instead of the work area, each
+ * snapshot carries the thread's registers (PERF_SAMPLE_REGS_USER, perf's x86
+ * mask 0xff0fff) and SIZE bytes of its stack from RSP (PERF_SAMPLE_STACK_USER)
+ * with an empty callchain, as `perf record --call-graph dwarf,SIZE` writes
+ * them, so that perf unwinds the stacks itself; the same run with the unit
+ * gives the same snapshots (the machine is deterministic) to compare. */
 #ifndef PMUSIM_CLI_RECORD_TSTACK_H
 #define PMUSIM_CLI_RECORD_TSTACK_H
 
@@ -25,6 +32,8 @@
 #include "sim/truth.h"
 
 #define TSTACK_EVENT_NAME "pmusim_tstack"
+#define TSTACK_REGS_MASK 0xff0fffULL     /* perf's PERF_REGS_MASK for x86-64: no DS, ES, FS, GS */
+#define TSTACK_DWARF_MAX 64992u          /* stack bytes that still fit a sample record */
 
 enum tstack_threads { TSTACK_RUNNING = 0, TSTACK_ALL, TSTACK_SUSPENDED };
 
@@ -34,6 +43,7 @@ struct tstack_options {
 	uint64_t period_ns;            /* default 10 ms */
 	uint64_t area_entries;         /* default 256 */
 	int threads;                   /* enum tstack_threads */
+	uint32_t dwarf_stack;          /* --tstack-dwarf: stack bytes per snapshot, 0: off */
 	const char *marks[64];         /* "call:WHERE" / "return:WHERE" */
 	size_t nmarks;
 };
@@ -54,6 +64,7 @@ struct tstack_recording {
 	size_t capchain;
 	uint8_t *buf;                  /* bytes copied out of a work area */
 	size_t capbuf;
+	uint8_t *stack;                /* --tstack-dwarf: the stack dump */
 	struct tstack_area *replay;    /* history mode: the stacks rebuilt, per thread */
 	size_t nreplay;
 };

@@ -7,13 +7,44 @@
 #include <libelf.h>
 #include <unistd.h>
 
+static Elf *open_elf(const char *path, int *fd)
+{
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		close(*fd);
+		*fd = -1;
+		return NULL;
+	}
+	return elf_begin(*fd, ELF_C_READ, NULL);
+}
+
+size_t elf_load_segments(const char *path, struct elf_segment *out, size_t max)
+{
+	int fd;
+	Elf *elf = open_elf(path, &fd);
+	size_t n = 0, k = 0;
+	if (elf && elf_getphdrnum(elf, &n) == 0)
+		for (size_t i = 0; i < n && k < max; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+				out[k++] = (struct elf_segment){ph.p_vaddr, ph.p_filesz, ph.p_offset, ph.p_flags};
+		}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return k;
+}
+
 uint64_t elf_mapping_bias(const char *path, uint64_t addr, uint64_t pgoff)
 {
 	uint64_t bias = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
-	if (fd < 0 || elf_version(EV_CURRENT) == EV_NONE)
-		return fd >= 0 ? (close(fd), 0) : 0;
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	int fd, found = 0;
+	Elf *elf = open_elf(path, &fd);
+	if (fd < 0)
+		return 0;
 	size_t n = 0;
 	/* the segment whose first page is the mapped one; an executable segment wins,
 	 * as several small segments may share that page */

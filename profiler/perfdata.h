@@ -34,7 +34,10 @@
 #define PERF_SAMPLE_STREAM_ID (1u << 9)
 #define PERF_SAMPLE_RAW (1u << 10)
 #define PERF_SAMPLE_BRANCH_STACK (1u << 11)
+#define PERF_SAMPLE_REGS_USER (1u << 12)
+#define PERF_SAMPLE_STACK_USER (1u << 13)
 #define PERF_SAMPLE_IDENTIFIER (1u << 16)
+#define PERF_SAMPLE_REGS_ABI_64 2u  /* perf_event.h: enum perf_sample_regs_abi */
 
 #define PERF_SAMPLE_BRANCH_USER (1u << 0)
 #define PERF_SAMPLE_BRANCH_KERNEL (1u << 1)
@@ -91,6 +94,8 @@ struct perfdata_event {
 	uint64_t branch_sample_type;/* PERF_SAMPLE_BRANCH_*, 0 without a branch stack */
 	uint64_t id;                /* unique sample id of the event (>= 1) */
 	uint8_t precise_ip;         /* 0..3 */
+	uint64_t sample_regs_user;  /* PERF_SAMPLE_REGS_USER: which registers (perf_regs.h bits) */
+	uint32_t sample_stack_user; /* PERF_SAMPLE_STACK_USER: bytes of stack per sample */
 };
 
 /* A decoded PERF_RECORD_SAMPLE (fields absent from sample_type are 0). */
@@ -106,9 +111,19 @@ struct perf_sample {
 	                             * multiple of 8, as the kernel does) */
 	const uint8_t *raw;
 	uint64_t nchain;            /* PERF_SAMPLE_CALLCHAIN: entries, context markers such as
-	                             * PERF_CONTEXT_USER included, innermost first */
+	                             * PERF_CONTEXT_USER included, innermost first (at most
+	                             * PERFDATA_MAX_CHAIN when written) */
 	const uint64_t *chain;
+	uint64_t regs_abi;          /* PERF_SAMPLE_REGS_USER: 0 none, else one u64 per bit of */
+	const uint64_t *regs;       /*   the event's sample_regs_user, in bit order */
+	uint64_t stack_size;        /* PERF_SAMPLE_STACK_USER: bytes at stack (the event's
+	                             * sample_stack_user, or 0: none), of which stack_dyn are
+	                             * valid (perf_event.h: size, data[size], dyn_size) */
+	const uint8_t *stack;
+	uint64_t stack_dyn;
 };
+/* Longest callchain a sample can carry (perf_event_header.size is a u16). */
+#define PERFDATA_MAX_CHAIN 8000u
 
 #define PERF_CONTEXT_USER ((uint64_t)-512) /* perf_event.h: the user part of a callchain */
 

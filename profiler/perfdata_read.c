@@ -74,6 +74,9 @@ static int parse_attr(struct perfdata *pd, size_t i, const uint8_t *a, uint64_t 
 	ev->precise_ip = (uint8_t)(flags >> 15 & 3);
 	pd->id_all[i] = (flags & ATTR_SAMPLE_ID_ALL) != 0;
 	ev->branch_sample_type = size >= 80 ? u64_at(a + 72) : 0;
+	ev->sample_regs_user = size >= 96 ? u64_at(a + 80) : 0;
+	if (size >= 96)
+		memcpy(&ev->sample_stack_user, a + 88, 4);
 	uint64_t ids_off = u64_at(a + size), ids_size = u64_at(a + size + 8);
 	if (ids_size % 8 || !in_file(pd, ids_off, ids_size))
 		return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT,

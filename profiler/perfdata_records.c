@@ -116,6 +116,14 @@ static int parse_sample(struct perfdata *pd, const uint8_t *p, uint16_t size, st
 	}
 	if (st & PERF_SAMPLE_BRANCH_STACK)
 		get_branches(pd, &c, pd->ev[ev].branch_sample_type, s);
+	if ((st & PERF_SAMPLE_REGS_USER) && (s->regs_abi = get_u64(&c)) != 0)
+		s->regs = (const uint64_t *)(const void *)take(&c, 8u * (size_t)__builtin_popcountll(pd->ev[ev].sample_regs_user));
+	if ((st & PERF_SAMPLE_STACK_USER) && (s->stack_size = get_u64(&c)) != 0) {
+		s->stack = take(&c, s->stack_size <= (uint64_t)(c.end - c.p) ? s->stack_size : UINT64_MAX);
+		s->stack_dyn = get_u64(&c);
+		if (s->stack_dyn > s->stack_size)
+			c.bad = 1;
+	}
 	memcpy(&s->misc, p + 4, 2);
 	return c.bad ? PMUSIM_ERR_FORMAT : 0;
 }

@@ -38,7 +38,8 @@
 #define WRITABLE_SAMPLE                                                                            \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
-	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK)
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK |      \
+	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 /* Largest branch stack whose sample still fits a record: header, nine u64 fields, nr. */
 #define MAX_BRANCHES ((MAX_RECORD - 8u - 9u * 8u - 8u) / 24u)
 
@@ -78,6 +79,8 @@ static void put_attr(struct bbuf *b, const struct perfdata_event *ev)
 	put_u64(b, 0); /* config1 */
 	put_u64(b, 0); /* config2 */
 	put_u64(b, ev->branch_sample_type);
+	put_u64(b, ev->sample_regs_user);
+	put_u32(b, ev->sample_stack_user);
 	put(b, NULL, ATTR_SIZE - (b->len - start));
 }
 
@@ -250,6 +253,7 @@ int perfdata_writer_open(struct perfdata_writer **out, const char *path,
 	}
 	w->nev = nev;
 	w->sample_type = ev[0].sample_type;
+	w->regs_mask = ev[0].sample_regs_user;
 	for (size_t i = 0; i < nev; i++)
 		w->ids[i] = ev[i].id;
 	if (info)
@@ -402,7 +406,7 @@ int perfdata_write_sample(struct perfdata_writer *w, const struct perf_sample *s
 		put_u64(b, s->period);
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		/* u64 nr, u64 ips[nr] (perf_event.h) */
-		if ((s->nchain && !s->chain) || s->nchain > MAX_BRANCHES)
+		if ((s->nchain && !s->chain) || s->nchain > PERFDATA_MAX_CHAIN)
 			return PMUSIM_ERR_ARG;
 		put_u64(b, s->nchain);
 		for (uint64_t i = 0; i < s->nchain; i++)
@@ -419,6 +423,27 @@ int perfdata_write_sample(struct perfdata_writer *w, const struct perf_sample *s
 	}
 	if (brs && put_branches(b, s->br, s->nbr))
 		return PMUSIM_ERR_ARG;
+	if (st & PERF_SAMPLE_REGS_USER) {
+		/* u64 abi, then (abi != 0) one u64 per bit of sample_regs_user */
+		put_u64(b, s->regs_abi);
+		if (s->regs_abi) {
+			if (!s->regs)
+				return PMUSIM_ERR_ARG;
+			for (int i = 0; i < __builtin_popcountll(w->regs_mask); i++)
+				put_u64(b, s->regs[i]);
+		}
+	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		/* u64 size, then (size != 0) data[size] and u64 dyn_size */
+		if (s->stack_size % 8 || s->stack_dyn > s->stack_size || (s->stack_dyn && !s->stack))
+			return PMUSIM_ERR_ARG;
+		put_u64(b, s->stack_size);
+		if (s->stack_size) {
+			put(b, s->stack, s->stack_dyn);
+			put(b, NULL, s->stack_size - s->stack_dyn);
+			put_u64(b, s->stack_dyn);
+		}
+	}
 	int rc = rec_end(w);
 	if (rc)
 		return rc;

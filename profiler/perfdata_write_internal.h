@@ -51,6 +51,7 @@ struct perfdata_writer {
 	uint64_t *ids; /* id of each event */
 	size_t nev;
 	uint64_t sample_type;
+	uint64_t regs_mask;          /* sample_regs_user of the events (the same for all) */
 	uint64_t data_off, pos; /* pos: file offset after the last record handed to stdio */
 	uint64_t nsamples, since_round;
 	uint64_t ckpt[NCHECKPOINTS]; /* record boundaries at the last rounds (a ring) */

@@ -146,6 +146,9 @@ struct sim_thread_info {
 	uint64_t pc;
 };
 size_t sim_threads(struct sim *s, struct sim_thread_info *out, size_t max);
+/* Registers of thread tid in perf_regs.h's x86 order (AX BX CX DX SI DI BP SP
+ * IP FLAGS CS SS DS ES FS GS R8..R15), for a stack dump perf unwinds. */
+int sim_thread_user_regs(struct sim *s, uint32_t tid, uint64_t regs[24]);
 /* Reads guest memory of thread tid's process (a tracer copying a work area). */
 int sim_read_memory(struct sim *s, uint32_t tid, uint64_t addr, void *buf, size_t len);
 

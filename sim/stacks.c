@@ -169,6 +169,32 @@ size_t sim_threads(struct sim *s, struct sim_thread_info *out, size_t max)
 	return n;
 }
 
+int sim_thread_user_regs(struct sim *s, uint32_t tid, uint64_t regs[24])
+{
+	/* perf_regs.h (x86): AX BX CX DX SI DI BP SP IP FLAGS CS SS DS ES FS GS R8..R15 */
+	static const int uc_reg[24] = {
+		UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RSI,
+		UC_X86_REG_RDI, UC_X86_REG_RBP, UC_X86_REG_RSP, UC_X86_REG_RIP, UC_X86_REG_EFLAGS,
+		UC_X86_REG_CS, UC_X86_REG_SS, UC_X86_REG_DS, UC_X86_REG_ES, UC_X86_REG_FS, UC_X86_REG_GS,
+		UC_X86_REG_R8, UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11, UC_X86_REG_R12,
+		UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15,
+	};
+	struct thread *t = live_thread(s, tid);
+	if (!t)
+		return PMUSIM_ERR_ARG;
+	for (int i = 0; i < 24; i++) {
+		uint64_t v = 0;
+		if (t == cur_thread(s))
+			uc_reg_read(s->p->uc, uc_reg[i], &v);
+		else
+			uc_context_reg_read(t->regs, uc_reg[i], &v);
+		regs[i] = i >= 9 && i < 16 ? v & 0xffffffffu : v;
+	}
+	if (t != cur_thread(s))
+		regs[8] = t->resume_pc;
+	return 0;
+}
+
 int sim_read_memory(struct sim *s, uint32_t tid, uint64_t addr, void *buf, size_t len)
 {
 	struct thread *t = live_thread(s, tid);
