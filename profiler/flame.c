@@ -17,7 +17,7 @@
 #define XPAD 10.0
 #define FRAME_H 16.0
 #define FONT 12.0
-#define TOP 62.0    /* title and subtitle */
+#define TOP 62.0 /* title and subtitle */
 #define BOTTOM 10.0
 
 struct node {
@@ -76,7 +76,8 @@ static int build(struct tree *t, const struct stackprof *sp)
 	const struct stackprof_path **sorted = malloc((np + 1) * sizeof(*sorted));
 	for (size_t i = 0; i < np; i++)
 		maxd = p[i].depth > maxd ? p[i].depth : maxd;
-	size_t *chain = malloc((maxd + 1) * sizeof(*chain)); /* node at each depth of the last path */
+	size_t *chain =
+	    malloc((maxd + 1) * sizeof(*chain)); /* node at each depth of the last path */
 	int err = !sorted || !chain || add_node(t, "all", 0, 0) < 0 ? PMUSIM_ERR_NOMEM : 0;
 	for (size_t i = 0; i < np && !err; i++)
 		sorted[i] = &p[i];
@@ -85,7 +86,8 @@ static int build(struct tree *t, const struct stackprof *sp)
 	chain[0] = 0;
 	for (size_t i = 0; i < np && !err; i++) {
 		const struct stackprof_path *q = sorted[i];
-		for (size_t d = common_prefix(i ? sorted[i - 1] : NULL, q); d < q->depth && !err; d++) {
+		for (size_t d = common_prefix(i ? sorted[i - 1] : NULL, q); d < q->depth && !err;
+		     d++) {
 			chain[d + 1] = t->count;
 			err = add_node(t, q->frames[d], chain[d], d + 1) < 0 ? PMUSIM_ERR_NOMEM : 0;
 		}
@@ -146,9 +148,11 @@ static void put_box(FILE *f, const struct tree *t, const struct node *n, double 
 	fputs("<g><title>", f);
 	svg_put_escaped(f, n->name, strlen(n->name));
 	fprintf(f, " (%llu samples, %.2f%%)</title>", (unsigned long long)n->samples,
-		100.0 * (double)n->samples / (double)t->total);
-	fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"rgb(%u,%u,%u)\" "
-		   "rx=\"2\" ry=\"2\"/>", x, y, w, FRAME_H - 1, rgb[0], rgb[1], rgb[2]);
+	        100.0 * (double)n->samples / (double)t->total);
+	fprintf(f,
+	        "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"rgb(%u,%u,%u)\" "
+	        "rx=\"2\" ry=\"2\"/>",
+	        x, y, w, FRAME_H - 1, rgb[0], rgb[1], rgb[2]);
 	fprintf(f, "<text x=\"%.2f\" y=\"%.2f\">", x + 3, y + 10.5);
 	put_label(f, n->name, w);
 	fputs("</text></g>\n", f);
@@ -170,17 +174,19 @@ int flame_svg(FILE *f, const struct stackprof *sp, const char *title, size_t *bo
 	}
 	double height = TOP + (double)(maxd + 1) * FRAME_H + BOTTOM;
 	const struct stackprof_summary *s = stackprof_summary(sp);
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		   "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
-		   "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"Verdana, sans-serif\" "
-		   "font-size=\"%.0f\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f8\"/>\n",
-		WIDTH, height, WIDTH, height, FONT);
+	fprintf(f,
+	        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	        "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
+	        "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"Verdana, sans-serif\" "
+	        "font-size=\"%.0f\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f8\"/>\n",
+	        WIDTH, height, WIDTH, height, FONT);
 	fprintf(f, "<text x=\"%.2f\" y=\"24\" text-anchor=\"middle\" font-size=\"17\">", WIDTH / 2);
 	if (title)
 		svg_put_escaped(f, title, strcspn(title, "\n"));
-	fprintf(f, "</text>\n<text x=\"%.2f\" y=\"44\" text-anchor=\"middle\" fill=\"#555\">"
-		   "%llu samples, %zu threads; %zu boxes, %zu under 0.1%% left out</text>\n",
-		WIDTH / 2, (unsigned long long)s->samples, s->threads, nbox, t.count - nbox);
+	fprintf(f,
+	        "</text>\n<text x=\"%.2f\" y=\"44\" text-anchor=\"middle\" fill=\"#555\">"
+	        "%llu samples, %zu threads; %zu boxes, %zu under 0.1%% left out</text>\n",
+	        WIDTH / 2, (unsigned long long)s->samples, s->threads, nbox, t.count - nbox);
 	for (size_t i = 0; i < t.count; i++)
 		if (drawn(&t, &t.n[i]))
 			put_box(f, &t, &t.n[i], height);

@@ -28,7 +28,7 @@ struct stackprof {
 	size_t fcap;
 	struct pstat {
 		uint64_t samples, weight;
-	} *ps; /* by path number */
+	} * ps; /* by path number */
 	size_t pcap;
 	int comm;                /* opts.comm */
 	struct keytab *comm_tid; /* tids with a known command name */
@@ -128,7 +128,8 @@ static int set_comm(struct stackprof *sp, uint32_t tid, long name)
 static int on_task(struct stackprof *sp, const struct perf_record *r)
 {
 	if (r->type == PERF_RECORD_COMM)
-		return set_comm(sp, r->u.comm.tid, name_id(sp, r->u.comm.comm ? r->u.comm.comm : ""));
+		return set_comm(sp, r->u.comm.tid,
+		                name_id(sp, r->u.comm.comm ? r->u.comm.comm : ""));
 	long parent = comm_name(sp, r->u.task.ptid); /* FORK: the child has its parent's */
 	if (r->type == PERF_RECORD_FORK && parent >= 0 && comm_name(sp, r->u.task.tid) < 0)
 		return set_comm(sp, r->u.task.tid, parent);
@@ -180,7 +181,7 @@ static int add_sample(struct stackprof *sp, const struct perf_sample *s, uint64_
 
 /* The event whose samples count: pmusim_tstack, else opts->event, else -1 (all). */
 static int pick_event(struct perfdata *pd, const char *path, const struct stackprof_opts *o,
-		      int *ev, char *msg, size_t ml)
+                      int *ev, char *msg, size_t ml)
 {
 	size_t nev = perfdata_nevents(pd);
 	*ev = o->event;
@@ -196,9 +197,10 @@ static int pick_event(struct perfdata *pd, const char *path, const struct stackp
 		if (*ev < 0 || (size_t)*ev == i)
 			chains |= (perfdata_event(pd, i)->sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
 	if (!chains)
-		return pmusim_fail(msg, ml, PMUSIM_ERR_ARG,
-				   "%s has no callchains (record with pmusim record --tstack or perf record -g)",
-				   path);
+		return pmusim_fail(
+		    msg, ml, PMUSIM_ERR_ARG,
+		    "%s has no callchains (record with pmusim record --tstack or perf record -g)",
+		    path);
 	return 0;
 }
 
@@ -219,7 +221,8 @@ static int read_records(struct stackprof *sp, struct perfdata *pd, int ev, char 
 		if (ev >= 0 && e != ev)
 			continue;
 		const struct perfdata_event *pe = perfdata_event(pd, (size_t)e);
-		uint64_t w = pe->sample_type & PERF_SAMPLE_PERIOD ? r.u.sample.period : pe->sample_period;
+		uint64_t w =
+		    pe->sample_type & PERF_SAMPLE_PERIOD ? r.u.sample.period : pe->sample_period;
 		if ((err = add_sample(sp, &r.u.sample, w)) < 0)
 			return err;
 	}
@@ -270,9 +273,9 @@ static int finish(struct stackprof *sp)
 	for (size_t i = 0; i < nn; i++) {
 		const struct fstat *f = &sp->fs[i];
 		if (f->total)
-			sp->funcs[sp->nfuncs++] = (struct stackprof_func){
-			    keytab_key(sp->names, i, NULL), f->total, f->self, f->total_weight,
-			    f->self_weight};
+			sp->funcs[sp->nfuncs++] =
+			    (struct stackprof_func){keytab_key(sp->names, i, NULL), f->total,
+			                            f->self, f->total_weight, f->self_weight};
 	}
 	const char **fr = sp->outframes;
 	for (size_t i = 0; i < np; i++) {
@@ -312,7 +315,7 @@ void stackprof_free(struct stackprof *sp)
 }
 
 int stackprof_read(const char *path, const struct stackprof_opts *opts, struct stackprof **out,
-		   char *msg, size_t ml)
+                   char *msg, size_t ml)
 {
 	struct perfdata *pd;
 	*out = NULL;
@@ -331,7 +334,8 @@ int stackprof_read(const char *path, const struct stackprof_opts *opts, struct s
 		sp->z = symbolizer_new();
 	}
 	size_t one = ev >= 0 ? (size_t)ev : 0; /* the event used, when only one is */
-	const char *evname = ev >= 0 || perfdata_nevents(pd) == 1 ? perfdata_event(pd, one)->name : NULL;
+	const char *evname =
+	    ev >= 0 || perfdata_nevents(pd) == 1 ? perfdata_event(pd, one)->name : NULL;
 	if (!sp || !sp->names || !sp->paths || !sp->tids || !sp->comm_tid || !sp->z ||
 	    (evname && !(sp->event = strdup(evname))))
 		err = PMUSIM_ERR_NOMEM;
@@ -339,15 +343,18 @@ int stackprof_read(const char *path, const struct stackprof_opts *opts, struct s
 		err = read_records(sp, pd, ev, msg, ml);
 	perfdata_close(pd); /* evname is gone; sp->event is its copy */
 	if (err == 0 && sp->sum.samples == 0)
-		err = pmusim_fail(msg, ml, PMUSIM_ERR_ARG,
-				  "%s has no callchains: no sample%s%s has user addresses (record with "
-				  "pmusim record --tstack or perf record -g)",
-				  path, sp->event ? " of " : "", sp->event ? sp->event : "");
+		err = pmusim_fail(
+		    msg, ml, PMUSIM_ERR_ARG,
+		    "%s has no callchains: no sample%s%s has user addresses (record with "
+		    "pmusim record --tstack or perf record -g)",
+		    path, sp->event ? " of " : "", sp->event ? sp->event : "");
 	if (err == 0)
 		err = finish(sp);
 	if (err < 0) {
 		stackprof_free(sp);
-		return err == PMUSIM_ERR_NOMEM ? pmusim_fail(msg, ml, err, "%s: out of memory", path) : err;
+		return err == PMUSIM_ERR_NOMEM
+		           ? pmusim_fail(msg, ml, err, "%s: out of memory", path)
+		           : err;
 	}
 	sp->sum.threads = keytab_count(sp->tids);
 	sp->sum.event = sp->event;

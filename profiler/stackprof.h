@@ -53,7 +53,7 @@ struct stackprof_opts {
 
 struct stackprof_func {
 	const char *name;
-	uint64_t total, self;              /* samples */
+	uint64_t total, self; /* samples */
 	uint64_t total_weight, self_weight;
 };
 
@@ -64,8 +64,8 @@ struct stackprof_path {
 };
 
 struct stackprof_summary {
-	uint64_t samples;  /* used */
-	uint64_t skipped;  /* of the chosen event(s), without user addresses */
+	uint64_t samples; /* used */
+	uint64_t skipped; /* of the chosen event(s), without user addresses */
 	uint64_t weight;
 	size_t threads;    /* distinct tids of the samples used */
 	const char *event; /* the event used, NULL when several */
@@ -79,7 +79,7 @@ struct stackprof;
  * records callchains or no sample has a user callchain ("... no callchains")
  * or opts->event does not exist, PMUSIM_ERR_NOMEM. */
 int stackprof_read(const char *path, const struct stackprof_opts *opts, struct stackprof **out,
-		   char *msg, size_t msglen);
+                   char *msg, size_t msglen);
 void stackprof_free(struct stackprof *sp);
 
 const struct stackprof_summary *stackprof_summary(const struct stackprof *sp);

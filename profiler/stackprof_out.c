@@ -37,29 +37,32 @@ int stackprof_write_text(FILE *f, const struct stackprof *sp)
 	size_t nf, np;
 	const struct stackprof_func *fn = stackprof_functions(sp, &nf);
 	const struct stackprof_path *p = stackprof_paths(sp, &np);
-	fprintf(f, "# %" PRIu64 " samples, %zu threads, total weight %" PRIu64, s->samples, s->threads,
-		s->weight);
+	fprintf(f, "# %" PRIu64 " samples, %zu threads, total weight %" PRIu64, s->samples,
+	        s->threads, s->weight);
 	if (s->event)
 		fprintf(f, " (event %s)", s->event);
 	fputc('\n', f);
 	if (s->skipped)
 		fprintf(f, "# %" PRIu64 " samples without user callchain skipped\n", s->skipped);
-	fprintf(f, "#\n# functions (total: samples in which the function is on the stack; self: at the top;\n"
-		   "# percentages of the total weight)\n");
+	fprintf(f, "#\n# functions (total: samples in which the function is on the stack; self: at "
+	           "the top;\n"
+	           "# percentages of the total weight)\n");
 	fprintf(f, "# %8s %8s %10s %10s  %s\n", "total", "self", "samples", "self", "function");
 	for (size_t i = 0; i < nf; i++)
 		fprintf(f, "  %7.2f%% %7.2f%% %10" PRIu64 " %10" PRIu64 "  %s\n",
-			share(fn[i].total_weight, s->weight), share(fn[i].self_weight, s->weight),
-			fn[i].total, fn[i].self, fn[i].name);
-	fprintf(f, "#\n# heaviest call paths (outermost first)\n# %8s %10s  %s\n", "share", "samples",
-		"path");
+		        share(fn[i].total_weight, s->weight), share(fn[i].self_weight, s->weight),
+		        fn[i].total, fn[i].self, fn[i].name);
+	fprintf(f, "#\n# heaviest call paths (outermost first)\n# %8s %10s  %s\n", "share",
+	        "samples", "path");
 	for (size_t i = 0; i < np && i < TOP_PATHS; i++) {
-		fprintf(f, "  %7.2f%% %10" PRIu64 "  ", share(p[i].weight, s->weight), p[i].samples);
+		fprintf(f, "  %7.2f%% %10" PRIu64 "  ", share(p[i].weight, s->weight),
+		        p[i].samples);
 		put_path(f, &p[i]);
 		fputc('\n', f);
 	}
 	if (np > TOP_PATHS)
-		fprintf(f, "# ... %zu more paths (--format json or folded lists all)\n", np - TOP_PATHS);
+		fprintf(f, "# ... %zu more paths (--format json or folded lists all)\n",
+		        np - TOP_PATHS);
 	return ferror(f) ? PMUSIM_ERR_IO : 0;
 }
 
@@ -67,8 +70,9 @@ int stackprof_write_text(FILE *f, const struct stackprof *sp)
  * characters escaped. */
 static void put_json_string(FILE *f, const char *s)
 {
-	static const char special[] = "\"\\\001\002\003\004\005\006\007\010\011\012\013\014\015\016\017"
-				      "\020\021\022\023\024\025\026\027\030\031\032\033\034\035\036\037";
+	static const char special[] =
+	    "\"\\\001\002\003\004\005\006\007\010\011\012\013\014\015\016\017"
+	    "\020\021\022\023\024\025\026\027\030\031\032\033\034\035\036\037";
 	fputc('"', f);
 	while (*s) {
 		size_t run = strcspn(s, special);
@@ -91,15 +95,17 @@ int stackprof_write_json(FILE *f, const struct stackprof *sp)
 	size_t nf, np;
 	const struct stackprof_func *fn = stackprof_functions(sp, &nf);
 	const struct stackprof_path *p = stackprof_paths(sp, &np);
-	fprintf(f, "{\"samples\": %" PRIu64 ", \"threads\": %zu, \"weight\": %" PRIu64
-		   ", \"skipped\": %" PRIu64 ", \"functions\": [",
-		s->samples, s->threads, s->weight, s->skipped);
+	fprintf(f,
+	        "{\"samples\": %" PRIu64 ", \"threads\": %zu, \"weight\": %" PRIu64
+	        ", \"skipped\": %" PRIu64 ", \"functions\": [",
+	        s->samples, s->threads, s->weight, s->skipped);
 	for (size_t i = 0; i < nf; i++) {
 		fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
 		put_json_string(f, fn[i].name);
-		fprintf(f, ", \"total\": %" PRIu64 ", \"self\": %" PRIu64 ", \"total_weight\": %" PRIu64
-			   ", \"self_weight\": %" PRIu64 "}",
-			fn[i].total, fn[i].self, fn[i].total_weight, fn[i].self_weight);
+		fprintf(f,
+		        ", \"total\": %" PRIu64 ", \"self\": %" PRIu64
+		        ", \"total_weight\": %" PRIu64 ", \"self_weight\": %" PRIu64 "}",
+		        fn[i].total, fn[i].self, fn[i].total_weight, fn[i].self_weight);
 	}
 	fputs("\n], \"paths\": [", f);
 	for (size_t i = 0; i < np; i++) {
@@ -110,7 +116,7 @@ int stackprof_write_json(FILE *f, const struct stackprof *sp)
 			put_json_string(f, p[i].frames[j]);
 		}
 		fprintf(f, "], \"samples\": %" PRIu64 ", \"weight\": %" PRIu64 "}", p[i].samples,
-			p[i].weight);
+		        p[i].weight);
 	}
 	fputs("\n]}\n", f);
 	return ferror(f) ? PMUSIM_ERR_IO : 0;

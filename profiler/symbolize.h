@@ -25,10 +25,10 @@ struct symbolizer;
 
 /* Where an address is. */
 struct sym_place {
-	const char *path;       /* the mapped file as the record names it; NULL: no mapping */
-	uint64_t file_off;      /* offset of the address in that file */
-	const struct symtab *st;/* the file's functions; NULL when the file is not here */
-	const struct sym *sym;  /* the function containing the address; NULL when unknown */
+	const char *path;        /* the mapped file as the record names it; NULL: no mapping */
+	uint64_t file_off;       /* offset of the address in that file */
+	const struct symtab *st; /* the file's functions; NULL when the file is not here */
+	const struct sym *sym;   /* the function containing the address; NULL when unknown */
 };
 
 /* An empty symbolizer; NULL when out of memory. */

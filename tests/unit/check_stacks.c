@@ -28,7 +28,7 @@ static void build_programs(void)
 {
 	tmp_dir_make(dir, sizeof(dir), "check_stacks");
 	built = dir[0] && sf_build(&prog, dir, "prog", 0, 0) == 0 &&
-		sf_build(&pie, dir, "pie", 1, 0x555555554000ull) == 0;
+	        sf_build(&pie, dir, "pie", 1, 0x555555554000ull) == 0;
 }
 
 static void remove_programs(void)
@@ -54,33 +54,33 @@ struct row {
 };
 
 static const struct row rows[] = {
-	{"main;mid;rec;rec;rec;leaf", 100, 10, 0},
-	{"main;mid;rec;leaf", 100, 10, 1}, /* taken in the kernel: its part is left out */
-	{"main;other;leaf", 100, 10, 0},
-	{"main;mid;rec;rec", 101, 20, 0},
-	{"main;mid;rec;leaf", 101, 10, 0},
-	{"main", 100, 10, 0},
-	{"", 100, 10, 1}, /* kernel only: skipped */
-	{NULL, 100, 10, 0}, /* no callchain entries: skipped */
+    {"main;mid;rec;rec;rec;leaf", 100, 10, 0},
+    {"main;mid;rec;leaf", 100, 10, 1}, /* taken in the kernel: its part is left out */
+    {"main;other;leaf", 100, 10, 0},
+    {"main;mid;rec;rec", 101, 20, 0},
+    {"main;mid;rec;leaf", 101, 10, 0},
+    {"main", 100, 10, 0},
+    {"", 100, 10, 1},   /* kernel only: skipped */
+    {NULL, 100, 10, 0}, /* no callchain entries: skipped */
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 
 /* By hand from rows: samples whose stack holds the function (once), and at
  * whose top it is; weights the same with the periods. */
 static const struct stackprof_func want_funcs[] = {
-	/* name, total, self, total_weight, self_weight; in stackprof_functions order */
-	{"main", 6, 1, 70, 10},
-	{"rec", 4, 1, 50, 20}, /* rows 1, 2, 4, 5; recursion once; the top of row 4 */
-	{"mid", 4, 0, 50, 0},  /* the same weight as rec, less self weight */
-	{"leaf", 4, 4, 40, 40},
-	{"other", 1, 0, 10, 0},
+    /* name, total, self, total_weight, self_weight; in stackprof_functions order */
+    {"main", 6, 1, 70, 10},
+    {"rec", 4, 1, 50, 20}, /* rows 1, 2, 4, 5; recursion once; the top of row 4 */
+    {"mid", 4, 0, 50, 0},  /* the same weight as rec, less self weight */
+    {"leaf", 4, 4, 40, 40},
+    {"other", 1, 0, 10, 0},
 };
 
 static const char want_folded[] = "main 1\n"
-				  "main;mid;rec;leaf 2\n"
-				  "main;mid;rec;rec 1\n"
-				  "main;mid;rec;rec;rec;leaf 1\n"
-				  "main;other;leaf 1\n";
+                                  "main;mid;rec;leaf 2\n"
+                                  "main;mid;rec;rec 1\n"
+                                  "main;mid;rec;rec;rec;leaf 1\n"
+                                  "main;other;leaf 1\n";
 
 static const char *write_rows(const char *name, int ret, const char *comm)
 {
@@ -88,8 +88,9 @@ static const char *write_rows(const char *name, int ret, const char *comm)
 	struct perfdata_writer *w = sf_open(in_dir(name), &prog, &ev, 1, comm);
 	ck_assert_ptr_nonnull(w);
 	for (size_t i = 0; i < NROWS; i++)
-		ck_assert_int_eq(sf_put(w, &prog, 1, SF_PID, rows[i].tid, rows[i].period, rows[i].stack, ret,
-					rows[i].kernel), 0);
+		ck_assert_int_eq(sf_put(w, &prog, 1, SF_PID, rows[i].tid, rows[i].period,
+		                        rows[i].stack, ret, rows[i].kernel),
+		                 0);
 	ck_assert_int_eq(perfdata_writer_close(w), 0);
 	return in_dir(name);
 }
@@ -140,13 +141,15 @@ static void check_funcs(const struct stackprof *sp)
 	ck_assert_uint_eq(n, sizeof(want_funcs) / sizeof(want_funcs[0]));
 	for (size_t i = 0; i < n; i++) {
 		const struct stackprof_func *w = &want_funcs[i];
-		ck_assert_msg(strcmp(f[i].name, w->name) == 0 && f[i].total == w->total && f[i].self == w->self &&
-				      f[i].total_weight == w->total_weight && f[i].self_weight == w->self_weight,
-			      "function %zu: %s %llu %llu %llu %llu, expected %s %llu %llu %llu %llu", i, f[i].name,
-			      (unsigned long long)f[i].total, (unsigned long long)f[i].self,
-			      (unsigned long long)f[i].total_weight, (unsigned long long)f[i].self_weight, w->name,
-			      (unsigned long long)w->total, (unsigned long long)w->self,
-			      (unsigned long long)w->total_weight, (unsigned long long)w->self_weight);
+		ck_assert_msg(
+		    strcmp(f[i].name, w->name) == 0 && f[i].total == w->total &&
+		        f[i].self == w->self && f[i].total_weight == w->total_weight &&
+		        f[i].self_weight == w->self_weight,
+		    "function %zu: %s %llu %llu %llu %llu, expected %s %llu %llu %llu %llu", i,
+		    f[i].name, (unsigned long long)f[i].total, (unsigned long long)f[i].self,
+		    (unsigned long long)f[i].total_weight, (unsigned long long)f[i].self_weight,
+		    w->name, (unsigned long long)w->total, (unsigned long long)w->self,
+		    (unsigned long long)w->total_weight, (unsigned long long)w->self_weight);
 	}
 }
 
@@ -154,7 +157,8 @@ START_TEST(counts_by_hand)
 {
 	ck_assert_msg(built, "could not compile the test program with gcc");
 	/* both ways of placing return addresses name the same functions: r - 1 */
-	const char *file = write_rows(_i ? "mid.data" : "end.data", _i ? SF_RET_MID : SF_RET_END, NULL);
+	const char *file =
+	    write_rows(_i ? "mid.data" : "end.data", _i ? SF_RET_MID : SF_RET_END, NULL);
 	struct stackprof *sp = read_ok(file, -1, 0);
 	const struct stackprof_summary *s = stackprof_summary(sp);
 	ck_assert_uint_eq(s->samples, 6);
@@ -187,17 +191,21 @@ START_TEST(json_and_text)
 	ck_assert_msg(built, "no test program");
 	struct stackprof *sp = read_ok(write_rows("j.data", SF_RET_END, NULL), -1, 0);
 	char *j = output(sp, stackprof_write_json);
-	ck_assert_msg(starts(j, "{\"samples\": 6, \"threads\": 2, \"weight\": 70, \"skipped\": 2, \"functions\": [\n"),
-		      "%s", j);
-	ck_assert_ptr_nonnull(strstr(j, "\n  {\"name\": \"rec\", \"total\": 4, \"self\": 1, \"total_weight\": 50, "
-					"\"self_weight\": 20},\n"));
-	ck_assert_ptr_nonnull(strstr(j, "\n], \"paths\": [\n  {\"stack\": [\"main\", \"mid\", \"rec\", \"leaf\"], "
-					"\"samples\": 2, \"weight\": 20},\n"));
+	ck_assert_msg(starts(j, "{\"samples\": 6, \"threads\": 2, \"weight\": 70, \"skipped\": 2, "
+	                        "\"functions\": [\n"),
+	              "%s", j);
+	ck_assert_ptr_nonnull(
+	    strstr(j, "\n  {\"name\": \"rec\", \"total\": 4, \"self\": 1, \"total_weight\": 50, "
+	              "\"self_weight\": 20},\n"));
+	ck_assert_ptr_nonnull(
+	    strstr(j, "\n], \"paths\": [\n  {\"stack\": [\"main\", \"mid\", \"rec\", \"leaf\"], "
+	              "\"samples\": 2, \"weight\": 20},\n"));
 	ck_assert_ptr_nonnull(strstr(j, "{\"stack\": [\"main\"], \"samples\": 1, \"weight\": 10}"));
 	ck_assert_str_eq(j + strlen(j) - 5, "}\n]}\n");
 	char *t = output(sp, stackprof_write_text);
 	ck_assert_msg(starts(t, "# 6 samples, 2 threads, total weight 70 (event pmusim_tstack)\n"
-				"# 2 samples without user callchain skipped\n"), "%s", t);
+	                        "# 2 samples without user callchain skipped\n"),
+	              "%s", t);
 	/* rec: 50 of 70 in total, 20 of 70 at the top */
 	ck_assert_msg(strstr(t, "\n    71.43%   28.57%          4          1  rec\n"), "%s", t);
 	ck_assert_msg(strstr(t, "\n    28.57%          2  main;mid;rec;leaf\n"), "%s", t);
@@ -212,7 +220,8 @@ START_TEST(recursion_counts_once)
 	ck_assert_msg(built, "no test program");
 	struct perfdata_event ev = sf_event(STACKPROF_EVENT, 1, 1);
 	struct perfdata_writer *w = sf_open(in_dir("r.data"), &prog, &ev, 1, NULL);
-	ck_assert_int_eq(sf_put(w, &prog, 1, SF_PID, SF_PID, 7, "main;rec;rec;rec;rec;rec", SF_RET_END, 0), 0);
+	ck_assert_int_eq(
+	    sf_put(w, &prog, 1, SF_PID, SF_PID, 7, "main;rec;rec;rec;rec;rec", SF_RET_END, 0), 0);
 	ck_assert_int_eq(sf_put(w, &prog, 1, SF_PID, SF_PID, 3, "main;rec;leaf", SF_RET_END, 0), 0);
 	ck_assert_int_eq(perfdata_writer_close(w), 0);
 	struct stackprof *sp = read_ok(in_dir("r.data"), -1, 0);
@@ -238,9 +247,11 @@ START_TEST(unknown_addresses)
 	fclose(b);
 	struct perfdata_event ev = sf_event(STACKPROF_EVENT, 1, 1);
 	struct perfdata_writer *w = sf_open(in_dir("u.data"), &prog, &ev, 1, NULL);
-	ck_assert_int_eq(perfdata_write_mmap2(w, SF_PID, SF_PID, 0x7000000, 0x1000, 0x1000, 5, 2, in_dir("blob.bin"), 3),
-			 0);
-	ck_assert_int_eq(sf_put(w, &prog, 1, SF_PID, SF_PID, 1, "@0x10;main;@0x7000010", SF_RET_END, 0), 0);
+	ck_assert_int_eq(perfdata_write_mmap2(w, SF_PID, SF_PID, 0x7000000, 0x1000, 0x1000, 5, 2,
+	                                      in_dir("blob.bin"), 3),
+	                 0);
+	ck_assert_int_eq(
+	    sf_put(w, &prog, 1, SF_PID, SF_PID, 1, "@0x10;main;@0x7000010", SF_RET_END, 0), 0);
 	ck_assert_int_eq(perfdata_writer_close(w), 0);
 	struct stackprof *sp = read_ok(in_dir("u.data"), -1, 0);
 	char *folded = output(sp, stackprof_write_folded);
@@ -255,7 +266,8 @@ START_TEST(pie_load_bias)
 	ck_assert_msg(built, "no test program");
 	struct perfdata_event ev = sf_event(STACKPROF_EVENT, 1, 1);
 	struct perfdata_writer *w = sf_open(in_dir("pie.data"), &pie, &ev, 1, NULL);
-	ck_assert_int_eq(sf_put(w, &pie, 1, SF_PID, SF_PID, 1, "main;other;leaf", SF_RET_END, 0), 0);
+	ck_assert_int_eq(sf_put(w, &pie, 1, SF_PID, SF_PID, 1, "main;other;leaf", SF_RET_END, 0),
+	                 0);
 	ck_assert_int_eq(perfdata_writer_close(w), 0);
 	struct stackprof *sp = read_ok(in_dir("pie.data"), -1, 0);
 	char *folded = output(sp, stackprof_write_folded);
@@ -270,14 +282,16 @@ START_TEST(fork_and_exec)
 	ck_assert_msg(built, "no test program");
 	struct perfdata_event ev = sf_event(STACKPROF_EVENT, 1, 1);
 	struct perfdata_writer *w = sf_open(in_dir("f.data"), &prog, &ev, 1, NULL);
-	/* 200: a forked copy of 100 (its mappings); 300 as well, until it executes another program */
+	/* 200: a forked copy of 100 (its mappings); 300 as well, until it executes another program
+	 */
 	ck_assert_int_eq(perfdata_write_task(w, PERF_RECORD_FORK, 200, SF_PID, 200, SF_PID, 10), 0);
 	ck_assert_int_eq(perfdata_write_task(w, PERF_RECORD_FORK, 300, SF_PID, 300, SF_PID, 11), 0);
 	ck_assert_int_eq(sf_put(w, &prog, 1, 200, 200, 1, "main;mid", SF_RET_END, 0), 0);
 	ck_assert_int_eq(sf_put(w, &prog, 1, 300, 300, 1, "main;other", SF_RET_END, 0), 0);
 	ck_assert_int_eq(perfdata_write_comm_exec(w, 300, 300, "sh", 20), 0);
 	ck_assert_int_eq(sf_put(w, &prog, 1, 300, 300, 1, "main;leaf", SF_RET_END, 0), 0);
-	ck_assert_int_eq(sf_put(w, &prog, 1, 400, 400, 1, "main", SF_RET_END, 0), 0); /* never mapped */
+	ck_assert_int_eq(sf_put(w, &prog, 1, 400, 400, 1, "main", SF_RET_END, 0),
+	                 0); /* never mapped */
 	ck_assert_int_eq(perfdata_writer_close(w), 0);
 	struct stackprof *sp = read_ok(in_dir("f.data"), -1, 0);
 	char *folded = output(sp, stackprof_write_folded);
@@ -316,7 +330,8 @@ START_TEST(event_choice)
 	stackprof_free(sp);
 	struct stackprof_opts o = {2, 0};
 	char msg[256] = "";
-	ck_assert_int_eq(stackprof_read(in_dir("e2.data"), &o, &sp, msg, sizeof(msg)), PMUSIM_ERR_ARG);
+	ck_assert_int_eq(stackprof_read(in_dir("e2.data"), &o, &sp, msg, sizeof(msg)),
+	                 PMUSIM_ERR_ARG);
 }
 END_TEST
 
@@ -330,13 +345,17 @@ START_TEST(no_callchains)
 		/* no PERF_SAMPLE_CALLCHAIN at all; or callchains without a user address */
 		struct perfdata_event ev = sf_event("cycles", 1, with_chain);
 		struct perfdata_writer *w = sf_open(in_dir("n.data"), &prog, &ev, 1, NULL);
-		ck_assert_int_eq(sf_put(w, &prog, 1, SF_PID, SF_PID, 5, with_chain ? "" : NULL, SF_RET_END, 1), 0);
+		ck_assert_int_eq(
+		    sf_put(w, &prog, 1, SF_PID, SF_PID, 5, with_chain ? "" : NULL, SF_RET_END, 1),
+		    0);
 		ck_assert_int_eq(perfdata_writer_close(w), 0);
-		ck_assert_int_eq(stackprof_read(in_dir("n.data"), &o, &sp, msg, sizeof(msg)), PMUSIM_ERR_ARG);
+		ck_assert_int_eq(stackprof_read(in_dir("n.data"), &o, &sp, msg, sizeof(msg)),
+		                 PMUSIM_ERR_ARG);
 		ck_assert_ptr_null(sp);
 		ck_assert_msg(strstr(msg, "has no callchains") && !strchr(msg, '\n'), "%s", msg);
 	}
-	ck_assert_int_eq(stackprof_read(in_dir("absent.data"), &o, &sp, msg, sizeof(msg)), PMUSIM_ERR_IO);
+	ck_assert_int_eq(stackprof_read(in_dir("absent.data"), &o, &sp, msg, sizeof(msg)),
+	                 PMUSIM_ERR_IO);
 }
 END_TEST
 
@@ -345,9 +364,12 @@ START_TEST(comm_frame)
 	ck_assert_msg(built, "no test program");
 	struct perfdata_event ev = sf_event(STACKPROF_EVENT, 1, 1);
 	struct perfdata_writer *w = sf_open(in_dir("c.data"), &prog, &ev, 1, "a<b>&\"c");
-	ck_assert_int_eq(perfdata_write_task(w, PERF_RECORD_FORK, SF_PID, SF_PID, 101, SF_PID, 3), 0);
-	ck_assert_int_eq(sf_put(w, &prog, 1, SF_PID, 101, 1, "main;mid", SF_RET_END, 0), 0); /* inherited */
-	ck_assert_int_eq(sf_put(w, &prog, 1, SF_PID, 102, 1, "main", SF_RET_END, 0), 0);     /* no name */
+	ck_assert_int_eq(perfdata_write_task(w, PERF_RECORD_FORK, SF_PID, SF_PID, 101, SF_PID, 3),
+	                 0);
+	ck_assert_int_eq(sf_put(w, &prog, 1, SF_PID, 101, 1, "main;mid", SF_RET_END, 0),
+	                 0); /* inherited */
+	ck_assert_int_eq(sf_put(w, &prog, 1, SF_PID, 102, 1, "main", SF_RET_END, 0),
+	                 0); /* no name */
 	ck_assert_int_eq(perfdata_writer_close(w), 0);
 	struct stackprof *sp = read_ok(in_dir("c.data"), -1, 1);
 	char *s = output(sp, stackprof_write_folded);
@@ -360,7 +382,8 @@ START_TEST(comm_frame)
 	ck_assert_ptr_nonnull(strstr(s, "{\"stack\": [\"a<b>&\\\"c\", \"main\", \"mid\"]"));
 	free(s);
 	s = output(sp, write_flame);
-	ck_assert_ptr_nonnull(strstr(s, "<title>a&lt;b&gt;&amp;&quot;c (1 samples, 50.00%)</title>"));
+	ck_assert_ptr_nonnull(
+	    strstr(s, "<title>a&lt;b&gt;&amp;&quot;c (1 samples, 50.00%)</title>"));
 	ck_assert_ptr_nonnull(strstr(s, ">t &lt;&amp;&gt; &quot;q&quot;</text>"));
 	ck_assert_ptr_null(strstr(s, "a<b"));
 	free(s);
@@ -385,12 +408,15 @@ START_TEST(flame_boxes)
 	ck_assert_int_eq(count(a, "<rect"), 11); /* and the background */
 	ck_assert_int_eq(count(a, "<title>"), 10);
 	ck_assert_int_eq(count(a, "<g>"), count(a, "</g>"));
-	ck_assert_ptr_nonnull(strstr(a, "<title>all (6 samples, 100.00%)</title><rect x=\"10.00\""));
+	ck_assert_ptr_nonnull(
+	    strstr(a, "<title>all (6 samples, 100.00%)</title><rect x=\"10.00\""));
 	ck_assert_ptr_nonnull(strstr(a, "width=\"1180.00\""));
 	/* main;other: 1 of 6 samples of 1180 px, right of main;mid (4 samples) */
-	ck_assert_ptr_nonnull(strstr(a, "<title>other (1 samples, 16.67%)</title><rect x=\"796.67\""));
+	ck_assert_ptr_nonnull(
+	    strstr(a, "<title>other (1 samples, 16.67%)</title><rect x=\"796.67\""));
 	ck_assert_ptr_nonnull(strstr(a, "width=\"196.67\""));
-	ck_assert_msg(strncmp(a, "<?xml", 5) == 0 && strcmp(a + strlen(a) - 7, "</svg>\n") == 0, "%s", a);
+	ck_assert_msg(strncmp(a, "<?xml", 5) == 0 && strcmp(a + strlen(a) - 7, "</svg>\n") == 0,
+	              "%s", a);
 	free(a);
 	free(b);
 	stackprof_free(sp);
@@ -403,8 +429,10 @@ START_TEST(flame_leaves_out_narrow_boxes)
 	struct perfdata_event ev = sf_event(STACKPROF_EVENT, 1, 1);
 	struct perfdata_writer *w = sf_open(in_dir("narrow.data"), &prog, &ev, 1, NULL);
 	for (int i = 0; i < 1000; i++) /* 1000 of 1001: main;mid stays, main;other (1) goes */
-		ck_assert_int_eq(sf_put(w, &prog, 1, SF_PID, SF_PID, 1, "main;mid", SF_RET_END, 0), 0);
-	ck_assert_int_eq(sf_put(w, &prog, 1, SF_PID, SF_PID, 1, "main;other;leaf", SF_RET_END, 0), 0);
+		ck_assert_int_eq(sf_put(w, &prog, 1, SF_PID, SF_PID, 1, "main;mid", SF_RET_END, 0),
+		                 0);
+	ck_assert_int_eq(sf_put(w, &prog, 1, SF_PID, SF_PID, 1, "main;other;leaf", SF_RET_END, 0),
+	                 0);
 	ck_assert_int_eq(perfdata_writer_close(w), 0);
 	struct stackprof *sp = read_ok(in_dir("narrow.data"), -1, 0);
 	size_t boxes;

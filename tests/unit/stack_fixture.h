@@ -38,18 +38,18 @@ struct sf_prog {
 
 /* With an argument N the loop runs N rounds (for real perf record). */
 static const char sf_source[] =
-	"#include <stdlib.h>\n"
-	"__attribute__((noinline)) int leaf(int x) { __asm__ volatile(\"\"); return x * 3 + 1; }\n"
-	"__attribute__((noinline)) int rec(int n) { return n > 0 ? rec(n - 1) + leaf(n) : leaf(0); }\n"
-	"__attribute__((noinline)) int mid(int n) { return rec(n) + 1; }\n"
-	"__attribute__((noinline)) int other(int n) { return leaf(n) - 1; }\n"
-	"int main(int argc, char **argv)\n"
-	"{\n"
-	"	long iters = argc > 1 ? atol(argv[1]) : 0, s = 0;\n"
-	"	for (long i = 0; i < iters; i++)\n"
-	"		s += mid(20 + (int)(i & 7)) + other((int)i);\n"
-	"	return (int)(s & 1) + (mid(argc) + other(argc) == 0);\n"
-	"}\n";
+    "#include <stdlib.h>\n"
+    "__attribute__((noinline)) int leaf(int x) { __asm__ volatile(\"\"); return x * 3 + 1; }\n"
+    "__attribute__((noinline)) int rec(int n) { return n > 0 ? rec(n - 1) + leaf(n) : leaf(0); }\n"
+    "__attribute__((noinline)) int mid(int n) { return rec(n) + 1; }\n"
+    "__attribute__((noinline)) int other(int n) { return leaf(n) - 1; }\n"
+    "int main(int argc, char **argv)\n"
+    "{\n"
+    "	long iters = argc > 1 ? atol(argv[1]) : 0, s = 0;\n"
+    "	for (long i = 0; i < iters; i++)\n"
+    "		s += mid(20 + (int)(i & 7)) + other((int)i);\n"
+    "	return (int)(s & 1) + (mid(argc) + other(argc) == 0);\n"
+    "}\n";
 
 static const struct sf_fn *sf_fn(const struct sf_prog *p, const char *name)
 {
@@ -64,7 +64,8 @@ static int sf_exec_segment(struct sf_prog *p)
 {
 	FILE *f = fopen(p->path, "rb");
 	Elf64_Ehdr eh;
-	int ok = f && fread(&eh, sizeof(eh), 1, f) == 1 && fseek(f, (long)eh.e_phoff, SEEK_SET) == 0;
+	int ok =
+	    f && fread(&eh, sizeof(eh), 1, f) == 1 && fseek(f, (long)eh.e_phoff, SEEK_SET) == 0;
 	for (int i = 0; ok && i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;
 		if (fread(&ph, sizeof(ph), 1, f) != 1)
@@ -72,7 +73,8 @@ static int sf_exec_segment(struct sf_prog *p)
 		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
 			p->map_addr = (ph.p_vaddr & ~0xfffull) + p->bias;
 			p->map_pgoff = ph.p_offset & ~0xfffull;
-			p->map_len = ((ph.p_vaddr + ph.p_memsz + 0xfff) & ~0xfffull) - (ph.p_vaddr & ~0xfffull);
+			p->map_len = ((ph.p_vaddr + ph.p_memsz + 0xfff) & ~0xfffull) -
+			             (ph.p_vaddr & ~0xfffull);
 			fclose(f);
 			return 0;
 		}
@@ -94,8 +96,9 @@ static int sf_build(struct sf_prog *p, const char *dir, const char *name, int pi
 	FILE *f = fopen(src, "w");
 	if (!f || fputs(sf_source, f) < 0 || fclose(f) != 0)
 		return -1;
-	snprintf(cmd, sizeof(cmd), "gcc -O1 -fno-omit-frame-pointer -fno-optimize-sibling-calls %s -o %s %s",
-		 pie ? "-fPIE -pie" : "-fno-pie -no-pie", p->path, src);
+	snprintf(cmd, sizeof(cmd),
+	         "gcc -O1 -fno-omit-frame-pointer -fno-optimize-sibling-calls %s -o %s %s",
+	         pie ? "-fPIE -pie" : "-fno-pie -no-pie", p->path, src);
 	if (system(cmd) != 0)
 		return -1;
 	p->bias = pie ? bias : 0;
@@ -122,7 +125,8 @@ static int sf_build(struct sf_prog *p, const char *dir, const char *name, int pi
 /* The callchain of a stack text into chain (at most SF_MAX_CHAIN); its length.
  * kernel: two kernel addresses under PERF_CONTEXT_KERNEL first, as perf
  * records a sample taken in the kernel. */
-static size_t sf_chain(const struct sf_prog *p, const char *stack, int ret, int kernel, uint64_t *chain)
+static size_t sf_chain(const struct sf_prog *p, const char *stack, int ret, int kernel,
+                       uint64_t *chain)
 {
 	const char *name[SF_MAX_CHAIN];
 	size_t n = 0, k = 0;
@@ -152,24 +156,30 @@ static size_t sf_chain(const struct sf_prog *p, const char *stack, int ret, int 
 /* The usual event: pmusim_tstack with IP, TID, TIME, CALLCHAIN and PERIOD. */
 static struct perfdata_event sf_event(const char *name, uint64_t id, int callchain)
 {
-	return (struct perfdata_event){
-		.name = name, .type = PERF_TYPE_RAW, .config = 0x6b747374, .sample_period = 10,
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
-			       PERF_SAMPLE_IDENTIFIER | (callchain ? PERF_SAMPLE_CALLCHAIN : 0),
-		.id = id};
+	return (struct perfdata_event){.name = name,
+	                               .type = PERF_TYPE_RAW,
+	                               .config = 0x6b747374,
+	                               .sample_period = 10,
+	                               .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+	                                              PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
+	                                              PERF_SAMPLE_IDENTIFIER |
+	                                              (callchain ? PERF_SAMPLE_CALLCHAIN : 0),
+	                               .id = id};
 }
 
 /* Opens path with the events, a COMM (comm, when not NULL) and the MMAP2 of
  * the program for SF_PID; NULL on failure. */
 static struct perfdata_writer *sf_open(const char *path, const struct sf_prog *p,
-				       const struct perfdata_event *ev, size_t nev, const char *comm)
+                                       const struct perfdata_event *ev, size_t nev,
+                                       const char *comm)
 {
 	struct perfdata_writer *w;
 	char msg[256];
 	if (perfdata_writer_open(&w, path, ev, nev, NULL, msg, sizeof(msg)) < 0)
 		return NULL;
 	if ((comm && perfdata_write_comm(w, SF_PID, SF_PID, comm, 1) < 0) ||
-	    perfdata_write_mmap2(w, SF_PID, SF_PID, p->map_addr, p->map_len, p->map_pgoff, 5, 2, p->path, 2) < 0) {
+	    perfdata_write_mmap2(w, SF_PID, SF_PID, p->map_addr, p->map_len, p->map_pgoff, 5, 2,
+	                         p->path, 2) < 0) {
 		perfdata_writer_abort(w);
 		return NULL;
 	}
@@ -178,12 +188,16 @@ static struct perfdata_writer *sf_open(const char *path, const struct sf_prog *p
 
 /* One sample of event id with the stack's callchain; 0 or a negative pmusim_err. */
 static int sf_put(struct perfdata_writer *w, const struct sf_prog *p, uint64_t id, uint32_t pid,
-		  uint32_t tid, uint64_t period, const char *stack, int ret, int kernel)
+                  uint32_t tid, uint64_t period, const char *stack, int ret, int kernel)
 {
 	static uint64_t time = 100;
 	uint64_t chain[SF_MAX_CHAIN];
-	struct perf_sample s = {.id = id, .time = time++, .pid = pid, .tid = tid, .period = period,
-				.misc = PERF_RECORD_MISC_USER};
+	struct perf_sample s = {.id = id,
+	                        .time = time++,
+	                        .pid = pid,
+	                        .tid = tid,
+	                        .period = period,
+	                        .misc = PERF_RECORD_MISC_USER};
 	s.nchain = stack ? sf_chain(p, stack, ret, kernel, chain) : 0;
 	s.chain = chain;
 	s.ip = s.nchain > 1 ? chain[1] : 0x1234; /* the kernel's or the user's ip */
