@@ -93,13 +93,16 @@ static void spit(const char *path, const uint8_t *p, size_t len)
 #define ST_ALL                                                                                     \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
-	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK)
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK |      \
+	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 #define BR_USER_ANY (PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY)
+#define REGS_MASK 0x1a0ULL /* SP, IP, R8 of perf_regs.h: three registers per sample */
 
 static const struct perfdata_event two_events[2] = {
-    {"cycles:u", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 100003, ST_ALL, BR_USER_ANY, 11, 2},
+    {"cycles:u", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 100003, ST_ALL, BR_USER_ANY, 11, 2,
+     REGS_MASK, 64},
     {"branch-misses:u", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 20011, ST_ALL,
-     PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY_CALL, 12, 0},
+     PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY_CALL, 12, 0, REGS_MASK, 64},
 };
 
 static const char *const rec_argv[] = {"pmusim", "record", "-b", "--", "./loops"};
@@ -175,6 +178,18 @@ static int fill_sample(size_t i, struct perf_sample *s, struct perf_branch *br)
 	for (uint64_t j = 0; j < s->nchain; j++)
 		chain[j] = j ? 0x400000 + 0x10 * i + j : PERF_CONTEXT_USER;
 	s->chain = chain;
+	/* user registers every other sample; stack dumps of 0, 64 (dyn 24) or 64 (dyn 64) bytes */
+	static uint64_t regs[3];
+	static uint8_t stack[64];
+	s->regs_abi = i % 2 ? PERF_SAMPLE_REGS_ABI_64 : 0;
+	for (int j = 0; j < 3; j++)
+		regs[j] = 0x7fff0000 + i * 3 + (uint64_t)j;
+	s->regs = s->regs_abi ? regs : NULL;
+	s->stack_size = i % 3 ? 64 : 0;
+	s->stack_dyn = i % 3 == 1 ? 24 : i % 3 == 2 ? 64 : 0;
+	for (int j = 0; j < 64; j++)
+		stack[j] = (uint8_t)(i + (size_t)j * 3);
+	s->stack = s->stack_size ? stack : NULL;
 	if (i < NROWS) {
 		s->id = rows[i].id, s->ip = rows[i].ip, s->time = rows[i].time;
 		s->period = rows[i].period, s->addr = rows[i].addr;
@@ -243,7 +258,10 @@ static void check_sample(size_t i, const struct perf_sample *got)
 	                  AT(perf_sample, misc, 52) && AT(perf_sample, nbr, 56) &&
 	                  AT(perf_sample, br, 64) && AT(perf_sample, raw_size, 72) &&
 	                  AT(perf_sample, raw, 80) && AT(perf_sample, nchain, 88) &&
-	                  AT(perf_sample, chain, 96) && sizeof(struct perf_sample) == 104,
+	                  AT(perf_sample, chain, 96) && AT(perf_sample, regs_abi, 104) &&
+	                  AT(perf_sample, regs, 112) && AT(perf_sample, stack_size, 120) &&
+	                  AT(perf_sample, stack, 128) && AT(perf_sample, stack_dyn, 136) &&
+	                  sizeof(struct perf_sample) == 144,
 	              "struct perf_sample changed: extend check_sample() and fill_sample()");
 	ck_assert_msg(AT(perf_branch, from, 0) && AT(perf_branch, to, 8) &&
 	                  AT(perf_branch, cycles, 16) && AT(perf_branch, mispred, 18) &&
@@ -284,6 +302,15 @@ static void check_sample(size_t i, const struct perf_sample *got)
 		ck_assert_msg(got->chain[j] == exp.chain[j], "sample %zu: callchain entry %llu differs", i,
 			      (unsigned long long)j);
 	exp.chain = got->chain;
+	SAME(regs_abi), SAME(stack_size), SAME(stack_dyn);
+	for (int j = 0; exp.regs_abi && j < 3; j++)
+		ck_assert_msg(got->regs[j] == exp.regs[j], "sample %zu: register %d differs", i, j);
+	/* the dump: its valid bytes, then zeros to its size */
+	for (uint64_t j = 0; j < exp.stack_size; j++)
+		ck_assert_msg(got->stack[j] == (j < exp.stack_dyn ? exp.stack[j] : 0), "sample %zu: stack byte %llu",
+			      i, (unsigned long long)j);
+	exp.regs = got->regs;
+	exp.stack = got->stack;
 	ck_assert_msg(memcmp(&exp, got, sizeof(exp)) == 0,
 	              "sample %zu: a field check_sample() does not know differs", i);
 }
@@ -301,6 +328,8 @@ static void check_events(const struct perfdata *pd)
 		ck_assert_uint_eq(g->branch_sample_type, x->branch_sample_type);
 		ck_assert_uint_eq(g->id, x->id);
 		ck_assert_uint_eq(g->precise_ip, x->precise_ip);
+		ck_assert_uint_eq(g->sample_regs_user, x->sample_regs_user);
+		ck_assert_uint_eq(g->sample_stack_user, x->sample_stack_user);
 		ck_assert_int_eq(perfdata_event_of_id(pd, x->id), (int)i);
 	}
 	ck_assert_ptr_null(perfdata_event(pd, 2));
@@ -441,6 +470,8 @@ START_TEST(single_event_without_ids)
 	                                  PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD,
 	                                  0,
 	                                  1,
+	                                  0,
+	                                  0,
 	                                  0};
 	struct perfdata_writer *w;
 	char msg[256];
@@ -874,7 +905,7 @@ static void write_for_perf(const char *path, const struct text_map *m)
 	                    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 	                    PERF_SAMPLE_BRANCH_STACK;
 	const struct perfdata_event ev = {
-	    "cycles:u", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1000, st, BR_USER_ANY, 7, 0};
+	    "cycles:u", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1000, st, BR_USER_ANY, 7, 0, 0, 0};
 	struct perfdata_writer *w;
 	char msg[256];
 	ck_assert_int_eq(perfdata_writer_open(&w, path, &ev, 1, &rec_info, msg, sizeof(msg)), 0);

@@ -68,7 +68,7 @@ static struct pmu *mk(struct pmu_config *cfg)
 static void feed(struct pmu *p, const struct block_info *bi, uint32_t n, int kind, int taken,
 		 uint64_t next, uint64_t iters)
 {
-	struct retired_block rb = {bi, next, iters, 7, n, (uint8_t)kind, (uint8_t)taken, 1, 0, 0};
+	struct retired_block rb = {bi, next, iters, 7, n, (uint8_t)kind, (uint8_t)taken, 1, 0, 0, 0};
 	struct block_sink s = pmu_block_sink(p);
 	s.retire(s.ctx, &rb);
 }
@@ -108,7 +108,7 @@ START_TEST(context_switch_empties_lbr)
 	struct pmu *p = mk(&cfg);
 	for (int i = 0; i < 10; i++)
 		loop_iter(p, 1);
-	struct retired_block rb = {&L, 0x401000, 0, 8, 8, BK_COND, 1, 1, 1, 0}; /* thread 8 runs now */
+	struct retired_block rb = {&L, 0x401000, 0, 8, 8, BK_COND, 1, 1, 1, 0, 0}; /* thread 8 runs now */
 	struct block_sink s = pmu_block_sink(p);
 	s.retire(s.ctx, &rb);
 	rb.new_context = 0;

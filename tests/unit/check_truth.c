@@ -23,7 +23,7 @@ static void feed(struct truth *t, const struct block_info *bi, uint32_t n, int k
 		 uint64_t next, uint64_t iters, int run_start)
 {
 	/* a REP runs its whole count here; rep_sites adds one stopped by its condition */
-	struct retired_block rb = {bi, next, iters, 1, n, (uint8_t)kind, (uint8_t)taken, (uint8_t)run_start, 0, iters};
+	struct retired_block rb = {bi, next, iters, 1, n, (uint8_t)kind, (uint8_t)taken, (uint8_t)run_start, 0, iters, 0};
 	struct block_sink s = truth_sink(t);
 	s.retire(s.ctx, &rb);
 }
@@ -89,7 +89,7 @@ START_TEST(rep_sites)
 {
 	struct truth *t = sample();
 	/* a repne scan asked for 500 and stopped by its condition after 200 */
-	struct retired_block rb = {&P, 0x405007, 200, 1, 2, BK_REP, 0, 1, 0, 500};
+	struct retired_block rb = {&P, 0x405007, 200, 1, 2, BK_REP, 0, 1, 0, 500, 0};
 	struct block_sink s = truth_sink(t);
 	s.retire(s.ctx, &rb);
 	struct truth_rep *r;
