@@ -95,6 +95,28 @@ for w in rep gzip; do
 	echo
 done
 
+# The thread-stack unit (#7): tracking on vs off. Over a plain recording: the
+# unit keeping every thread's stack (stack and history modes; the default
+# 10 ms tracer then wakes rarely), a tracer waking every 100 us of simulated
+# time over all threads, and the DWARF baseline (16 KB stack dumps instead).
+echo
+printf '%-13s %10s %10s %10s %10s %10s %10s\n' program plain_s stack history "all/100us" "dwarf16k" snapshots
+for w in callstacks recursion threads gzip; do
+	if [ "$w" = gzip ]; then set -- /usr/bin/gzip -c -6 "$tmp/gzip.in"; else set -- "$WL/$w"; fi
+	[ -x "$1" ] || continue
+	base=$(median "$PMUSIM" record -e instructions -c 1000003 -o "$tmp/s.data" -- "$@")
+	printf '%-13s %10.3f' "$w" "$base"
+	for o in "--tstack" "--tstack-mode history" "--tstack-threads all --tstack-period 100us" \
+		"--tstack-threads all --tstack-period 100us --tstack-dwarf 16384"; do
+		# shellcheck disable=SC2086
+		t=$(median "$PMUSIM" record -e instructions -c 1000003 $o -o "$tmp/s.data" -- "$@")
+		awk -v t="$t" -v b="$base" 'BEGIN { printf " %9.3fx", t / b }'
+	done
+	"$PMUSIM" record -e instructions -c 1000003 --tstack-threads all --tstack-period 100us -o "$tmp/s.data" \
+		-- "$@" >/dev/null 2>"$tmp/s.err" </dev/null
+	printf ' %10s\n' "$(grep -o '[0-9]* stack snapshots' "$tmp/s.err" | tr -dc 0-9)"
+done
+
 # The profiler: samples per second of each method on one recording of loops,
 # and perf2bolt on the same perf.data (target: pmusim >= 10x faster).
 echo

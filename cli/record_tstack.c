@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/grow.h"
 #include "common/symtab.h"
 
 #define MAX_THREADS 512
@@ -61,26 +62,17 @@ static uint64_t u64_at(const uint8_t *p)
 	return v;
 }
 
-static int reserve(void **p, size_t *cap, size_t n, size_t size)
-{
-	if (n <= *cap)
-		return 0;
-	size_t nc = n * 2;
-	void *np = realloc(*p, nc * size);
-	if (!np)
-		return PMUSIM_ERR_NOMEM;
-	*p = np;
-	*cap = nc;
-	return 0;
-}
-
 /* Copies thread tid's work area out of guest memory: top entries at start. */
 static int copy_area(struct tstack_recording *tr, uint32_t tid, const struct tstack_area *a,
 		     struct tstack_entry **out)
 {
 	size_t bytes = (size_t)a->top * TSTACK_ENTRY_SIZE;
-	int err = reserve((void **)&tr->buf, &tr->capbuf, bytes + 1, 1);
-	if (err < 0 || (bytes && (err = sim_read_memory(tr->sim, tid, a->start, tr->buf, bytes)) < 0))
+	uint8_t *nb = grow_array(tr->buf, &tr->capbuf, bytes + 1, 1);
+	if (!nb)
+		return PMUSIM_ERR_NOMEM;
+	tr->buf = nb;
+	int err = bytes ? sim_read_memory(tr->sim, tid, a->start, tr->buf, bytes) : 0;
+	if (err < 0)
 		return err;
 	/* decode in place into entries of the same size */
 	struct tstack_entry *e = (struct tstack_entry *)(void *)tr->buf;
@@ -103,7 +95,7 @@ static int replay(struct tstack_recording *tr, uint32_t tid, struct tstack_area 
 		if (tr->replay[i].tid == tid)
 			r = &tr->replay[i];
 	if (!r) {
-		struct tstack_area *nr = realloc(tr->replay, (tr->nreplay + 1) * sizeof(*nr));
+		struct tstack_area *nr = grow_array(tr->replay, &tr->capreplay, tr->nreplay + 1, sizeof(*nr));
 		if (!nr)
 			return PMUSIM_ERR_NOMEM;
 		tr->replay = nr;
@@ -169,8 +161,10 @@ static int snapshot_thread(struct tstack_recording *tr, const struct sim_thread_
 			return err;
 		n = a->top;
 	}
-	if ((err = reserve((void **)&tr->chain, &tr->capchain, n + 2, sizeof(uint64_t))) < 0)
-		return err;
+	uint64_t *nc = grow_array(tr->chain, &tr->capchain, (size_t)n + 2, sizeof(*nc));
+	if (!nc)
+		return PMUSIM_ERR_NOMEM;
+	tr->chain = nc;
 	size_t k = 0;
 	tr->chain[k++] = PERF_CONTEXT_USER;
 	tr->chain[k++] = ip;
@@ -190,8 +184,9 @@ static int snapshot_thread(struct tstack_recording *tr, const struct sim_thread_
 	tr->frames += k - 2;
 	if (tr->truth) {
 		size_t got; /* the truth's own reading, in the chain's memory (written already) */
-		if ((err = reserve((void **)&tr->chain, &tr->capchain, 2 + (1u << 16), sizeof(uint64_t))) < 0)
-			return err;
+		if (!(nc = grow_array(tr->chain, &tr->capchain, 2 + (1u << 16), sizeof(*nc))))
+			return PMUSIM_ERR_NOMEM;
+		tr->chain = nc;
 		uint64_t *rets = tr->chain + 2;
 		if ((err = sim_true_stack(tr->sim, ti->tid, rets, 1u << 16, &got)) < 0 ||
 		    (err = truth_add_stack(tr->truth, ti->tid, ti->pid, ip, rets, got)) < 0)

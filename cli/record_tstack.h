@@ -66,7 +66,7 @@ struct tstack_recording {
 	size_t capbuf;
 	uint8_t *stack;                /* --tstack-dwarf: the stack dump */
 	struct tstack_area *replay;    /* history mode: the stacks rebuilt, per thread */
-	size_t nreplay;
+	size_t nreplay, capreplay;
 };
 
 /* Parses the option values: 0 or -1 (message printed). */

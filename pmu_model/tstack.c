@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/grow.h"
 
 #define HEAP_BASE 0x7ed000000000ULL /* nominal addresses of areas the unit allocates itself */
 
@@ -85,14 +86,10 @@ int tstack_add_marker(struct tstack_unit *u, uint64_t addr, enum tstack_marker k
 
 int tstack_add_function(struct tstack_unit *u, uint64_t entry)
 {
-	if (u->nfuncs == u->capfuncs) {
-		size_t nc = u->capfuncs ? u->capfuncs * 2 : 256;
-		uint64_t *nf = realloc(u->funcs, nc * sizeof(*nf));
-		if (!nf)
-			return PMUSIM_ERR_NOMEM;
-		u->funcs = nf;
-		u->capfuncs = nc;
-	}
+	uint64_t *nf = grow_array(u->funcs, &u->capfuncs, u->nfuncs + 1, sizeof(*nf));
+	if (!nf)
+		return PMUSIM_ERR_NOMEM;
+	u->funcs = nf;
 	u->funcs[u->nfuncs++] = entry;
 	u->funcs_sorted = 0;
 	return 0;
@@ -168,14 +165,10 @@ static struct tstack_area *find_area(struct tstack_unit *u, uint32_t tid, size_t
 /* A new area from the OS, of the size the tracer asked for. */
 static struct tstack_area *new_area(struct tstack_unit *u, uint32_t tid)
 {
-	if (u->nareas == u->capareas) {
-		size_t nc = u->capareas ? u->capareas * 2 : 8;
-		struct tstack_area *na = realloc(u->areas, nc * sizeof(*na));
-		if (!na)
-			return NULL;
-		u->areas = na;
-		u->capareas = nc;
-	}
+	struct tstack_area *na = grow_array(u->areas, &u->capareas, u->nareas + 1, sizeof(*na));
+	if (!na)
+		return NULL;
+	u->areas = na;
 	struct tstack_area *a = &u->areas[u->nareas];
 	memset(a, 0, sizeof(*a));
 	a->tid = tid;
@@ -304,14 +297,12 @@ int tstack_replay(struct tstack_area *st, const struct tstack_entry *rec, size_t
 			if (st->top > 0)
 				st->mem[st->top - 1].callee = r->callee;
 		} else {
-			if (st->top == st->length) {
-				uint64_t nl = st->length ? st->length * 2 : 64;
-				struct tstack_entry *m = realloc(st->mem, nl * sizeof(*m));
-				if (!m)
-					return PMUSIM_ERR_NOMEM;
-				st->mem = m;
-				st->length = nl;
-			}
+			size_t cap = (size_t)st->length;
+			struct tstack_entry *m = grow_array(st->mem, &cap, (size_t)st->top + 1, sizeof(*m));
+			if (!m)
+				return PMUSIM_ERR_NOMEM;
+			st->mem = m;
+			st->length = cap;
 			st->mem[st->top++] = *r;
 		}
 	}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/grow.h"
 #include "profiler/perfdata.h"
 
 #define TSTACK_EVENT "pmusim_tstack"
@@ -14,28 +15,20 @@
 
 static int add_snap(struct stack_set *s, uint32_t tid, uint32_t pid, uint64_t ip)
 {
-	if (s->n == s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 256;
-		struct stack_snap *ns = realloc(s->snap, nc * sizeof(*ns));
-		if (!ns)
-			return PMUSIM_ERR_NOMEM;
-		s->snap = ns;
-		s->cap = nc;
-	}
+	struct stack_snap *ns = grow_array(s->snap, &s->cap, s->n + 1, sizeof(*ns));
+	if (!ns)
+		return PMUSIM_ERR_NOMEM;
+	s->snap = ns;
 	s->snap[s->n++] = (struct stack_snap){tid, pid, ip, s->nrets, 0};
 	return 0;
 }
 
 static int add_ret(struct stack_set *s, uint64_t r)
 {
-	if (s->nrets == s->caprets) {
-		size_t nc = s->caprets ? s->caprets * 2 : 4096;
-		uint64_t *nr = realloc(s->rets, nc * sizeof(*nr));
-		if (!nr)
-			return PMUSIM_ERR_NOMEM;
-		s->rets = nr;
-		s->caprets = nc;
-	}
+	uint64_t *nr = grow_array(s->rets, &s->caprets, s->nrets + 1, sizeof(*nr));
+	if (!nr)
+		return PMUSIM_ERR_NOMEM;
+	s->rets = nr;
 	s->rets[s->nrets++] = r;
 	s->snap[s->n - 1].n++;
 	return 0;

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "common/err.h"
+#include "common/grow.h"
 #include "pmu_model/tstack.h"
 #include "sim/sim_internal.h"
 
@@ -74,14 +75,10 @@ static int map_area(struct sim *s, struct tstack_area *a, uint64_t length)
 	struct thread *t = live_thread(s, a->tid);
 	if (!t)
 		return PMUSIM_ERR_ARG;
-	if (st->nmaps == st->capmaps) {
-		size_t nc = st->capmaps ? st->capmaps * 2 : 16;
-		struct area_map *nm = realloc(st->maps, nc * sizeof(*nm));
-		if (!nm)
-			return PMUSIM_ERR_NOMEM;
-		st->maps = nm;
-		st->capmaps = nc;
-	}
+	struct area_map *nm = grow_array(st->maps, &st->capmaps, st->nmaps + 1, sizeof(*nm));
+	if (!nm)
+		return PMUSIM_ERR_NOMEM;
+	st->maps = nm;
 	uint64_t size = PAGE_UP(length * TSTACK_ENTRY_SIZE);
 	void *host = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (host == MAP_FAILED)
@@ -214,31 +211,24 @@ static struct shadow *shadow_of(struct sim_stacks *st, uint32_t tid, int create)
 			return &st->sh[st->cur = i];
 	if (!create)
 		return NULL;
-	if (st->nsh == st->capsh) {
-		size_t nc = st->capsh ? st->capsh * 2 : 8;
-		struct shadow *ns = realloc(st->sh, nc * sizeof(*ns));
-		if (!ns)
-			return NULL;
-		st->sh = ns;
-		st->capsh = nc;
-	}
+	struct shadow *ns = grow_array(st->sh, &st->capsh, st->nsh + 1, sizeof(*ns));
+	if (!ns)
+		return NULL;
+	st->sh = ns;
 	st->sh[st->nsh] = (struct shadow){.tid = tid};
 	return &st->sh[st->cur = st->nsh++];
 }
 
 static int shadow_push(struct shadow *sh, uint64_t slot, uint64_t ret)
 {
-	if (sh->n == sh->cap) {
-		size_t nc = sh->cap ? sh->cap * 2 : 64;
-		uint64_t *a = realloc(sh->slot, nc * sizeof(*a)), *b;
-		if (!a)
-			return PMUSIM_ERR_NOMEM;
-		sh->slot = a;
-		if (!(b = realloc(sh->ret, nc * sizeof(*b))))
-			return PMUSIM_ERR_NOMEM;
-		sh->ret = b;
-		sh->cap = nc;
-	}
+	size_t cap = sh->cap; /* both arrays have it */
+	uint64_t *a = grow_array(sh->slot, &cap, sh->n + 1, sizeof(*a));
+	if (!a)
+		return PMUSIM_ERR_NOMEM;
+	sh->slot = a;
+	if (!(a = grow_array(sh->ret, &sh->cap, sh->n + 1, sizeof(*a))))
+		return PMUSIM_ERR_NOMEM;
+	sh->ret = a;
 	sh->slot[sh->n] = slot;
 	sh->ret[sh->n++] = ret;
 	return 0;

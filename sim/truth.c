@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/grow.h"
 
 struct run_count {
 	const struct block_info *bi;
@@ -104,22 +105,14 @@ void truth_free(struct truth *t)
 
 int truth_add_stack(struct truth *t, uint32_t tid, uint32_t pid, uint64_t ip, const uint64_t *rets, size_t n)
 {
-	if (t->nstk == t->capstk) {
-		size_t nc = t->capstk ? t->capstk * 2 : 64;
-		struct truth_stack *ns = realloc(t->stk, nc * sizeof(*ns));
-		if (!ns)
-			return PMUSIM_ERR_NOMEM;
-		t->stk = ns;
-		t->capstk = nc;
-	}
-	if (t->nrets + n > t->caprets) {
-		size_t nc = (t->nrets + n) * 2;
-		uint64_t *nr = realloc(t->rets, nc * sizeof(*nr));
-		if (!nr)
-			return PMUSIM_ERR_NOMEM;
-		t->rets = nr;
-		t->caprets = nc;
-	}
+	struct truth_stack *ns = grow_array(t->stk, &t->capstk, t->nstk + 1, sizeof(*ns));
+	if (!ns)
+		return PMUSIM_ERR_NOMEM;
+	t->stk = ns;
+	uint64_t *nr = grow_array(t->rets, &t->caprets, t->nrets + n, sizeof(*nr));
+	if (!nr)
+		return PMUSIM_ERR_NOMEM;
+	t->rets = nr;
 	if (n)
 		memcpy(t->rets + t->nrets, rets, n * sizeof(*rets));
 	t->stk[t->nstk++] = (struct truth_stack){tid, pid, ip, t->nrets, n};

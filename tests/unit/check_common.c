@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/grow.h"
 #include "common/outfile.h"
 #include "common/rng.h"
 #include "common/symtab.h"
@@ -122,6 +123,31 @@ START_TEST(symbols_of_this_test)
 }
 END_TEST
 
+/* grow_array: room kept, doubling, at least what is asked, contents moved,
+ * overflowing sizes refused with the old block intact. */
+START_TEST(arrays_grow)
+{
+	size_t cap = 0;
+	int *a = grow_array(NULL, &cap, 1, sizeof(int));
+	ck_assert_ptr_nonnull(a);
+	ck_assert_uint_eq(cap, 16);
+	for (int i = 0; i < 16; i++)
+		a[i] = i * 3;
+	ck_assert_ptr_eq(grow_array(a, &cap, 16, sizeof(int)), a); /* room: the same block */
+	a = grow_array(a, &cap, 17, sizeof(int));
+	ck_assert_uint_eq(cap, 32);
+	a = grow_array(a, &cap, 100, sizeof(int));
+	ck_assert_uint_eq(cap, 100);
+	for (int i = 0; i < 16; i++)
+		ck_assert_int_eq(a[i], i * 3);
+	size_t c2 = cap;
+	ck_assert_ptr_null(grow_array(a, &c2, SIZE_MAX / 2, 8));
+	ck_assert_uint_eq(c2, cap);
+	ck_assert_int_eq(a[15], 45);
+	free(a);
+}
+END_TEST
+
 START_TEST(error_texts)
 {
 	const int codes[] = {PMUSIM_OK, PMUSIM_ERR_NOMEM, PMUSIM_ERR_IO, PMUSIM_ERR_ELF, PMUSIM_ERR_ARCH,
@@ -158,6 +184,7 @@ int main(void)
 	Suite *s = suite_create("common");
 	TCase *tc = tcase_create("common");
 	tcase_add_test(tc, rng_is_seeded);
+	tcase_add_test(tc, arrays_grow);
 	tcase_add_test(tc, rng_uniform_bounds);
 	tcase_add_test(tc, outfile_complete_or_absent);
 	tcase_add_test(tc, symbols_of_this_test);
