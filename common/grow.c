@@ -6,7 +6,7 @@
 
 void *grow_array(void *p, size_t *cap, size_t n, size_t size)
 {
-	if (n <= *cap)
+	if (n <= *cap && p)
 		return p;
 	size_t nc = *cap > SIZE_MAX / 2 ? n : *cap * 2;
 	if (nc < n)

@@ -128,7 +128,11 @@ END_TEST
 START_TEST(arrays_grow)
 {
 	size_t cap = 0;
-	int *a = grow_array(NULL, &cap, 1, sizeof(int));
+	int *a = grow_array(NULL, &cap, 0, sizeof(int)); /* nothing yet: a block all the same */
+	ck_assert_ptr_nonnull(a);
+	free(a);
+	cap = 0;
+	a = grow_array(NULL, &cap, 1, sizeof(int));
 	ck_assert_ptr_nonnull(a);
 	ck_assert_uint_eq(cap, 16);
 	for (int i = 0; i < 16; i++)
