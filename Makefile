@@ -97,6 +97,11 @@ $(WL_DIR)/pie_%.o: workloads/pie_%.c
 	@mkdir -p $(WL_DIR)
 	gcc -O2 -fPIE -c -o $@ $<
 
+# indirect calls through retpoline thunks (issue #7: the thread-stack unit's markers)
+$(WL_DIR)/retpoline.o: workloads/retpoline.c
+	@mkdir -p $(WL_DIR)
+	gcc -O2 -fno-pie -mindirect-branch=thunk -c -o $@ $<
+
 $(WL_DIR)/%.o: workloads/%.c
 	@mkdir -p $(WL_DIR)
 	gcc -O2 -fno-pie -fno-omit-frame-pointer -c -o $@ $<

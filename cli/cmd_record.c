@@ -59,9 +59,9 @@ static const char record_usage[] =
 	"  --tstack-area N      entries of a new work area (default 256; it grows on overflow)\n"
 	"  --tstack-mode M      stack (push/pop, default) or history (entry/exit records\n"
 	"                       the tracer drains and replays)\n"
-	"  --tstack-mark K:WHERE  treat the instruction at WHERE (an address, or the entry\n"
-	"                       of a function of the program) as a call or a return: K is\n"
-	"                       call or return (repeatable)\n"
+	"  --tstack-mark K:WHERE  treat the instruction at WHERE (an address, or SYM or\n"
+	"                       SYM+OFF in the program) as a call or a return: K is call\n"
+	"                       or return (repeatable; e.g. the ret of a retpoline thunk)\n"
 	"  --tstack-dwarf SIZE  the DWARF baseline: snapshots carry the registers and SIZE\n"
 	"                       bytes of stack instead of the work area (perf record\n"
 	"                       --call-graph dwarf,SIZE), and perf unwinds them itself\n" PROG_OPTIONS_HELP

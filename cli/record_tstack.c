@@ -231,13 +231,19 @@ static int add_mark(struct tstack_recording *tr, const char *spec, const struct 
 	char *end;
 	uint64_t addr = strtoull(where, &end, 0);
 	if (end == where || *end) {
+		/* SYM or SYM+OFF */
+		const char *plus = strrchr(where, '+');
+		size_t len = plus ? (size_t)(plus - where) : strlen(where);
+		uint64_t off = plus ? strtoull(plus + 1, &end, 0) : 0;
+		if (plus && (end == plus + 1 || *end))
+			return fprintf(stderr, "pmusim record: --tstack-mark: bad offset in '%s'\n", where), -1;
 		addr = 0;
 		for (size_t i = 0; st && i < symtab_count(st) && !addr; i++)
-			if (strcmp(symtab_at(st, i)->name, where) == 0)
-				addr = symtab_at(st, i)->addr;
+			if (strlen(symtab_at(st, i)->name) == len && strncmp(symtab_at(st, i)->name, where, len) == 0)
+				addr = symtab_at(st, i)->addr + off;
 		if (!addr)
-			return fprintf(stderr, "pmusim record: --tstack-mark: no function '%s' in the program\n", where),
-			       -1;
+			return fprintf(stderr, "pmusim record: --tstack-mark: no function '%.*s' in the program\n",
+				       (int)len, where), -1;
 	}
 	if (tstack_add_marker(tr->unit, addr, kind) < 0)
 		return fprintf(stderr, "pmusim record: out of memory\n"), -1;

@@ -227,14 +227,15 @@ static void unwind_to(struct tstack_area *a, uint64_t sp)
 }
 
 /* A ret to `to` leaving RSP at sp: when it returns through one of the frames
- * (same return address, slot below the new RSP), every frame whose slot is
- * below the new RSP is gone; without RSP, the newest such frame and those
- * above it. A ret that matches no frame changes nothing. */
+ * (same return address, or none known: a marker's frame; slot below the new
+ * RSP), every frame whose slot is below the new RSP is gone; without RSP, the
+ * newest such frame and those above it. A ret that matches no frame changes
+ * nothing. */
 static void ret_to(struct tstack_area *a, uint64_t to, uint64_t sp)
 {
 	for (uint64_t i = a->top; i > 0; i--) {
 		const struct tstack_entry *e = &a->mem[i - 1];
-		if (e->ret == to && (!sp || e->sp < sp)) {
+		if ((e->ret == to || (!e->ret && sp)) && (!sp || e->sp < sp)) {
 			if (sp)
 				unwind_to(a, sp);
 			else

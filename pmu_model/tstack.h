@@ -12,11 +12,11 @@
  * every thread an area when it first runs, of the size the tracer asked for.
  *
  * On a call (direct or indirect) the unit pushes {callee, return address,
- * stack pointer after the call (where the return address is), stamp}. On a
- * return it pops the newest entry whose return address is where the ret went
- * and whose slot lies below the new stack pointer, with every entry above it
- * (frames a longjmp or an exception left); a return that matches no entry is a
- * no-op. History mode appends ENTRY and EXIT records instead, so the area holds
+ * stack pointer after the call (where the return address is), stamp}. A
+ * return that goes through an entry (where the ret went is its return address,
+ * or it has none: a marker's; its slot lies below the new stack pointer) pops
+ * every entry whose slot lies below the new stack pointer (frames a longjmp or
+ * an exception left too); a return that matches no entry is a no-op. History mode appends ENTRY and EXIT records instead, so the area holds
  * the thread's whole entry/exit history. A push that would pass the area's
  * length raises an interrupt: the OS allocates a larger area (twice the
  * length), copies the entries and updates the start and length registers;

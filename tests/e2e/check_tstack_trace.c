@@ -128,6 +128,42 @@ START_TEST(processes_match_truth)
 }
 END_TEST
 
+/* Retpolines: the thunk's call never returns and its ret is a jump. The
+ * machine's truth does not care (it looks at the stack); the unit keeps a
+ * stale frame until the thunk's ret is marked as a return, then every
+ * snapshot is exact. objdump confirms the marked instruction is that ret. */
+START_TEST(markers_fix_retpolines)
+{
+	int st;
+	char *od[] = {"objdump", "-d", "--no-show-raw-insn", (char *)wl("retpoline"), NULL};
+	char *dis = run_capture(od, &st);
+	char *thunk = dis ? strstr(dis, "<__x86_indirect_thunk_rax>:") : NULL;
+	ck_assert_ptr_nonnull(thunk);
+	unsigned long long entry, at = 0;
+	ck_assert_int_eq(sscanf(thunk - 17, "%llx", &entry), 1);
+	char *ret = strstr(thunk, "\tret");
+	ck_assert_ptr_nonnull(ret);
+	while (ret > thunk && ret[-1] != '\n')
+		ret--;
+	ck_assert_int_eq(sscanf(ret, " %llx:", &at), 1);
+	ck_assert_uint_eq(at - entry, 0x10);
+	free(dis);
+	const char *data = tmp_path("rp.data"), *json = tmp_path("rp.json");
+	const char *prog[] = {wl("retpoline"), NULL};
+	const char *plain[] = {"--tstack-period", "20us", NULL};
+	ck_assert_int_eq(record(data, json, plain, prog, NULL), 0);
+	struct check k = validate(data, json, &st);
+	ck_assert_msg(st == 1 && k.mismatches * 2 > k.snapshots, "%ld of %ld snapshots differ without the marker",
+		      k.mismatches, k.snapshots);
+	const char *marked[] = {"--tstack-period", "20us", "--tstack-mark", "return:__x86_indirect_thunk_rax+0x10",
+				NULL};
+	ck_assert_int_eq(record(data, json, marked, prog, NULL), 0);
+	k = validate(data, json, &st);
+	ck_assert_msg(st == 0 && k.mismatches == 0 && k.snapshots >= 100, "%ld snapshots, %ld mismatches",
+		      k.snapshots, k.mismatches);
+}
+END_TEST
+
 /* One snapshot per perf script block: the addresses of its callchain lines. */
 struct snap {
 	unsigned tid;
@@ -310,6 +346,7 @@ int main(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_loop_test(tc, callstacks_match_truth, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, processes_match_truth);
+	tcase_add_test(tc, markers_fix_retpolines);
 	tcase_add_test(tc, dwarf_unwinding_agrees);
 	tcase_add_test(tc, perf_report_shows_call_graph);
 	tcase_add_test(tc, validate_finds_mismatches);

@@ -298,6 +298,26 @@ START_TEST(history_replays_to_the_stack)
 }
 END_TEST
 
+/* A frame a "call" marker pushed has no return address: the ret that leaves
+ * RSP above its slot returns through it (push+ret into a routine). */
+START_TEST(marker_frames_end_at_their_slot)
+{
+	struct tstack_unit *u = mk(TSTACK_STACK, 8);
+	ck_assert_int_eq(tstack_add_marker(u, 0x406000, TSTACK_MARK_CALL), 0);
+	feed_sp(u, &C1, 7, 0x402000, 0, 0x7000);
+	feed_sp(u, &X, 7, 0x408000, 0, 0x6f00);     /* push+ret into 0x408000 */
+	const struct tstack_area *a = tstack_area(u, 7);
+	ck_assert_uint_eq(a->top, 2);
+	ck_assert_uint_eq(a->mem[1].ret, 0);
+	feed_sp(u, &R, 7, 0x402123, 0, 0x6e08);     /* a ret below its slot: nothing */
+	ck_assert_uint_eq(a->top, 2);
+	feed_sp(u, &R, 7, 0x402123, 0, 0x6f08);     /* the routine returns */
+	ck_assert_uint_eq(a->top, 1);
+	ck_assert_uint_eq(a->mem[0].ret, 0x401005);
+	tstack_free(u);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("tstack");
@@ -311,6 +331,7 @@ int main(void)
 	tcase_add_test(tc, stack_pointer_matching);
 	tcase_add_test(tc, os_notifications);
 	tcase_add_test(tc, history_replays_to_the_stack);
+	tcase_add_test(tc, marker_frames_end_at_their_slot);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
