@@ -59,6 +59,8 @@ static const char record_usage[] =
 	"  --tstack-area N      entries of a new work area (default 256; it grows on overflow)\n"
 	"  --tstack-mode M      stack (push/pop, default) or history (entry/exit records\n"
 	"                       the tracer drains and replays)\n"
+	"  --tstack-start N     set the unit's control bit once N instructions retired:\n"
+	"                       calls already in progress are not in its stacks\n"
 	"  --tstack-mark K:WHERE  treat the instruction at WHERE (an address, or SYM or\n"
 	"                       SYM+OFF in the program) as a call or a return: K is call\n"
 	"                       or return (repeatable; e.g. the ret of a retpoline thunk)\n"
@@ -73,7 +75,8 @@ static const char record_usage[] =
 
 enum {
 	O_DELTA = PROG_OPT_END, O_LBR_DEPTH, O_SKID, O_REFILL, O_REP, O_REP_BUFFER, O_REP_TBE, O_REP_SSE,
-	O_TSTACK, O_TSTACK_PERIOD, O_TSTACK_THREADS, O_TSTACK_AREA, O_TSTACK_MODE, O_TSTACK_MARK, O_TSTACK_DWARF
+	O_TSTACK, O_TSTACK_PERIOD, O_TSTACK_THREADS, O_TSTACK_AREA, O_TSTACK_MODE, O_TSTACK_MARK, O_TSTACK_DWARF,
+	O_TSTACK_START
 };
 
 struct record_args {
@@ -146,6 +149,7 @@ static int record_option(void *ctx, int c, char *arg)
 		    a->ts.area_entries > (1u << 24))
 			return fprintf(stderr, "%s: --tstack-area needs 1 to 16777216 entries\n", cmd), -1;
 		return 0;
+	case O_TSTACK_START: a->ts.on = 1; return parse_num(arg, &a->ts.start, "--tstack-start", cmd);
 	case O_TSTACK_DWARF: {
 		uint64_t v;
 		a->ts.on = 1;
@@ -187,6 +191,7 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		{"tstack-threads", required_argument, 0, O_TSTACK_THREADS},
 		{"tstack-area", required_argument, 0, O_TSTACK_AREA}, {"tstack-mode", required_argument, 0, O_TSTACK_MODE},
 		{"tstack-mark", required_argument, 0, O_TSTACK_MARK}, {"tstack-dwarf", required_argument, 0, O_TSTACK_DWARF},
+		{"tstack-start", required_argument, 0, O_TSTACK_START},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	if (program_parse(p, argc, argv, "+he:c:bj:o:", opts, record_usage, record_option, a) < 0)
 		return -1;

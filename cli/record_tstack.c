@@ -200,6 +200,15 @@ static int snapshot_thread(struct tstack_recording *tr, const struct sim_thread_
 static void tracer_retire(void *ctx, const struct retired_block *rb)
 {
 	struct tstack_recording *tr = ctx;
+	tr->insns += rb->ninsns;
+	if (!tr->started) {
+		if (tr->insns < tr->opt.start)
+			return;
+		/* the control bit: from the next block on */
+		tstack_enable(tr->unit, 1);
+		sim_true_stacks_start(tr->sim);
+		tr->started = 1;
+	}
 	uint64_t now = tr->now_ns(tr->ctx);
 	if (now < tr->next_ns || tr->err)
 		return;
@@ -252,10 +261,11 @@ static int add_mark(struct tstack_recording *tr, const char *spec, const struct 
 
 int tstack_recording_init(struct tstack_recording *tr, struct sim *sim, struct truth *truth)
 {
-	struct tstack_config cfg = {tr->opt.mode, tr->opt.area_entries, 1};
+	struct tstack_config cfg = {tr->opt.mode, tr->opt.area_entries, tr->opt.start == 0};
 	tr->sim = sim;
 	tr->truth = truth;
 	tr->next_ns = tr->opt.period_ns;
+	tr->started = tr->opt.start == 0; /* on from the first instruction */
 	if (truth && sim_track_true_stacks(sim) < 0)
 		return fprintf(stderr, "pmusim record: out of memory\n"), -1;
 	if (sim_tstack_new(sim, &cfg, &tr->unit) < 0)

@@ -12,6 +12,10 @@
  * out). With the truth asked for, the machine's true stack of the same thread
  * at the same moment goes to the truth ("stack_snapshots").
  *
+ * --tstack-start N sets the control bit only once N instructions retired:
+ * tracking starts with calls in progress, which the unit never sees; the truth
+ * then holds the calls made from that moment on (sim_true_stacks_start).
+ *
  * History mode: the areas hold entry/exit records; the tracer drains them at
  * every wake-up and rebuilds each thread's stack from them (tstack_replay).
  *
@@ -44,6 +48,7 @@ struct tstack_options {
 	uint64_t area_entries;         /* default 256 */
 	int threads;                   /* enum tstack_threads */
 	uint32_t dwarf_stack;          /* --tstack-dwarf: stack bytes per snapshot, 0: off */
+	uint64_t start;                /* --tstack-start: instructions before the control bit is set */
 	const char *marks[64];         /* "call:WHERE" / "return:WHERE" */
 	size_t nmarks;
 };
@@ -58,6 +63,8 @@ struct tstack_recording {
 	uint64_t (*now_ns)(void *ctx);
 	void *ctx;
 	uint64_t next_ns;
+	uint64_t insns;                /* retired so far, all threads */
+	int started;                   /* the control bit is set */
 	int err;
 	uint64_t snapshots, frames;
 	uint64_t *chain;

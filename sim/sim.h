@@ -137,6 +137,9 @@ int sim_tstack_new(struct sim *s, const struct tstack_config *cfg, struct tstack
  * address. sim_true_stack gives the return addresses of thread tid's frames,
  * innermost first (at most max). Both: 0 or a negative pmusim_err. */
 int sim_track_true_stacks(struct sim *s);
+/* From now on the true stacks hold only the calls made after this moment
+ * (tracking started with calls in progress: the unit never saw the older ones). */
+void sim_true_stacks_start(struct sim *s);
 int sim_true_stack(struct sim *s, uint32_t tid, uint64_t *rets, size_t max, size_t *n);
 /* The threads alive now, in creation order; pc: where a thread that is not
  * running goes on. */

@@ -22,10 +22,15 @@ struct area_map {
 	void *host;                /* the same bytes, mapped into the engine */
 };
 
-/* The true stack of one thread: return-address slots, lowest slot last. */
+/* The true stack of one thread: calls in progress, the lowest slot last. */
+struct frame {
+	uint64_t slot, ret;
+	uint64_t seq;              /* calls made before it, all threads */
+};
+
 struct shadow {
 	uint32_t tid;
-	uint64_t *slot, *ret;
+	struct frame *f;
 	size_t n, cap;
 };
 
@@ -35,6 +40,8 @@ struct sim_stacks {
 	size_t nmaps, capmaps;
 	uint64_t next_addr;
 	int truth;
+	uint64_t calls;            /* calls seen by the truth */
+	uint64_t since;            /* the true stacks hold the calls from this one on */
 	struct shadow *sh;
 	size_t nsh, capsh, cur;
 };
@@ -219,18 +226,13 @@ static struct shadow *shadow_of(struct sim_stacks *st, uint32_t tid, int create)
 	return &st->sh[st->cur = st->nsh++];
 }
 
-static int shadow_push(struct shadow *sh, uint64_t slot, uint64_t ret)
+static int shadow_push(struct shadow *sh, uint64_t slot, uint64_t ret, uint64_t seq)
 {
-	size_t cap = sh->cap; /* both arrays have it */
-	uint64_t *a = grow_array(sh->slot, &cap, sh->n + 1, sizeof(*a));
-	if (!a)
+	struct frame *f = grow_array(sh->f, &sh->cap, sh->n + 1, sizeof(*f));
+	if (!f)
 		return PMUSIM_ERR_NOMEM;
-	sh->slot = a;
-	if (!(a = grow_array(sh->ret, &sh->cap, sh->n + 1, sizeof(*a))))
-		return PMUSIM_ERR_NOMEM;
-	sh->ret = a;
-	sh->slot[sh->n] = slot;
-	sh->ret[sh->n++] = ret;
+	sh->f = f;
+	sh->f[sh->n++] = (struct frame){slot, ret, seq};
 	return 0;
 }
 
@@ -248,10 +250,10 @@ static void truth_retire(void *ctx, const struct retired_block *rb)
 	if (!sh)
 		return;
 	int call = k == BK_CALL || k == BK_CALL_IND;
-	while (sh->n > 0 && (call ? sh->slot[sh->n - 1] <= rb->sp : sh->slot[sh->n - 1] < rb->sp))
+	while (sh->n > 0 && (call ? sh->f[sh->n - 1].slot <= rb->sp : sh->f[sh->n - 1].slot < rb->sp))
 		sh->n--;
 	if (call)
-		shadow_push(sh, rb->sp, rb->info->end);
+		shadow_push(sh, rb->sp, rb->info->end, s->stacks->calls++);
 }
 
 int sim_track_true_stacks(struct sim *s)
@@ -262,6 +264,12 @@ int sim_track_true_stacks(struct sim *s)
 	st->truth = 1;
 	bstream_want_sp(s->bs);
 	return bstream_add_sink(s->bs, (struct block_sink){truth_retire, s});
+}
+
+void sim_true_stacks_start(struct sim *s)
+{
+	if (s->stacks)
+		s->stacks->since = s->stacks->calls;
 }
 
 int sim_true_stack(struct sim *s, uint32_t tid, uint64_t *rets, size_t max, size_t *n)
@@ -277,9 +285,11 @@ int sim_true_stack(struct sim *s, uint32_t tid, uint64_t *rets, size_t max, size
 		uc_context_reg_read(t->regs, UC_X86_REG_RSP, &rsp);
 	struct shadow *sh = shadow_of(s->stacks, tid, 0);
 	for (size_t i = sh ? sh->n : 0; i > 0 && *n < max; i--) {
+		const struct frame *f = &sh->f[i - 1];
 		uint64_t v = 0;
-		if (sh->slot[i - 1] < rsp || uc_mem_read(t->proc->uc, sh->slot[i - 1], &v, 8) != UC_ERR_OK ||
-		    v != sh->ret[i - 1])
+		if (f->seq < s->stacks->since)
+			continue; /* made before tracking started */
+		if (f->slot < rsp || uc_mem_read(t->proc->uc, f->slot, &v, 8) != UC_ERR_OK || v != f->ret)
 			continue; /* popped, or overwritten since */
 		rets[(*n)++] = v;
 	}
@@ -302,7 +312,7 @@ void stacks_thread_created(struct sim *s, uint32_t tid, uint32_t copy_from)
 		from = &st->sh[fi];
 		sh->n = 0;
 		for (size_t i = 0; i < from->n; i++)
-			shadow_push(sh, from->slot[i], from->ret[i]);
+			shadow_push(sh, from->f[i].slot, from->f[i].ret, from->f[i].seq);
 	}
 }
 
@@ -315,8 +325,7 @@ void stacks_thread_exited(struct sim *s, uint32_t tid)
 		tstack_thread_exited(st->unit, tid);
 	struct shadow *sh = shadow_of(st, tid, 0);
 	if (sh) {
-		free(sh->slot);
-		free(sh->ret);
+		free(sh->f);
 		*sh = st->sh[--st->nsh];
 		st->cur = SIZE_MAX;
 	}
@@ -343,10 +352,8 @@ void stacks_free(struct sim *s)
 	if (!st)
 		return;
 	tstack_free(st->unit); /* releases the areas */
-	for (size_t i = 0; i < st->nsh; i++) {
-		free(st->sh[i].slot);
-		free(st->sh[i].ret);
-	}
+	for (size_t i = 0; i < st->nsh; i++)
+		free(st->sh[i].f);
 	free(st->sh);
 	free(st->maps);
 	free(st);

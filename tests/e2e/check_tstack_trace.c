@@ -59,18 +59,25 @@ struct stack_case {
 	const char *opts[10];
 	long min_snapshots, min_depth;
 	int overflows;      /* the work areas must overflow */
+	long depth_below;   /* the deepest snapshot is shallower than this (0: no bound) */
 };
 
 static const struct stack_case cases[] = {
-	{__LINE__, {"--tstack-period", "20us", 0}, 20, 2000, 1},
+	{__LINE__, {"--tstack-period", "20us", 0}, 20, 2000, 1, 0},
 	/* 4-entry areas: overflow after overflow, every entry kept */
-	{__LINE__, {"--tstack-period", "7us", "--tstack-threads", "all", "--tstack-area", "4", 0}, 200, 2000, 1},
-	{__LINE__, {"--tstack-period", "13us", "--tstack-threads", "suspended", 0}, 50, 3, 0},
+	{__LINE__, {"--tstack-period", "7us", "--tstack-threads", "all", "--tstack-area", "4", 0}, 200, 2000, 1, 0},
+	{__LINE__, {"--tstack-period", "13us", "--tstack-threads", "suspended", 0}, 50, 3, 0, 0},
 	/* entry/exit history drained and replayed by the tracer */
 	{__LINE__, {"--tstack-period", "5us", "--tstack-mode", "history", "--tstack-threads", "all",
-		    "--tstack-area", "8", 0}, 300, 2000, 1},
+		    "--tstack-area", "8", 0}, 300, 2000, 1, 0},
 	/* threads switching every 997 instructions */
-	{__LINE__, {"--tstack-period", "3us", "--quantum", "997", "--tstack-threads", "all", 0}, 500, 2000, 1},
+	{__LINE__, {"--tstack-period", "3us", "--quantum", "997", "--tstack-threads", "all", 0}, 500, 2000, 1, 0},
+	/* the control bit set after 100,000 instructions, inside main's 2,000-deep
+	 * recursion: those calls are in no snapshot, the threads' are */
+	{__LINE__, {"--tstack-period", "10us", "--tstack-start", "100000", "--tstack-threads", "all", 0}, 150, 50, 0,
+	 1000},
+	{__LINE__, {"--tstack-period", "10us", "--tstack-start", "100000", "--tstack-mode", "history", 0}, 50, 10, 0,
+	 1000},
 };
 
 /* Snapshots equal the truth; the program's output is its native output. */
@@ -92,7 +99,8 @@ START_TEST(callstacks_match_truth)
 	ck_assert_msg(st == 0 && k.mismatches == 0, "line %d: %ld mismatches", c->line, k.mismatches);
 	ck_assert_msg(k.snapshots == k.truth_snapshots && k.snapshots >= c->min_snapshots,
 		      "line %d: %ld snapshots, %ld in the truth", c->line, k.snapshots, k.truth_snapshots);
-	ck_assert_msg(k.max_depth >= c->min_depth, "line %d: deepest %ld frames", c->line, k.max_depth);
+	ck_assert_msg(k.max_depth >= c->min_depth && (!c->depth_below || k.max_depth < c->depth_below),
+		      "line %d: deepest %ld frames", c->line, k.max_depth);
 	char *err = slurp(tmp_path("record.err"), NULL);
 	long snaps = -1, frames = -1, overflows = -1;
 	const char *line = err ? strstr(err, "stack snapshots") : NULL;
