@@ -250,7 +250,8 @@ struct recorder {
 	struct rep_recording rep;
 	struct tstack_recording ts;
 	struct perf_branch br[LBR_MAX_DEPTH];
-	const char *files[SIM_MAX_MAPPINGS]; /* files whose build id is written */
+	char *files[SIM_MAX_MAPPINGS]; /* files whose build id is written (copies: the
+	                                * machine frees a process's paths with its image) */
 	size_t nfiles;
 	int data_maps;       /* the file's other segments too (perf record -d): DWARF unwinding reads them */
 };
@@ -408,8 +409,8 @@ static int describe_mapping(struct recorder *r, const struct sim_mapping *m)
 			return err;
 	uint8_t id[BUILD_ID_MAX];
 	int idlen = elf_build_id(m->path, id);
-	if (r->nfiles < sizeof(r->files) / sizeof(r->files[0]))
-		r->files[r->nfiles++] = m->path;
+	if (r->nfiles < sizeof(r->files) / sizeof(r->files[0]) && (r->files[r->nfiles] = strdup(m->path)) != NULL)
+		r->nfiles++;
 	if (err >= 0 && idlen > 0)
 		err = perfdata_add_build_id(r->w, m->path, id, (size_t)idlen);
 	return err;
@@ -561,6 +562,8 @@ out:
 	rep_recording_free(&r.rep);
 	tstack_recording_free(&r.ts);
 	free(r.task_pid);
+	for (size_t i = 0; i < r.nfiles; i++)
+		free(r.files[i]);
 	program_free(&p);
 	return status;
 }

@@ -17,12 +17,14 @@
 #include "tests/e2e/e2e_util.h"
 #include "tests/unit/run_suite.h"
 
-/* pmusim record --tstack ... -- prog args; stdout to out (NULL: /dev/null). */
+/* pmusim record --tstack ... -- prog args; stdout to out (NULL: /dev/null). The
+ * program gets an empty environment, so that where snapshots fall does not
+ * depend on the host's. */
 static int record(const char *data, const char *json, const char *const *opts, const char *const *prog,
 		  const char *out)
 {
-	char *argv[48] = {(char *)pmusim(), "record", "--tstack", "-o", (char *)data};
-	int k = 5;
+	char *argv[48] = {(char *)pmusim(), "record", "--tstack", "--clear-env", "-o", (char *)data};
+	int k = 6;
 	if (json) {
 		argv[k++] = "--truth-json";
 		argv[k++] = (char *)json;
@@ -63,7 +65,7 @@ struct stack_case {
 };
 
 static const struct stack_case cases[] = {
-	{__LINE__, {"--tstack-period", "20us", 0}, 20, 2000, 1, 0},
+	{__LINE__, {"--tstack-period", "20us", 0}, 20, 1000, 1, 0},
 	/* 4-entry areas: overflow after overflow, every entry kept */
 	{__LINE__, {"--tstack-period", "7us", "--tstack-threads", "all", "--tstack-area", "4", 0}, 200, 2000, 1, 0},
 	{__LINE__, {"--tstack-period", "13us", "--tstack-threads", "suspended", 0}, 50, 3, 0, 0},
