@@ -550,6 +550,9 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, "[ pmusim record: %llu stack snapshots, %llu frames, %llu work-area overflows ]\n",
 				(unsigned long long)r.ts.snapshots, (unsigned long long)r.ts.frames,
 				(unsigned long long)tstack_overflows(r.ts.unit));
+		if (r.ts.unit && !r.ts.snapshots)
+			fprintf(stderr, "[ pmusim record: the program ran %.3f ms of simulated time; a shorter "
+				"--tstack-period takes snapshots ]\n", (double)now_ns(&r) / 1e6);
 		if (r.err)
 			status = EXIT_PMUSIM_ERROR;
 	}
