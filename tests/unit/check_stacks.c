@@ -116,6 +116,16 @@ static char *output(const struct stackprof *sp, int (*fn)(FILE *, const struct s
 	return buf;
 }
 
+/* The folded stacks of the recording at path (every sample) are want. */
+static void expect_folded(const char *path, const char *want)
+{
+	struct stackprof *sp = read_ok(path, -1, 0);
+	char *folded = output(sp, stackprof_write_folded);
+	ck_assert_str_eq(folded, want);
+	free(folded);
+	stackprof_free(sp);
+}
+
 static int write_flame(FILE *f, const struct stackprof *sp)
 {
 	return flame_svg(f, sp, "t <&> \"q\"", NULL);
@@ -253,11 +263,7 @@ START_TEST(unknown_addresses)
 	ck_assert_int_eq(
 	    sf_put(w, &prog, 1, SF_PID, SF_PID, 1, "@0x10;main;@0x7000010", SF_RET_END, 0), 0);
 	ck_assert_int_eq(perfdata_writer_close(w), 0);
-	struct stackprof *sp = read_ok(in_dir("u.data"), -1, 0);
-	char *folded = output(sp, stackprof_write_folded);
-	ck_assert_str_eq(folded, "[unknown];main;blob.bin+0x1010 1\n");
-	free(folded);
-	stackprof_free(sp);
+	expect_folded(in_dir("u.data"), "[unknown];main;blob.bin+0x1010 1\n");
 }
 END_TEST
 
@@ -269,11 +275,7 @@ START_TEST(pie_load_bias)
 	ck_assert_int_eq(sf_put(w, &pie, 1, SF_PID, SF_PID, 1, "main;other;leaf", SF_RET_END, 0),
 	                 0);
 	ck_assert_int_eq(perfdata_writer_close(w), 0);
-	struct stackprof *sp = read_ok(in_dir("pie.data"), -1, 0);
-	char *folded = output(sp, stackprof_write_folded);
-	ck_assert_str_eq(folded, "main;other;leaf 1\n");
-	free(folded);
-	stackprof_free(sp);
+	expect_folded(in_dir("pie.data"), "main;other;leaf 1\n");
 }
 END_TEST
 
@@ -293,11 +295,7 @@ START_TEST(fork_and_exec)
 	ck_assert_int_eq(sf_put(w, &prog, 1, 400, 400, 1, "main", SF_RET_END, 0),
 	                 0); /* never mapped */
 	ck_assert_int_eq(perfdata_writer_close(w), 0);
-	struct stackprof *sp = read_ok(in_dir("f.data"), -1, 0);
-	char *folded = output(sp, stackprof_write_folded);
-	ck_assert_str_eq(folded, "[unknown] 1\n[unknown];[unknown] 1\nmain;mid 1\nmain;other 1\n");
-	free(folded);
-	stackprof_free(sp);
+	expect_folded(in_dir("f.data"), "[unknown] 1\n[unknown];[unknown] 1\nmain;mid 1\nmain;other 1\n");
 }
 END_TEST
 
