@@ -87,7 +87,7 @@ static int copy_area(struct tstack_recording *tr, uint32_t tid, const struct tst
 
 /* History mode: the thread's records since the last wake-up, applied to the
  * stack the tracer keeps for it; the area is emptied (its top register reset). */
-static int replay(struct tstack_recording *tr, uint32_t tid, struct tstack_area *a,
+static int replay(struct tstack_recording *tr, uint32_t tid, const struct tstack_area *a,
 		  struct tstack_area **stack)
 {
 	struct tstack_area *r = NULL;
@@ -106,7 +106,7 @@ static int replay(struct tstack_recording *tr, uint32_t tid, struct tstack_area 
 	int err = copy_area(tr, tid, a, &rec);
 	if (err < 0 || (err = tstack_replay(r, rec, a->top)) < 0)
 		return err;
-	a->top = 0;
+	tstack_thread_reset(tr->unit, tid); /* drained: the top register back to 0 */
 	*stack = r;
 	return 0;
 }
@@ -147,7 +147,7 @@ static int dump_stack(struct tstack_recording *tr, const struct sim_thread_info 
 static int snapshot_thread(struct tstack_recording *tr, const struct sim_thread_info *ti, uint64_t ip,
 			   uint64_t now)
 {
-	struct tstack_area *a = (struct tstack_area *)tstack_area(tr->unit, ti->tid);
+	const struct tstack_area *a = tstack_area(tr->unit, ti->tid);
 	struct tstack_entry *e = NULL;
 	uint64_t n = 0;
 	int err = 0;

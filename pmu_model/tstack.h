@@ -104,8 +104,9 @@ int tstack_add_function(struct tstack_unit *u, uint64_t entry);
 
 /* The OS tells the unit about threads: one was created (its area is allocated
  * now; with copy_from, a thread whose entries it starts with: fork copies the
- * parent's stack), one executed a new program (its area empties), one ended
- * (its area is freed). created: 0 or a negative pmusim_err. */
+ * parent's stack), one executed a new program (its area empties: reset, which
+ * is also a tracer resetting the top register after draining a history), one
+ * ended (its area is freed). created: 0 or a negative pmusim_err. */
 int tstack_thread_created(struct tstack_unit *u, uint32_t tid, uint32_t copy_from);
 void tstack_thread_reset(struct tstack_unit *u, uint32_t tid);
 void tstack_thread_exited(struct tstack_unit *u, uint32_t tid);
