@@ -49,7 +49,7 @@ WORKLOADS := $(WL_C:workloads/%.c=$(WL_DIR)/%) $(WL_MUSL:workloads/%.c=$(WL_DIR)
 
 # Debian 12 packages the project, its tests and benchmarks use.
 DEPS := build-essential pkg-config libunicorn-dev libcapstone-dev libelf-dev check \
-	valgrind musl-tools busybox-static python3 linux-perf bolt-16 autofdo llvm
+	valgrind libc6-dbg musl-tools busybox-static python3 linux-perf bolt-16 autofdo llvm
 
 .PHONY: all test unit e2e e2e-asan asan-unit bench mca experiments real-vs-sim demo deps workloads clean format syscall-names
 

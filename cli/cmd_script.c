@@ -1,29 +1,39 @@
 /* pmusim script: prints the samples of a perf.data file (pmusim's or real
  * perf's) as `perf script` does, for users without perf. Field layout follows
- * perf 6.1's builtin-script.c output: " %16lx" IPs, branch entries
- * "0xFROM/0xTO/M|P|-/X|-/A|-/CYCLES/TYPE". */
+ * perf 6.1's builtin-script.c output: each field followed by a space ("%16s "
+ * comm, "%5d " tid, "%12s: " time, "%10lu " period, the event name padded to
+ * the longest one's width), then " %16lx" IPs, branch entries
+ * "0xFROM/0xTO/M|P|-/X|-/A|-/CYCLES/TYPE". When the file has callchains, the
+ * IP field is the callchain instead, as perf prints it: a newline, then per
+ * frame (at most --max-stack) a tab, the address relative to its mapping
+ * ("%16lx"), the symbol (of the address itself) and the file, and a blank line
+ * after the sample; the comm is then not padded. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/elf_bias.h"
 #include "cli/cli.h"
 #include "common/err.h"
+#include "common/grow.h"
 #include "common/symtab.h"
 #include "profiler/binary.h"
 #include "profiler/perfdata.h"
+#include "profiler/symbolize.h"
 
 static const char script_usage[] =
-	"usage: pmusim script [-i FILE] [-F FIELD,...]\n"
+	"usage: pmusim script [-i FILE] [-F FIELD,...] [--max-stack N]\n"
 	"\n"
-	"Prints the samples of a perf.data file as text, one line per sample.\n"
+	"Prints the samples of a perf.data file as text, one line per sample (with\n"
+	"callchains in the file: a block per sample, one line per frame).\n"
 	"\n"
 	"options:\n"
 	"  -i, --input FILE   perf.data to read (default ./perf.data)\n"
 	"  -F, --fields LIST  comm, tid, pid, time, period, event, ip, sym, symoff, dso,\n"
 	"                     brstack, brstacksym (default: comm,tid,time,period,event,ip,\n"
 	"                     sym,symoff,dso)\n"
+	"  --max-stack N      frames printed per callchain (default 127, as perf's\n"
+	"                     kernel.perf_event_max_stack)\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"exit status: 0; 2 when the file is missing, not perf.data, or corrupt.\n";
@@ -57,51 +67,58 @@ static int parse_fields(const char *spec, unsigned *out)
 	return 0;
 }
 
-/* One executable mapping seen in the file, with the symbols of its file. */
-struct map {
-	uint32_t pid;
-	uint64_t addr, len;
-	char *path;
-	struct symtab *syms;
+#define COMM_LEN 16 /* TASK_COMM_LEN */
+
+/* The command name of a thread (COMM records; a new task starts with its parent's). */
+struct comm {
+	uint32_t tid;
+	char name[COMM_LEN];
 };
 
 struct script {
 	struct perfdata *pd;
 	unsigned fields;
-	struct map *maps;
-	size_t nmaps;
-	char comm[64];
+	int use_callchain;   /* some event has callchains */
+	int name_width;      /* of the longest event name */
+	uint64_t max_stack;
+	struct symbolizer *z; /* each process's mappings and their files' symbols */
+	struct comm *comms;
+	size_t ncomms, capcomms;
 };
 
-static void add_map(struct script *sc, const struct perf_record *rec)
+static struct comm *comm_of(struct script *sc, uint32_t tid, int create)
 {
-	struct map *m = realloc(sc->maps, (sc->nmaps + 1) * sizeof(*m));
-	if (!m)
-		return;
-	sc->maps = m;
-	m = &sc->maps[sc->nmaps++];
-	m->pid = rec->u.mmap.pid;
-	m->addr = rec->u.mmap.addr;
-	m->len = rec->u.mmap.len;
-	m->path = strdup(rec->u.mmap.filename ? rec->u.mmap.filename : "");
-	m->syms = NULL;
-	uint64_t bias = elf_mapping_bias(m->path, m->addr, rec->u.mmap.pgoff);
-	if (!m->path || symtab_load(m->path, bias, &m->syms) < 0)
-		m->syms = NULL;
+	for (size_t i = 0; i < sc->ncomms; i++)
+		if (sc->comms[i].tid == tid)
+			return &sc->comms[i];
+	struct comm *nc = create ? grow_array(sc->comms, &sc->capcomms, sc->ncomms + 1, sizeof(*nc)) : NULL;
+	if (!nc)
+		return NULL;
+	sc->comms = nc;
+	nc = &sc->comms[sc->ncomms++];
+	nc->tid = tid;
+	snprintf(nc->name, sizeof(nc->name), ":%u", tid); /* perf's name for a task it knows nothing of */
+	return nc;
 }
 
-static const struct map *find_map(const struct script *sc, uint64_t addr)
+static void set_comm(struct script *sc, uint32_t tid, const char *name)
 {
-	for (size_t i = sc->nmaps; i-- > 0;)
-		if (addr >= sc->maps[i].addr && addr - sc->maps[i].addr < sc->maps[i].len)
-			return &sc->maps[i];
-	return NULL;
+	struct comm *c = comm_of(sc, tid, 1);
+	if (c)
+		snprintf(c->name, sizeof(c->name), "%s", name ? name : "");
 }
 
-static void print_sym(FILE *f, const struct script *sc, uint64_t addr, int with_offset)
+/* Where addr is in process pid, and its function as perf names it (NULL when unknown). */
+static const struct sym *place(struct script *sc, uint32_t pid, uint64_t addr, struct sym_place *p)
 {
-	const struct map *m = find_map(sc, addr);
-	const struct sym *s = m && m->syms ? symtab_perf_alias(m->syms, symtab_lookup(m->syms, addr)) : NULL;
+	symbolizer_place(sc->z, pid, addr, p);
+	return p->sym ? symtab_perf_alias(p->st, p->sym) : NULL;
+}
+
+static void print_sym(FILE *f, struct script *sc, uint32_t pid, uint64_t addr, int with_offset)
+{
+	struct sym_place p;
+	const struct sym *s = place(sc, pid, addr, &p);
 	if (!s)
 		fputs("[unknown]", f);
 	else if (with_offset)
@@ -116,14 +133,14 @@ static const char *br_type_name(uint8_t t)
 	return t < sizeof(names) / sizeof(names[0]) ? names[t] : "";
 }
 
-static void print_branches(FILE *f, const struct script *sc, const struct perf_sample *s, int sym)
+static void print_branches(FILE *f, struct script *sc, const struct perf_sample *s, int sym)
 {
 	for (uint64_t i = 0; i < s->nbr; i++) {
 		const struct perf_branch *b = &s->br[i];
 		if (sym) {
-			print_sym(f, sc, b->from, 1);
+			print_sym(f, sc, s->pid, b->from, 1);
 			fputc('/', f);
-			print_sym(f, sc, b->to, 1);
+			print_sym(f, sc, s->pid, b->to, 1);
 		} else {
 			fprintf(f, " 0x%llx/0x%llx", (unsigned long long)b->from, (unsigned long long)b->to);
 		}
@@ -132,35 +149,70 @@ static void print_branches(FILE *f, const struct script *sc, const struct perf_s
 	}
 }
 
-static void print_sample(FILE *f, const struct script *sc, const struct perf_record *rec)
+/* perf's callchain lines: per user address (context markers skipped), a tab,
+ * the address relative to its mapping, " sym+0xoff" and " (file)". */
+static void print_callchain(FILE *f, struct script *sc, const struct perf_sample *s)
+{
+	unsigned fl = sc->fields;
+	uint64_t n = 0;
+	for (uint64_t i = 0; i < s->nchain && n < sc->max_stack; i++) {
+		uint64_t a = s->chain[i];
+		if (a >= PERF_CONTEXT_MAX)
+			continue;
+		struct sym_place p;
+		place(sc, s->pid, a, &p);
+		fprintf(f, "\t%16llx", (unsigned long long)(p.path ? p.file_off : a));
+		if (fl & F_SYM) {
+			fputc(' ', f);
+			print_sym(f, sc, s->pid, a, (fl & F_SYMOFF) != 0);
+		}
+		if (fl & F_DSO)
+			fprintf(f, " (%s)", p.path ? p.path : "[unknown]");
+		fputc('\n', f);
+		n++;
+	}
+}
+
+static void print_sample(FILE *f, struct script *sc, const struct perf_record *rec)
 {
 	const struct perf_sample *s = &rec->u.sample;
 	unsigned fl = sc->fields;
-	if (fl & F_COMM)
-		fprintf(f, "%16s", sc->comm);
+	int e = perfdata_event_of_id(sc->pd, s->id);
+	const struct perfdata_event *ev = perfdata_event(sc->pd, e < 0 ? 0 : (size_t)e);
+	int chain = sc->use_callchain && ev && (ev->sample_type & PERF_SAMPLE_CALLCHAIN) && (fl & F_IP);
+	if (fl & F_COMM) {
+		const struct comm *c = comm_of(sc, s->tid, 1);
+		fprintf(f, chain ? "%s " : "%16s ", c ? c->name : "");
+	}
 	if ((fl & F_PID) && (fl & F_TID))
-		fprintf(f, " %5u/%-5u", s->pid, s->tid);
+		fprintf(f, "%5u/%-5u ", s->pid, s->tid);
 	else if (fl & (F_PID | F_TID))
-		fprintf(f, " %5u", (fl & F_PID) ? s->pid : s->tid);
-	if (fl & F_TIME)
-		fprintf(f, " %5llu.%06llu:", (unsigned long long)(s->time / 1000000000ULL),
-			(unsigned long long)(s->time % 1000000000ULL / 1000));
+		fprintf(f, "%5u ", (fl & F_PID) ? s->pid : s->tid);
+	if (fl & F_TIME) {
+		char t[48];
+		snprintf(t, sizeof(t), "%llu.%06llu", (unsigned long long)(s->time / 1000000000ULL),
+			 (unsigned long long)(s->time % 1000000000ULL / 1000));
+		fprintf(f, "%12s: ", t);
+	}
 	if (fl & F_PERIOD)
-		fprintf(f, " %10llu", (unsigned long long)s->period);
-	if (fl & F_EVENT) {
-		int e = perfdata_event_of_id(sc->pd, s->id);
-		const struct perfdata_event *ev = perfdata_event(sc->pd, e < 0 ? 0 : (size_t)e);
-		fprintf(f, " %s: ", ev && ev->name ? ev->name : "unknown");
-	}
-	if (fl & F_IP)
-		fprintf(f, " %16llx", (unsigned long long)s->ip);
-	if (fl & F_SYM) {
-		fputc(' ', f);
-		print_sym(f, sc, s->ip, (fl & F_SYMOFF) != 0);
-	}
-	if (fl & F_DSO) {
-		const struct map *m = find_map(sc, s->ip);
-		fprintf(f, " (%s)", m ? m->path : "[unknown]");
+		fprintf(f, "%10llu ", (unsigned long long)s->period);
+	if (fl & F_EVENT)
+		fprintf(f, "%*s: ", sc->name_width, ev && ev->name ? ev->name : "unknown");
+	if (chain) {
+		fputc('\n', f);
+		print_callchain(f, sc, s);
+	} else {
+		if (fl & F_IP)
+			fprintf(f, " %16llx", (unsigned long long)s->ip);
+		if (fl & F_SYM) {
+			fputc(' ', f);
+			print_sym(f, sc, s->pid, s->ip, (fl & F_SYMOFF) != 0);
+		}
+		if (fl & F_DSO) {
+			struct sym_place p;
+			place(sc, s->pid, s->ip, &p);
+			fprintf(f, " (%s)", p.path ? p.path : "[unknown]");
+		}
 	}
 	if (fl & F_BRSTACK)
 		print_branches(f, sc, s, 0);
@@ -169,11 +221,13 @@ static void print_sample(FILE *f, const struct script *sc, const struct perf_rec
 	fputc('\n', f);
 }
 
-static int parse_args(int argc, char **argv, const char **in, unsigned *fields)
+static int parse_args(int argc, char **argv, const char **in, unsigned *fields, uint64_t *max_stack)
 {
 	static const struct option opts[] = {{"input", required_argument, 0, 'i'},
 					     {"fields", required_argument, 0, 'F'},
+					     {"max-stack", required_argument, 0, 'm'},
 					     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	char *end;
 	optind = 1;
 	opterr = 0;
 	int c;
@@ -183,6 +237,11 @@ static int parse_args(int argc, char **argv, const char **in, unsigned *fields)
 		case 'F':
 			if (parse_fields(optarg, fields) < 0)
 				return -1;
+			break;
+		case 'm':
+			*max_stack = strtoull(optarg, &end, 10);
+			if (end == optarg || *end || optarg[0] == '-')
+				return fprintf(stderr, "pmusim script: --max-stack needs a number, not '%s'\n", optarg), -1;
 			break;
 		case 'h': fputs(script_usage, stdout); exit(0);
 		default:
@@ -202,13 +261,21 @@ static int dump(struct script *sc)
 	char msg[256] = "";
 	int r;
 	while ((r = perfdata_next(sc->pd, &rec, msg, sizeof(msg))) > 0) {
-		if (rec.type == PERF_RECORD_COMM)
-			snprintf(sc->comm, sizeof(sc->comm), "%s", rec.u.comm.comm ? rec.u.comm.comm : "");
-		else if ((rec.type == PERF_RECORD_MMAP || rec.type == PERF_RECORD_MMAP2) &&
-			 (rec.type == PERF_RECORD_MMAP || (rec.u.mmap.prot & 4 /* PROT_EXEC */)))
-			add_map(sc, &rec);
-		else if (rec.type == PERF_RECORD_SAMPLE)
+		if (rec.type == PERF_RECORD_SAMPLE) {
 			print_sample(stdout, sc, &rec);
+			continue;
+		}
+		if (rec.type == PERF_RECORD_COMM)
+			set_comm(sc, rec.u.comm.tid, rec.u.comm.comm);
+		else if (rec.type == PERF_RECORD_FORK) {
+			const struct comm *parent = comm_of(sc, rec.u.task.ptid, 0);
+			if (parent) {
+				char name[COMM_LEN];
+				memcpy(name, parent->name, sizeof(name));
+				set_comm(sc, rec.u.task.tid, name);
+			}
+		}
+		symbolizer_record(sc->z, &rec); /* mappings, forks, execs */
 	}
 	if (r < 0)
 		fprintf(stderr, "pmusim script: %s\n", msg[0] ? msg : pmusim_strerror(r));
@@ -218,8 +285,9 @@ static int dump(struct script *sc)
 int cmd_script(int argc, char **argv)
 {
 	const char *in = "perf.data";
-	struct script sc = {.fields = F_COMM | F_TID | F_TIME | F_PERIOD | F_EVENT | F_IP | F_SYM | F_SYMOFF | F_DSO};
-	if (parse_args(argc, argv, &in, &sc.fields) < 0)
+	struct script sc = {.fields = F_COMM | F_TID | F_TIME | F_PERIOD | F_EVENT | F_IP | F_SYM | F_SYMOFF | F_DSO,
+			    .max_stack = 127};
+	if (parse_args(argc, argv, &in, &sc.fields, &sc.max_stack) < 0)
 		return EXIT_PMUSIM_ERROR;
 	char msg[512] = "";
 	int err = perfdata_open(in, &sc.pd, msg, sizeof(msg));
@@ -227,13 +295,16 @@ int cmd_script(int argc, char **argv)
 		fprintf(stderr, "pmusim script: %s\n", msg[0] ? msg : pmusim_strerror(err));
 		return EXIT_PMUSIM_ERROR;
 	}
-	err = dump(&sc);
-	fflush(stdout);
-	for (size_t i = 0; i < sc.nmaps; i++) {
-		symtab_free(sc.maps[i].syms);
-		free(sc.maps[i].path);
+	for (size_t i = 0; i < perfdata_nevents(sc.pd); i++) {
+		const struct perfdata_event *ev = perfdata_event(sc.pd, i);
+		int w = (int)strlen(ev->name ? ev->name : "unknown");
+		sc.name_width = w > sc.name_width ? w : sc.name_width;
+		sc.use_callchain |= (ev->sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
 	}
-	free(sc.maps);
+	err = (sc.z = symbolizer_new()) ? dump(&sc) : PMUSIM_ERR_NOMEM;
+	fflush(stdout);
+	symbolizer_free(sc.z);
+	free(sc.comms);
 	perfdata_close(sc.pd);
 	return err < 0 ? EXIT_PMUSIM_ERROR : 0;
 }

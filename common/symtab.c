@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/buildid.h"
 #include "common/err.h"
 
 struct symtab {
@@ -113,36 +114,60 @@ void symtab_bolt_name(const struct sym *s, char *buf, size_t len)
 		snprintf(buf, len, "%s", s->name);
 }
 
+/* The functions of path's sections of one type (SHT_SYMTAB, SHT_DYNSYM). */
+static int read_symbols(const char *path, uint32_t type, struct symtab *st, uint64_t bias)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return PMUSIM_ERR_IO;
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	int err = !elf || elf_kind(elf) != ELF_K_ELF ? PMUSIM_ERR_ELF : 0;
+	Elf_Scn *scn = NULL;
+	while (!err && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh)) {
+			err = PMUSIM_ERR_ELF;
+			break;
+		}
+		if (sh.sh_type == type)
+			err = read_section(elf, scn, &sh, st, bias);
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return err;
+}
+
+/* The detached debugging symbols of a stripped file, where Debian's -dbg
+ * packages put them and perf looks first: /usr/lib/debug/.build-id/xx/rest.debug
+ * (gdb's "Separate Debug Files", build-id method). Addresses as in the file. */
+static void read_debug_file(const char *path, struct symtab *st, uint64_t bias)
+{
+	uint8_t id[BUILD_ID_MAX];
+	int n = elf_build_id(path, id);
+	if (n < 2)
+		return;
+	char hex[2 * BUILD_ID_MAX + 1], dbg[128];
+	build_id_hex(id, (size_t)n, hex);
+	snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	if (read_symbols(dbg, SHT_SYMTAB, st, bias) < 0) {
+		for (size_t i = 0; i < st->n; i++) /* a damaged debug file: none of it */
+			free((char *)st->syms[i].name);
+		st->n = 0;
+	}
+}
+
 int symtab_load(const char *path, uint64_t bias, struct symtab **out)
 {
 	*out = NULL;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return PMUSIM_ERR_ELF;
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return PMUSIM_ERR_IO;
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	struct symtab *st = symtab_new_empty();
-	int err = 0;
-	if (!st)
-		err = PMUSIM_ERR_NOMEM;
-	else if (!elf || elf_kind(elf) != ELF_K_ELF)
-		err = PMUSIM_ERR_ELF;
-	for (int pass = 0; !err && pass < 2 && st->n == 0; pass++) {
-		Elf_Scn *scn = NULL;
-		while (!err && (scn = elf_nextscn(elf, scn)) != NULL) {
-			GElf_Shdr sh;
-			if (!gelf_getshdr(scn, &sh)) {
-				err = PMUSIM_ERR_ELF;
-				break;
-			}
-			if (sh.sh_type == (pass == 0 ? SHT_SYMTAB : SHT_DYNSYM))
-				err = read_section(elf, scn, &sh, st, bias);
-		}
-	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	int err = st ? read_symbols(path, SHT_SYMTAB, st, bias) : PMUSIM_ERR_NOMEM;
+	if (!err && st->n == 0) /* stripped: its debug file, else the dynamic symbols */
+		read_debug_file(path, st, bias);
+	if (!err && st->n == 0)
+		err = read_symbols(path, SHT_DYNSYM, st, bias);
 	if (err) {
 		symtab_free(st);
 		return err;

@@ -19,8 +19,10 @@ struct sym {
 
 struct symtab;
 
-/* Reads STT_FUNC (and STT_GNU_IFUNC) symbols of path from .symtab, or .dynsym
- * when there is no .symtab, adding bias to every value. A file without symbols
+/* Reads STT_FUNC (and STT_GNU_IFUNC) symbols of path from .symtab; for a
+ * stripped file from the .symtab of its detached debugging symbols when they
+ * are installed (/usr/lib/debug/.build-id/xx/rest.debug, as perf and gdb find
+ * them by build id); else from .dynsym; adding bias to every value. A file without symbols
  * gives an empty table. Returns 0 or a negative pmusim_err. */
 int symtab_load(const char *path, uint64_t bias, struct symtab **out);
 /* Adds the functions of another file (a shared library mapped at bias) to st;

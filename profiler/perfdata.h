@@ -126,6 +126,7 @@ struct perf_sample {
 #define PERFDATA_MAX_CHAIN 8000u
 
 #define PERF_CONTEXT_USER ((uint64_t)-512) /* perf_event.h: the user part of a callchain */
+#define PERF_CONTEXT_MAX ((uint64_t)-4095) /* perf_event.h: chain entries from here up are context markers */
 
 /* What a recording says about itself (feature sections). */
 struct perfdata_info {

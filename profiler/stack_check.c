@@ -11,7 +11,6 @@
 #include "profiler/perfdata.h"
 
 #define TSTACK_EVENT "pmusim_tstack"
-#define PERF_CONTEXT_MAX_ ((uint64_t)-4095) /* perf_event.h: chain entries from here up are context markers */
 
 static int add_snap(struct stack_set *s, uint32_t tid, uint32_t pid, uint64_t ip)
 {
@@ -73,7 +72,7 @@ int stack_recording_read(const char *path, struct stack_set *out, char *msg, siz
 			break;
 		int seen_ip = 0;
 		for (uint64_t i = 0; i < s->nchain && err >= 0; i++) {
-			if (s->chain[i] >= PERF_CONTEXT_MAX_)
+			if (s->chain[i] >= PERF_CONTEXT_MAX)
 				continue;
 			if (!seen_ip) { /* the first address is the sample's IP */
 				seen_ip = 1;

@@ -13,7 +13,6 @@
 #include "profiler/perfdata.h"
 #include "profiler/symbolize.h"
 
-#define PERF_CONTEXT_MAX ((uint64_t)-4095) /* perf_event.h: markers are >= this */
 
 struct fstat {
 	uint64_t total, self, total_weight, self_weight;

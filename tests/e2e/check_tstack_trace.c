@@ -273,6 +273,34 @@ START_TEST(perf_report_shows_call_graph)
 }
 END_TEST
 
+/* pmusim script prints the callchains as perf script does, byte for byte, in
+ * several field layouts (two events, four threads, stacks 2,000 deep cut at
+ * perf's 127 frames or at --max-stack). */
+START_TEST(pmusim_script_prints_callchains_as_perf)
+{
+	char data[512]; /* tmp_path's results last 8 calls, run_capture makes more */
+	snprintf(data, sizeof(data), "%s", tmp_path("ps.data"));
+	const char *opts[] = {"--tstack-period", "10us", "--tstack-threads", "all", NULL};
+	const char *prog[] = {wl("callstacks"), NULL};
+	ck_assert_int_eq(record(data, NULL, opts, prog, NULL), 0);
+	static const char *const layouts[] = {"comm,tid,time,period,event,ip,sym,symoff,dso", "tid,ip,sym",
+					      "comm,tid,event,ip", "ip,sym,symoff",
+					      "comm,pid,tid,time,period,event,ip,sym,symoff,dso"};
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
+		for (int deep = 0; deep < 2; deep++) {
+			int st;
+			char *p[] = {"perf", "script", "-i", data, "-F", (char *)layouts[i], "--max-stack",
+				     deep ? "3000" : "127", NULL};
+			char *q[] = {(char *)pmusim(), "script", "-i", data, "-F", (char *)layouts[i],
+				     "--max-stack", deep ? "3000" : "127", NULL};
+			char *a = run_capture(p, &st), *b = run_capture(q, &st);
+			ck_assert_msg(a && b && strlen(a) > 1000 && strcmp(a, b) == 0, "-F %s --max-stack %s differs",
+				      layouts[i], deep ? "3000" : "127");
+			free(a), free(b);
+		}
+}
+END_TEST
+
 /* A truth that differs in one return address, or lacks a snapshot, fails. */
 START_TEST(validate_finds_mismatches)
 {
@@ -364,6 +392,7 @@ int main(void)
 	tcase_add_test(tc, markers_fix_retpolines);
 	tcase_add_test(tc, dwarf_unwinding_agrees);
 	tcase_add_test(tc, perf_report_shows_call_graph);
+	tcase_add_test(tc, pmusim_script_prints_callchains_as_perf);
 	tcase_add_test(tc, validate_finds_mismatches);
 	tcase_add_test(tc, deterministic_invisible_and_checked_options);
 	suite_add_tcase(s, tc);

@@ -152,6 +152,32 @@ START_TEST(arrays_grow)
 }
 END_TEST
 
+/* A stripped library (Debian's libc.so.6) gets its functions from its detached
+ * debugging symbols (libc6-dbg, found by build id, as perf and gdb look them
+ * up): a static function that .dynsym lacks is there, at the address readelf
+ * gives for it in the debug file. */
+START_TEST(stripped_library_symbols_from_debug_file)
+{
+	const char *lib = "/lib/x86_64-linux-gnu/libc.so.6";
+	FILE *p = popen("f=$(readelf -n /lib/x86_64-linux-gnu/libc.so.6 2>/dev/null | awk '/Build ID/ {print $3}'); "
+			"readelf -sW /usr/lib/debug/.build-id/$(echo $f | cut -c1-2)/$(echo $f | cut -c3-).debug 2>/dev/null | "
+			"awk '$8 == \"__libc_start_call_main\" {print $2}'", "r");
+	ck_assert_ptr_nonnull(p);
+	char hex[64] = "";
+	ck_assert_msg(fgets(hex, sizeof(hex), p) != NULL, "no debug file for libc.so.6 (libc6-dbg, make deps)");
+	pclose(p);
+	uint64_t want = strtoull(hex, NULL, 16);
+	ck_assert_uint_gt(want, 0);
+	struct symtab *st;
+	ck_assert_int_eq(symtab_load(lib, 0x10000, &st), 0);
+	const struct sym *s = symtab_lookup(st, want + 0x10000);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(s->name, "__libc_start_call_main");
+	ck_assert_uint_eq(s->addr, want + 0x10000);
+	symtab_free(st);
+}
+END_TEST
+
 START_TEST(error_texts)
 {
 	const int codes[] = {PMUSIM_OK, PMUSIM_ERR_NOMEM, PMUSIM_ERR_IO, PMUSIM_ERR_ELF, PMUSIM_ERR_ARCH,
@@ -189,6 +215,7 @@ int main(void)
 	TCase *tc = tcase_create("common");
 	tcase_add_test(tc, rng_is_seeded);
 	tcase_add_test(tc, arrays_grow);
+	tcase_add_test(tc, stripped_library_symbols_from_debug_file);
 	tcase_add_test(tc, rng_uniform_bounds);
 	tcase_add_test(tc, outfile_complete_or_absent);
 	tcase_add_test(tc, symbols_of_this_test);
