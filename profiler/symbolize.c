@@ -12,6 +12,7 @@
 
 #include "common/elf_bias.h"
 #include "common/err.h"
+#include "common/grow.h"
 
 #define PERF_RECORD_MISC_MMAP_DATA (1u << 13) /* perf_event.h, for MMAP records */
 #define PROT_EXEC_BIT 4u                      /* PROT_EXEC of MMAP2's prot */
@@ -63,20 +64,6 @@ void symbolizer_free(struct symbolizer *z)
 	free(z);
 }
 
-/* Grows *arr (of *cap elements of size sz) to hold n + 1; 0 or -1. */
-static int grow(void **arr, size_t *cap, size_t n, size_t sz)
-{
-	if (n < *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 8;
-	void *p = realloc(*arr, nc * sz);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = nc;
-	return 0;
-}
-
 static struct proc *proc_find(struct symbolizer *z, uint32_t pid)
 {
 	if (z->last < z->nprocs && z->procs[z->last].pid == pid)
@@ -91,9 +78,10 @@ static struct proc *proc_find(struct symbolizer *z, uint32_t pid)
 
 static struct proc *proc_get(struct symbolizer *z, uint32_t pid)
 {
-	struct proc *p = proc_find(z, pid);
-	if (p || grow((void **)&z->procs, &z->pcap, z->nprocs, sizeof(*z->procs)) < 0)
+	struct proc *p = proc_find(z, pid), *np;
+	if (p || !(np = grow_array(z->procs, &z->pcap, z->nprocs + 1, sizeof(*np))))
 		return p;
+	z->procs = np;
 	p = &z->procs[z->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
@@ -109,8 +97,10 @@ static long dso_get(struct symbolizer *z, const char *path, uint64_t addr, uint6
 		if (d->addr - d->pgoff == addr - pgoff && strcmp(d->path, path) == 0)
 			return (long)i;
 	}
-	if (grow((void **)&z->dsos, &z->dcap, z->ndsos, sizeof(*z->dsos)) < 0)
+	struct dso *nd = grow_array(z->dsos, &z->dcap, z->ndsos + 1, sizeof(*nd));
+	if (!nd)
 		return -1;
+	z->dsos = nd;
 	struct dso *d = &z->dsos[z->ndsos];
 	memset(d, 0, sizeof(*d));
 	if (!(d->path = strdup(path)))
@@ -129,8 +119,10 @@ static int on_mmap(struct symbolizer *z, const struct perf_record *r)
 		return 0;
 	long d = dso_get(z, r->u.mmap.filename, r->u.mmap.addr, r->u.mmap.pgoff);
 	struct proc *p = d < 0 ? NULL : proc_get(z, r->u.mmap.pid);
-	if (!p || grow((void **)&p->maps, &p->cap, p->n, sizeof(*p->maps)) < 0)
+	struct map *nm = p ? grow_array(p->maps, &p->cap, p->n + 1, sizeof(*nm)) : NULL;
+	if (!nm)
 		return PMUSIM_ERR_NOMEM;
+	p->maps = nm;
 	p->maps[p->n++] = (struct map){r->u.mmap.addr, r->u.mmap.len, r->u.mmap.pgoff, (size_t)d};
 	return 0;
 }
