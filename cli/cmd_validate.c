@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/profile_args.h"
 #include "common/err.h"
+#include "common/json.h"
 #include "common/outfile.h"
 #include "pmu_model/rep.h"
 #include "profiler/rep_report.h"
@@ -175,17 +176,6 @@ static int validate_rep(const struct validate_args *a)
 	return status;
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++)
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else
-			putchar(*s);
-	putchar('"');
-}
-
 /* pmusim validate --stacks: every snapshot against the true stack. */
 static int validate_stacks(const struct validate_args *a)
 {
@@ -204,7 +194,7 @@ static int validate_stacks(const struct validate_args *a)
 		printf("{\"snapshots\": %zu, \"truth_snapshots\": %zu, \"mismatches\": %zu, \"frames\": %llu, "
 		       "\"max_depth\": %zu, \"first_mismatch\": ", c.snapshots, c.truth_snapshots, c.mismatches,
 		       (unsigned long long)c.frames, c.max_depth);
-		json_str(c.first);
+		json_put_str(stdout, c.first);
 		printf("}\n");
 	} else {
 		printf("stack snapshots: %zu recorded, %zu in the truth; %llu frames compared, deepest %zu; "

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/json.h"
 #include "profiler/stackprof.h"
 
 #define TOP_PATHS 20
@@ -66,29 +67,6 @@ int stackprof_write_text(FILE *f, const struct stackprof *sp)
 	return ferror(f) ? PMUSIM_ERR_IO : 0;
 }
 
-/* s as a JSON string: runs of plain bytes at once, '"', '\\' and control
- * characters escaped. */
-static void put_json_string(FILE *f, const char *s)
-{
-	static const char special[] =
-	    "\"\\\001\002\003\004\005\006\007\010\011\012\013\014\015\016\017"
-	    "\020\021\022\023\024\025\026\027\030\031\032\033\034\035\036\037";
-	fputc('"', f);
-	while (*s) {
-		size_t run = strcspn(s, special);
-		fwrite(s, 1, run, f);
-		s += run;
-		if (!*s)
-			break;
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else
-			fprintf(f, "\\u%04x", (unsigned)(unsigned char)*s);
-		s++;
-	}
-	fputc('"', f);
-}
-
 int stackprof_write_json(FILE *f, const struct stackprof *sp)
 {
 	const struct stackprof_summary *s = stackprof_summary(sp);
@@ -101,7 +79,7 @@ int stackprof_write_json(FILE *f, const struct stackprof *sp)
 	        s->samples, s->threads, s->weight, s->skipped);
 	for (size_t i = 0; i < nf; i++) {
 		fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
-		put_json_string(f, fn[i].name);
+		json_put_str(f, fn[i].name);
 		fprintf(f,
 		        ", \"total\": %" PRIu64 ", \"self\": %" PRIu64
 		        ", \"total_weight\": %" PRIu64 ", \"self_weight\": %" PRIu64 "}",
@@ -113,7 +91,7 @@ int stackprof_write_json(FILE *f, const struct stackprof *sp)
 		for (size_t j = 0; j < p[i].depth; j++) {
 			if (j)
 				fputs(", ", f);
-			put_json_string(f, p[i].frames[j]);
+			json_put_str(f, p[i].frames[j]);
 		}
 		fprintf(f, "], \"samples\": %" PRIu64 ", \"weight\": %" PRIu64 "}", p[i].samples,
 		        p[i].weight);

@@ -7,6 +7,7 @@
 
 #include "common/err.h"
 #include "common/fdata.h"
+#include "common/json.h"
 #include "sim/truth.h"
 
 struct line {
@@ -52,21 +53,6 @@ int truth_write_fdata(struct truth *t, FILE *f, const struct symtab *st, const c
 
 /* --- JSON ----------------------------------------------------------------- */
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static void json_loc(FILE *f, const struct symtab *st, const char *key, uint64_t a)
 {
 	const struct sym *s = symtab_lookup(st, a);
@@ -74,7 +60,7 @@ static void json_loc(FILE *f, const struct symtab *st, const char *key, uint64_t
 	if (s) {
 		char buf[600];
 		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, s->name, a - s->addr);
-		json_str(f, buf);
+		json_put_str(f, buf);
 	} else {
 		fputs("null", f);
 	}
@@ -121,7 +107,7 @@ static int json_functions(struct truth *t, FILE *f, const struct symtab *st)
 			continue;
 		const struct sym *s = symtab_at(st, i);
 		fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
-		json_str(f, s->name);
+		json_put_str(f, s->name);
 		fprintf(f, ", \"addr\": \"0x%" PRIx64 "\", \"instructions\": %" PRIu64
 			   ", \"calls\": %" PRIu64 "}", s->addr, insns[i], calls[i]);
 		first = 0;
@@ -187,7 +173,7 @@ static void json_stacks(const struct truth *t, FILE *f)
 int truth_write_json(struct truth *t, FILE *f, const struct symtab *st, const char *program)
 {
 	fputs("{\n  \"program\": ", f);
-	json_str(f, program);
+	json_put_str(f, program);
 	fprintf(f, ",\n  \"instructions\": %" PRIu64 ",\n", truth_insns(t));
 	json_branches(t, f, st);
 	int err = json_functions(t, f, st);

@@ -9,6 +9,7 @@
 
 #include "common/err.h"
 #include "common/grow.h"
+#include "common/json.h"
 #include "common/outfile.h"
 #include "common/rng.h"
 #include "common/symtab.h"
@@ -178,6 +179,20 @@ START_TEST(stripped_library_symbols_from_debug_file)
 }
 END_TEST
 
+/* JSON strings: quotes, backslashes and control characters escaped, UTF-8 kept. */
+START_TEST(json_strings)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	json_put_str(f, "a\"b\\c\n\001d\303\251");
+	json_put_str(f, "");
+	fclose(f);
+	ck_assert_str_eq(buf, "\"a\\\"b\\\\c\\u000a\\u0001d\xc3\xa9\"\"\"");
+	free(buf);
+}
+END_TEST
+
 START_TEST(error_texts)
 {
 	const int codes[] = {PMUSIM_OK, PMUSIM_ERR_NOMEM, PMUSIM_ERR_IO, PMUSIM_ERR_ELF, PMUSIM_ERR_ARCH,
@@ -215,6 +230,7 @@ int main(void)
 	TCase *tc = tcase_create("common");
 	tcase_add_test(tc, rng_is_seeded);
 	tcase_add_test(tc, arrays_grow);
+	tcase_add_test(tc, json_strings);
 	tcase_add_test(tc, stripped_library_symbols_from_debug_file);
 	tcase_add_test(tc, rng_uniform_bounds);
 	tcase_add_test(tc, outfile_complete_or_absent);
