@@ -284,6 +284,15 @@ int tstack_recording_init(struct tstack_recording *tr, struct sim *sim, struct t
 
 void tstack_recording_add_functions(struct tstack_recording *tr, const char *path, uint64_t bias)
 {
+	/* every fork maps the same files again: each placement once */
+	for (size_t i = 0; i < tr->nplaced; i++)
+		if (tr->placed[i].bias == bias && strcmp(tr->placed[i].path, path) == 0)
+			return;
+	struct placed *np = grow_array(tr->placed, &tr->capplaced, tr->nplaced + 1, sizeof(*np));
+	if (!np || !(np[tr->nplaced].path = strdup(path)))
+		return;
+	tr->placed = np;
+	tr->placed[tr->nplaced++].bias = bias;
 	struct symtab *st;
 	if (!tr->unit || symtab_load(path, bias, &st) < 0)
 		return;
@@ -300,5 +309,8 @@ void tstack_recording_free(struct tstack_recording *tr)
 	free(tr->chain);
 	free(tr->buf);
 	free(tr->stack);
+	for (size_t i = 0; i < tr->nplaced; i++)
+		free(tr->placed[i].path);
+	free(tr->placed);
 	tr->unit = NULL; /* the machine's */
 }

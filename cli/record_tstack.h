@@ -72,6 +72,8 @@ struct tstack_recording {
 	uint8_t *buf;                  /* bytes copied out of a work area */
 	size_t capbuf;
 	uint8_t *stack;                /* --tstack-dwarf: the stack dump */
+	struct placed { char *path; uint64_t bias; } *placed; /* files whose functions the unit has */
+	size_t nplaced, capplaced;
 	struct tstack_area *replay;    /* history mode: the stacks rebuilt, per thread */
 	size_t nreplay, capreplay;
 };
