@@ -306,15 +306,10 @@ static void on_sample(void *ctx, const struct pmu_sample *s)
 		r->err = perfdata_write_sample(r->w, &ps);
 }
 
-static uint64_t rep_now(void *ctx)
+/* Simulated time, for the REP recording and the stack tracer. */
+static uint64_t now_ns_of(void *ctx)
 {
 	return now_ns(ctx);
-}
-
-static uint64_t ts_now(void *ctx)
-{
-	struct recorder *r = ctx;
-	return pmu_cycles(r->pmu) * 1000 / r->cpu->mhz;
 }
 
 static uint32_t rep_pid(void *ctx, uint32_t tid)
@@ -489,7 +484,7 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 	if (program_load(p) < 0 || sim_add_sink(p->sim, pmu_block_sink(*pmu)) < 0)
 		return -1;
 	if (a->rep_mode >= 0) {
-		r->rep.now_ns = rep_now, r->rep.pid_of = rep_pid, r->rep.ctx = r;
+		r->rep.now_ns = now_ns_of, r->rep.pid_of = rep_pid, r->rep.ctx = r;
 		if (rep_recording_init(&r->rep, a->rep_mode, (uint32_t)a->rep_entries, a->rep_tbe, a->rep_sse) < 0 ||
 		    (r->rep.unit && sim_add_sink(p->sim, rep_unit_sink(r->rep.unit)) < 0) ||
 		    (a->rep_mode == REP_PATCH && sim_rep_patch(p->sim, rep_recording_patched, &r->rep) < 0)) {
@@ -499,7 +494,7 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 	}
 	if (a->ts.on) {
 		r->ts.opt = a->ts;
-		r->ts.now_ns = ts_now, r->ts.ctx = r;
+		r->ts.now_ns = now_ns_of, r->ts.ctx = r;
 		if (tstack_recording_init(&r->ts, p->sim, p->t) < 0)
 			return -1;
 	}
