@@ -1,12 +1,132 @@
 /* Complete-or-absent output files (see common/outfile.h). */
 #include "common/outfile.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/err.h"
+
+/* Whether the directory holding path is under /proc (a /proc/PID/fd link: /dev/stdout,
+ * /dev/fd/N, /proc/self/fd/N). Renaming there is impossible, and the link's target is
+ * whatever the descriptor is open on. */
+static int dir_in_proc(const char *path)
+{
+	char *copy = strdup(path);
+	if (!copy)
+		return 0;
+	char *real = realpath(dirname(copy), NULL);
+	int in = real && strncmp(real, "/proc/", 6) == 0;
+	free(real);
+	free(copy);
+	return in;
+}
+
+/* Follows path's chain of symbolic links; 1 when some step is a /proc fd link. */
+static int via_proc(const char *path)
+{
+	char cur[PATH_MAX], link[PATH_MAX];
+	snprintf(cur, sizeof(cur), "%s", path);
+	for (int hops = 0; hops < 40; hops++) {
+		if (dir_in_proc(cur))
+			return 1;
+		struct stat lst;
+		if (lstat(cur, &lst) != 0 || !S_ISLNK(lst.st_mode))
+			return 0;
+		ssize_t n = readlink(cur, link, sizeof(link) - 1);
+		if (n < 0)
+			return 0;
+		link[n] = 0;
+		if (link[0] == '/') {
+			snprintf(cur, sizeof(cur), "%s", link);
+		} else { /* relative to the link's directory */
+			char *slash = strrchr(cur, '/');
+			if (slash)
+				snprintf(slash + 1, sizeof(cur) - (size_t)(slash + 1 - cur), "%s", link);
+			else
+				snprintf(cur, sizeof(cur), "%s", link);
+		}
+	}
+	return 0;
+}
+
+/* An unnamed temporary file: nothing can open it by name, and it vanishes with pmusim. */
+static FILE *anonymous_file(void)
+{
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) { /* a file system without O_TMPFILE */
+		char name[PATH_MAX];
+		snprintf(name, sizeof(name), "%s/pmusim-out.XXXXXX", dir);
+		if ((fd = mkostemp(name, O_CLOEXEC)) >= 0)
+			unlink(name);
+	}
+	FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
+	return f;
+}
+
+static int open_in_place(struct outfile *o, const char *path)
+{
+	/* refuse now, before the program runs, what cannot be written at the end */
+	if (access(path, W_OK) != 0)
+		return PMUSIM_ERR_IO;
+	o->path = strdup(path);
+	o->in_place = 1;
+	if (!o->path)
+		return PMUSIM_ERR_NOMEM;
+	if (!(o->f = anonymous_file())) {
+		free(o->path);
+		o->path = NULL;
+		return PMUSIM_ERR_IO;
+	}
+	return 0;
+}
+
+static int open_renamed(struct outfile *o, const char *path)
+{
+	struct stat lst, st;
+	/* a link to a regular file: replace the file, keep the link */
+	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && stat(path, &st) == 0)
+		o->path = realpath(path, NULL);
+	else
+		o->path = strdup(path);
+	size_t n = o->path ? strlen(o->path) + 16 : 0;
+	o->tmp = n ? malloc(n) : NULL;
+	if (!o->path || !o->tmp) {
+		free(o->path);
+		free(o->tmp);
+		o->path = o->tmp = NULL;
+		return PMUSIM_ERR_NOMEM;
+	}
+	snprintf(o->tmp, n, "%s.tmp.XXXXXX", o->path);
+	int fd = mkstemp(o->tmp);
+	if (fd >= 0) { /* mkstemp makes 0600; give the file the usual 0666 & ~umask */
+		mode_t um = umask(0);
+		umask(um);
+		fchmod(fd, 0666 & ~um);
+	}
+	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd), unlink(o->tmp);
+		free(o->path);
+		free(o->tmp);
+		o->path = o->tmp = NULL;
+		errno = e;
+		return PMUSIM_ERR_IO;
+	}
+	return 0;
+}
 
 int outfile_open(struct outfile *o, const char *path)
 {
@@ -15,30 +135,47 @@ int outfile_open(struct outfile *o, const char *path)
 		o->f = stdout;
 		return 0;
 	}
-	size_t n = strlen(path) + 16;
-	o->path = strdup(path);
-	o->tmp = malloc(n);
-	if (!o->path || !o->tmp) {
-		free(o->path);
-		free(o->tmp);
-		return PMUSIM_ERR_NOMEM;
-	}
-	snprintf(o->tmp, n, "%s.tmp.XXXXXX", path);
-	int fd = mkstemp(o->tmp);
-	if (fd >= 0) { /* mkstemp makes 0600; give the file the usual 0666 & ~umask */
-		mode_t um = umask(0);
-		umask(um);
-		fchmod(fd, 0666 & ~um);
-	}
-	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-		if (fd >= 0)
-			close(fd), unlink(o->tmp);
-		free(o->path);
-		free(o->tmp);
-		o->path = o->tmp = NULL;
+	struct stat st;
+	int exists = stat(path, &st) == 0;
+	if ((exists && !S_ISREG(st.st_mode)) || via_proc(path))
+		return open_in_place(o, path);
+	return open_renamed(o, path);
+}
+
+/* Writes all of the anonymous file into the target. A reader that goes away (EPIPE) is
+ * an error, not a SIGPIPE that kills pmusim with the program's results. */
+static int copy_into_target(struct outfile *o)
+{
+	int out = open(o->path, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0666);
+	if (out < 0)
 		return PMUSIM_ERR_IO;
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+	sigaction(SIGPIPE, &ign, &old);
+	int in = fileno(o->f), err = 0;
+	char buf[1 << 16];
+	off_t pos = 0;
+	for (;;) {
+		ssize_t n = pread(in, buf, sizeof(buf), pos);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0;
+			break;
+		}
+		pos += n;
+		for (ssize_t done = 0; done < n && !err;) {
+			ssize_t w = write(out, buf + done, (size_t)(n - done));
+			if (w < 0 && errno != EINTR)
+				err = 1;
+			done += w > 0 ? w : 0;
+		}
+		if (err)
+			break;
 	}
-	return 0;
+	sigaction(SIGPIPE, &old, NULL);
+	if (close(out) != 0 && errno != EINTR)
+		err = 1;
+	return err ? PMUSIM_ERR_IO : 0;
 }
 
 int outfile_commit(struct outfile *o)
@@ -46,14 +183,22 @@ int outfile_commit(struct outfile *o)
 	if (o->f == stdout)
 		return fflush(stdout) == 0 ? 0 : PMUSIM_ERR_IO;
 	int err = 0;
-	if (fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0)
+	if (fflush(o->f) != 0 || ferror(o->f))
 		err = PMUSIM_ERR_IO;
-	if (fclose(o->f) != 0)
-		err = PMUSIM_ERR_IO;
-	if (!err && rename(o->tmp, o->path) != 0)
-		err = PMUSIM_ERR_IO;
-	if (err)
-		unlink(o->tmp);
+	if (o->in_place) {
+		if (!err)
+			err = copy_into_target(o);
+		fclose(o->f);
+	} else {
+		if (!err && fsync(fileno(o->f)) != 0)
+			err = PMUSIM_ERR_IO;
+		if (fclose(o->f) != 0)
+			err = PMUSIM_ERR_IO;
+		if (!err && rename(o->tmp, o->path) != 0)
+			err = PMUSIM_ERR_IO;
+		if (err)
+			unlink(o->tmp);
+	}
 	free(o->path);
 	free(o->tmp);
 	memset(o, 0, sizeof(*o));
@@ -64,9 +209,15 @@ void outfile_abort(struct outfile *o)
 {
 	if (o->f && o->f != stdout) {
 		fclose(o->f);
-		unlink(o->tmp);
+		if (o->tmp)
+			unlink(o->tmp);
 	}
 	free(o->path);
 	free(o->tmp);
 	memset(o, 0, sizeof(*o));
+}
+
+const char *outfile_name(const struct outfile *o)
+{
+	return o->tmp ? o->tmp : o->path ? o->path : "-";
 }

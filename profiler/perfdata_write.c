@@ -261,7 +261,7 @@ int perfdata_writer_open(struct perfdata_writer **out, const char *path,
 	build_event_features(w, ev);
 	rc = outfile_open(&w->out, path);
 	if (rc) {
-		pmusim_fail(msg, msglen, rc, "perf.data: cannot create %s.tmp.*: %s", path,
+		pmusim_fail(msg, msglen, rc, "perf.data: cannot write %s: %s", path,
 		            strerror(errno));
 		perfdata_writer_free(w);
 		return rc;
@@ -272,7 +272,7 @@ int perfdata_writer_open(struct perfdata_writer **out, const char *path,
 		if (w->feat[f].nomem)
 			rc = PMUSIM_ERR_NOMEM;
 	if (rc) {
-		pmusim_fail(msg, msglen, rc, "perf.data: cannot write %s: %s", w->out.tmp,
+		pmusim_fail(msg, msglen, rc, "perf.data: cannot write %s: %s", outfile_name(&w->out),
 		            rc == PMUSIM_ERR_NOMEM ? "out of memory" : strerror(errno));
 		perfdata_writer_abort(w);
 		return rc;

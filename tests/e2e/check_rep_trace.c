@@ -159,13 +159,15 @@ END_TEST
 START_TEST(patching_leaves_the_program_unchanged)
 {
 	const char *data = tmp_path("p.data"), *t1 = tmp_path("patched.fdata"), *t2 = tmp_path("plain.fdata");
-	const char *o1 = tmp_path("patched.out"), *o2 = tmp_path("native.out");
+	const char *o1 = tmp_path("patched.out"), *o2 = tmp_path("native.out"), *o3 = tmp_path("plain.out");
 	char *r[] = {(char *)pmusim(), "record", "--rep", "patch", "-o", (char *)data, "--truth", (char *)t1, "--",
 		     (char *)wl("rep"), NULL};
 	char *u[] = {(char *)pmusim(), "run", "--truth", (char *)t2, "--", (char *)wl("rep"), NULL};
 	char *n[] = {(char *)wl("rep"), NULL};
 	ck_assert_int_eq(run_cmd(r, NULL, o1, NULL), 0);
-	ck_assert_int_eq(run_cmd(u, NULL, "/dev/null", NULL), 0);
+	/* both pmusim runs write to a regular file: glibc asks isatty() (tcgetattr) only
+	 * when standard output is a character device, which changes the truth */
+	ck_assert_int_eq(run_cmd(u, NULL, o3, NULL), 0);
 	ck_assert_int_eq(run_cmd(n, NULL, o2, NULL), 0);
 	size_t l1, l2, m1, m2;
 	char *a = slurp(t1, &l1), *b = slurp(t2, &l2), *x = slurp(o1, &m1), *y = slurp(o2, &m2);

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/err.h"
@@ -14,6 +17,7 @@
 #include "common/rng.h"
 #include "common/symtab.h"
 #include "tests/unit/run_suite.h"
+#include "tests/unit/tmp_dir.h"
 
 START_TEST(rng_is_seeded)
 {
@@ -66,9 +70,10 @@ static int count_entries(const char *dir)
 
 START_TEST(outfile_complete_or_absent)
 {
-	char dir[] = "/tmp/pmusim-outfile-XXXXXX";
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	char path[300];
+	char dir[300];
+	tmp_dir_make(dir, sizeof(dir), "pmusim-outfile");
+	ck_assert(dir[0]);
+	char path[320];
 	snprintf(path, sizeof(path), "%s/out.txt", dir);
 	struct outfile o;
 	ck_assert_int_eq(outfile_open(&o, path), 0);
@@ -88,6 +93,151 @@ START_TEST(outfile_complete_or_absent)
 	unlink(path);
 	rmdir(dir);
 	ck_assert_int_lt(outfile_open(&o, "/nonexistent-dir/x"), 0);
+}
+END_TEST
+
+static void write_and_commit(const char *path, const char *text)
+{
+	struct outfile o;
+	ck_assert_int_eq(outfile_open(&o, path), 0);
+	fputs(text, o.f);
+	ck_assert_int_eq(outfile_commit(&o), 0);
+}
+
+static char *read_all(const char *path)
+{
+	static char buf[256];
+	FILE *f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* A character device is written in place: /dev/null stays the device (as root a rename
+ * would have replaced it with a regular file), and no temporary is made beside it. */
+START_TEST(outfile_device_stays_a_device)
+{
+	struct stat before, after;
+	ck_assert_int_eq(stat("/dev/null", &before), 0);
+	ck_assert(S_ISCHR(before.st_mode));
+	int entries = count_entries("/dev");
+	struct outfile o;
+	ck_assert_int_eq(outfile_open(&o, "/dev/null"), 0);
+	ck_assert_int_eq(count_entries("/dev"), entries);
+	for (int i = 0; i < 1000; i++)
+		fputs("discarded\n", o.f);
+	ck_assert_int_eq(fseek(o.f, 0, SEEK_SET), 0); /* writers may seek, as perf.data's does */
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	ck_assert_int_eq(stat("/dev/null", &after), 0);
+	ck_assert(S_ISCHR(after.st_mode));
+	ck_assert_uint_eq(after.st_rdev, before.st_rdev);
+	ck_assert_uint_eq(after.st_ino, before.st_ino);
+	ck_assert_int_eq(count_entries("/dev"), entries);
+	ck_assert_int_eq(access("/dev/null.tmp", F_OK), -1);
+}
+END_TEST
+
+/* A FIFO is not opened before commit (opening it blocks until a reader comes), then
+ * receives the whole contents, and stays a FIFO. */
+START_TEST(outfile_fifo_gets_everything_at_commit)
+{
+	char dir[300], fifo[320], got[320];
+	tmp_dir_make(dir, sizeof(dir), "pmusim-outfile-fifo");
+	ck_assert(dir[0]);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(got, sizeof(got), "%s/got", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	struct outfile o;
+	alarm(20); /* a blocking open here would hang the test: fail it instead */
+	ck_assert_int_eq(outfile_open(&o, fifo), 0);
+	fputs("first ", o.f);
+	fputs("second\n", o.f);
+	pid_t reader = fork();
+	if (reader == 0) {
+		char cmd[700];
+		snprintf(cmd, sizeof(cmd), "cat %s > %s", fifo, got);
+		_exit(system(cmd) == 0 ? 0 : 1);
+	}
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	int st;
+	ck_assert_int_eq(waitpid(reader, &st, 0), reader);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	alarm(0);
+	ck_assert_str_eq(read_all(got), "first second\n");
+	struct stat sb;
+	ck_assert_int_eq(lstat(fifo, &sb), 0);
+	ck_assert(S_ISFIFO(sb.st_mode));
+	ck_assert_int_eq(count_entries(dir), 2); /* fifo and got: no temporary */
+	tmp_dir_remove(dir);
+}
+END_TEST
+
+/* A reader that goes away makes commit fail; pmusim is not killed by SIGPIPE. */
+START_TEST(outfile_fifo_reader_gone_is_an_error)
+{
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	close(p[0]);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", p[1]);
+	struct outfile o;
+	ck_assert_int_eq(outfile_open(&o, path), 0);
+	fputs("nobody reads this\n", o.f);
+	ck_assert_int_eq(outfile_commit(&o), PMUSIM_ERR_IO);
+	close(p[1]);
+}
+END_TEST
+
+/* /dev/stdout names whatever standard output is open on; with standard output
+ * redirected to a file, that file gets the contents, and /dev stays as it was. */
+START_TEST(outfile_dev_stdout_is_written_in_place)
+{
+	char dir[300], file[320];
+	tmp_dir_make(dir, sizeof(dir), "pmusim-outfile-stdout");
+	ck_assert(dir[0]);
+	snprintf(file, sizeof(file), "%s/redirected", dir);
+	pid_t child = fork();
+	if (child == 0) {
+		int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0)
+			_exit(2);
+		struct outfile o;
+		if (outfile_open(&o, "/dev/stdout") != 0)
+			_exit(3);
+		fputs("through /dev/stdout\n", o.f);
+		_exit(outfile_commit(&o) == 0 ? 0 : 4);
+	}
+	int st;
+	ck_assert_int_eq(waitpid(child, &st, 0), child);
+	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	ck_assert_str_eq(read_all(file), "through /dev/stdout\n");
+	struct stat sb;
+	ck_assert_int_eq(lstat("/dev/stdout", &sb), 0);
+	ck_assert(S_ISLNK(sb.st_mode));
+	ck_assert_int_eq(count_entries(dir), 1);
+	tmp_dir_remove(dir);
+}
+END_TEST
+
+/* A link to a regular file stays a link; the file it names gets the new contents. */
+START_TEST(outfile_link_to_a_file_keeps_the_link)
+{
+	char dir[300], file[320], link[320];
+	tmp_dir_make(dir, sizeof(dir), "pmusim-outfile-link");
+	ck_assert(dir[0]);
+	snprintf(file, sizeof(file), "%s/real", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	write_and_commit(file, "old\n");
+	ck_assert_int_eq(symlink("real", link), 0);
+	write_and_commit(link, "new\n");
+	struct stat sb;
+	ck_assert_int_eq(lstat(link, &sb), 0);
+	ck_assert(S_ISLNK(sb.st_mode));
+	ck_assert_str_eq(read_all(file), "new\n");
+	ck_assert_int_eq(count_entries(dir), 2);
+	tmp_dir_remove(dir);
 }
 END_TEST
 
@@ -234,6 +384,11 @@ int main(void)
 	tcase_add_test(tc, stripped_library_symbols_from_debug_file);
 	tcase_add_test(tc, rng_uniform_bounds);
 	tcase_add_test(tc, outfile_complete_or_absent);
+	tcase_add_test(tc, outfile_device_stays_a_device);
+	tcase_add_test(tc, outfile_fifo_gets_everything_at_commit);
+	tcase_add_test(tc, outfile_fifo_reader_gone_is_an_error);
+	tcase_add_test(tc, outfile_dev_stdout_is_written_in_place);
+	tcase_add_test(tc, outfile_link_to_a_file_keeps_the_link);
 	tcase_add_test(tc, symbols_of_this_test);
 	tcase_add_test(tc, error_texts);
 	tcase_add_test(tc, failure_messages);
