@@ -145,10 +145,10 @@ deps:
 	else echo "deps: missing:$$missing"; echo "run: sudo apt-get install -y$$missing"; exit 1; fi
 
 unit: $(UNIT_BIN)
-	@set -e; for t in $(UNIT_BIN); do $$t; done
+	@tests/run_suites.sh $(UNIT_BIN)
 
 e2e: $(PMUSIM) workloads $(E2E_BIN)
-	@set -e; for t in $(E2E_BIN); do PMUSIM=$(PMUSIM) WORKLOADS=$(WL_DIR) $$t; done
+	@PMUSIM=$(PMUSIM) WORKLOADS=$(WL_DIR) tests/run_suites.sh $(E2E_BIN)
 
 asan-unit:
 	$(MAKE) MODE=asan unit
@@ -156,16 +156,12 @@ asan-unit:
 # The end-to-end suite against pmusim built with ASan+UBSan.
 e2e-asan: $(E2E_BIN) workloads
 	$(MAKE) MODE=asan build/asan/pmusim
-	@set -e; for t in $(E2E_BIN); do PMUSIM=build/asan/pmusim WORKLOADS=$(WL_DIR) $$t; done
+	@PMUSIM=build/asan/pmusim WORKLOADS=$(WL_DIR) tests/run_suites.sh $(E2E_BIN)
 
 # All tests: unit suites and end-to-end suite with ASan+UBSan, then in the release
-# build. Ends with Check's summary line.
+# build (tests/test_all.sh). Ends with the total of every suite: "total: N passed, N failed".
 test: deps
-	$(MAKE) asan-unit
-	$(MAKE) all
-	$(MAKE) e2e-asan
-	$(MAKE) unit
-	$(MAKE) e2e
+	@MAKE="$(MAKE)" tests/test_all.sh
 
 bench: $(PMUSIM) workloads
 	bench/run.sh $(PMUSIM) $(WL_DIR)

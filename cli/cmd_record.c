@@ -538,9 +538,11 @@ int cmd_record(int argc, char **argv)
 		status = EXIT_PMUSIM_ERROR;
 	} else {
 		struct stat stt;
-		double mb = stat(a.out, &stt) == 0 ? (double)stt.st_size / (1024.0 * 1024.0) : 0;
-		fprintf(stderr, "[ pmusim record: Captured and wrote %.3f MB %s (%llu samples)%s ]\n", mb,
-			a.out, (unsigned long long)nsamples, r.err ? ", cut short by a write error" : "");
+		char size[48] = ""; /* a device or a pipe has no size to tell */
+		if (stat(a.out, &stt) == 0 && S_ISREG(stt.st_mode))
+			snprintf(size, sizeof(size), "%.3f MB ", (double)stt.st_size / (1024.0 * 1024.0));
+		fprintf(stderr, "[ pmusim record: Captured and wrote %s%s (%llu samples)%s ]\n", size, a.out,
+			(unsigned long long)nsamples, r.err ? ", cut short by a write error" : "");
 		if (r.ts.unit)
 			fprintf(stderr, "[ pmusim record: %llu stack snapshots, %llu frames, %llu work-area overflows ]\n",
 				(unsigned long long)r.ts.snapshots, (unsigned long long)r.ts.frames,

@@ -75,6 +75,27 @@ static FILE *anonymous_file(void)
 	return f;
 }
 
+/* The descriptor a name stands for, as shells treat these names: /dev/stdout,
+ * /dev/stderr, /dev/fd/N, /proc/self/fd/N (-1 for any other path). Writing to the open
+ * descriptor keeps its offset, so what the program printed there stays in front. */
+static int named_descriptor(const char *path)
+{
+	static const char *const dirs[] = {"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"};
+	if (strcmp(path, "/dev/stdout") == 0)
+		return 1;
+	if (strcmp(path, "/dev/stderr") == 0)
+		return 2;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		size_t n = strlen(dirs[i]);
+		if (strncmp(path, dirs[i], n) == 0 && path[n] >= '0' && path[n] <= '9') {
+			char *end;
+			long fd = strtol(path + n, &end, 10);
+			return *end || fd > INT_MAX ? -1 : (int)fd;
+		}
+	}
+	return -1;
+}
+
 static int open_in_place(struct outfile *o, const char *path)
 {
 	/* refuse now, before the program runs, what cannot be written at the end */
@@ -82,6 +103,7 @@ static int open_in_place(struct outfile *o, const char *path)
 		return PMUSIM_ERR_IO;
 	o->path = strdup(path);
 	o->in_place = 1;
+	o->fd = named_descriptor(path);
 	if (!o->path)
 		return PMUSIM_ERR_NOMEM;
 	if (!(o->f = anonymous_file())) {
@@ -131,6 +153,7 @@ static int open_renamed(struct outfile *o, const char *path)
 int outfile_open(struct outfile *o, const char *path)
 {
 	memset(o, 0, sizeof(*o));
+	o->fd = -1;
 	if (strcmp(path, "-") == 0) {
 		o->f = stdout;
 		return 0;
@@ -146,7 +169,7 @@ int outfile_open(struct outfile *o, const char *path)
  * an error, not a SIGPIPE that kills pmusim with the program's results. */
 static int copy_into_target(struct outfile *o)
 {
-	int out = open(o->path, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0666);
+	int out = o->fd >= 0 ? o->fd : open(o->path, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0666);
 	if (out < 0)
 		return PMUSIM_ERR_IO;
 	struct sigaction ign = {.sa_handler = SIG_IGN}, old;
@@ -173,7 +196,7 @@ static int copy_into_target(struct outfile *o)
 			break;
 	}
 	sigaction(SIGPIPE, &old, NULL);
-	if (close(out) != 0 && errno != EINTR)
+	if (out != o->fd && close(out) != 0 && errno != EINTR)
 		err = 1;
 	return err ? PMUSIM_ERR_IO : 0;
 }

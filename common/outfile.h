@@ -8,7 +8,9 @@
  * terminal, a FIFO, a socket, or /dev/stdout and the other /proc/PID/fd links) is never
  * renamed over or removed: the contents go to an anonymous temporary file first (so
  * writers may seek) and are written into the target, in place, by outfile_commit. A FIFO
- * is opened only then, so pmusim does not wait for its reader before the program ran. */
+ * is opened only then, so pmusim does not wait for its reader before the program ran.
+ * /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N are written to pmusim's own
+ * open descriptor, after whatever the program wrote there, as a shell would. */
 #ifndef PMUSIM_COMMON_OUTFILE_H
 #define PMUSIM_COMMON_OUTFILE_H
 
@@ -19,6 +21,7 @@ struct outfile {
 	char *path; /* where the contents go (a link's target for a link to a regular file) */
 	char *tmp;  /* the temporary renamed into place; NULL when written in place */
 	int in_place;
+	int fd; /* in place: the open descriptor a name such as /dev/stdout stands for, or -1 */
 };
 
 /* Opens the temporary for writing; 0 or a negative pmusim_err (errno tells why).

@@ -466,8 +466,7 @@ START_TEST(bad_elf_exits_2)
 	const struct bad_case *c = &bad_cases[_i];
 	const char *f = tmp_path("bad.elf"), *err = tmp_path("bad.err");
 	char cmd[1024];
-	const char *d = getenv("WORKLOADS");
-	snprintf(cmd, sizeof(cmd), "F=%s; W=%s; rm -rf $F; %s", f, d ? d : "build/workloads", c->make);
+	snprintf(cmd, sizeof(cmd), "F=%s; W=%s; rm -rf $F; %s", f, wl("."), c->make);
 	ck_assert_int_eq(system(cmd), 0);
 	char *argv[] = {(char *)pmusim(), "run", (char *)f, NULL};
 	int st = run_cmd(argv, NULL, NULL, err);
@@ -661,5 +660,6 @@ static Suite *e2e_suite(void)
 
 int main(void)
 {
+	e2e_init();
 	return run_suite(e2e_suite());
 }

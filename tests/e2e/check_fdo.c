@@ -764,7 +764,7 @@ static const char *fixture(const char *name)
 {
 	static char buf[2][1024];
 	static int slot;
-	const char *d = getenv("PMUSIM_SHARED");
+	const char *d = shared_dir();
 	char *b = buf[slot++ % 2];
 	snprintf(b, sizeof(buf[0]), "%s/fixtures/real-lbr/%s", d ? d : "../shared", name);
 	return b;
@@ -934,6 +934,7 @@ END_TEST
 
 int main(void)
 {
+	e2e_init();
 	Suite *s = suite_create("fdo");
 	TCase *tc = tcase_create("perf2bolt");
 	tcase_set_timeout(tc, 120);

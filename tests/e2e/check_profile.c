@@ -213,7 +213,7 @@ END_TEST
  * is too short is no inconsistency). */
 START_TEST(real_skylake_recording)
 {
-	const char *sh = getenv("PMUSIM_SHARED");
+	const char *sh = shared_dir();
 	char data[512], bin[512];
 	snprintf(data, sizeof(data), "%s/fixtures/real-lbr/skylake-cycles-b.perf.data", sh ? sh : "../shared");
 	snprintf(bin, sizeof(bin), "%s/fixtures/real-lbr/propeller_sample_1.bin", sh ? sh : "../shared");
@@ -233,6 +233,7 @@ END_TEST
 
 int main(void)
 {
+	e2e_init();
 	Suite *s = suite_create("profile");
 	TCase *tc = tcase_create("profile");
 	tcase_set_timeout(tc, 120);

@@ -429,6 +429,7 @@ END_TEST
 
 int main(void)
 {
+	e2e_init();
 	Suite *s = suite_create("record");
 	TCase *tc = tcase_create("stat");
 	tcase_set_timeout(tc, 120);

@@ -195,6 +195,7 @@ END_TEST
 
 int main(void)
 {
+	e2e_init();
 	Suite *s = suite_create("rep");
 	TCase *tc = tcase_create("rep");
 	tcase_set_timeout(tc, 300);

@@ -274,6 +274,7 @@ static Suite *stacks_e2e_suite(void)
 
 int main(void)
 {
+	e2e_init();
 	tmp_dir_make(dir, sizeof(dir), "check_stacks_e2e");
 	built = dir[0] && sf_build(&prog, dir, "prog", 0, 0) == 0;
 	int rc = run_suite(stacks_e2e_suite());

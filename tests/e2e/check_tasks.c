@@ -230,6 +230,7 @@ END_TEST
 
 int main(void)
 {
+	e2e_init();
 	Suite *s = suite_create("tasks");
 	TCase *tc = tcase_create("tasks");
 	tcase_set_timeout(tc, 300);

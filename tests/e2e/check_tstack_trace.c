@@ -384,6 +384,7 @@ END_TEST
 
 int main(void)
 {
+	e2e_init();
 	Suite *s = suite_create("tstack_trace");
 	TCase *tc = tcase_create("tstack_trace");
 	tcase_set_timeout(tc, 600);

@@ -1,6 +1,7 @@
 /* End-to-end test helpers (see e2e_util.h). */
 #include "tests/e2e/e2e_util.h"
 
+#include <assert.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,19 +10,93 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/unit/tmp_dir.h"
+
+/* The test's configuration, read before the environment is replaced. */
+static struct {
+	int ready;
+	pid_t owner; /* the process that made dir and removes it */
+	char pmusim[1024], workloads[1024], shared[1024];
+	char dir[64];
+} cfg;
+
+static void copy_env(char *dst, size_t len, const char *name, const char *dflt)
+{
+	const char *v = getenv(name);
+	snprintf(dst, len, "%s", v && *v ? v : dflt);
+}
+
+static void remove_dir_at_exit(void)
+{
+	if (getpid() == cfg.owner)
+		tmp_dir_remove(cfg.dir);
+}
+
+/* Variables the programs under test see, and nothing else: the caller's
+ * environment (PMUSIM=, CI=, the shell's PWD, a long TMPDIR) would move the
+ * programs' stacks and change their counts from caller to caller. Check's own CK_*
+ * settings and the sanitizers' options stay, as the developer chose them. */
+static void fixed_environment(void)
+{
+	static const char *const keep[] = {"CK_", "ASAN_OPTIONS=", "UBSAN_OPTIONS=", "LSAN_OPTIONS="};
+	char **saved = NULL;
+	size_t n = 0;
+	for (char **e = environ; *e; e++)
+		for (size_t k = 0; k < sizeof(keep) / sizeof(keep[0]); k++)
+			if (strncmp(*e, keep[k], strlen(keep[k])) == 0) {
+				saved = realloc(saved, (n + 1) * sizeof(*saved));
+				saved[n++] = strdup(*e);
+			}
+	clearenv();
+	for (size_t i = 0; i < n; i++)
+		putenv(saved[i]); /* putenv keeps the string: not freed */
+	free(saved);
+	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);
+	setenv("LC_ALL", "C", 1);
+	/* every file a tool makes for itself (perf's ~/.debug, glog's logs of AutoFDO's
+	 * tools, valgrind's and gcc's temporaries) lands in the test's own directory */
+	setenv("HOME", cfg.dir, 1);
+	setenv("TMPDIR", cfg.dir, 1);
+	setenv("GLOG_log_dir", cfg.dir, 1);
+}
+
+void e2e_init(void)
+{
+	copy_env(cfg.pmusim, sizeof(cfg.pmusim), "PMUSIM", "build/release/pmusim");
+	copy_env(cfg.workloads, sizeof(cfg.workloads), "WORKLOADS", "build/workloads");
+	copy_env(cfg.shared, sizeof(cfg.shared), "PMUSIM_SHARED", "../shared");
+	/* always directly in /tmp, so that the guests' environment has the same length
+	 * whoever runs the test */
+	snprintf(cfg.dir, sizeof(cfg.dir), "/tmp/pmusim-e2e-XXXXXX");
+	if (!mkdtemp(cfg.dir)) {
+		perror("e2e_init: mkdtemp");
+		exit(2);
+	}
+	cfg.owner = getpid();
+	atexit(remove_dir_at_exit);
+	fixed_environment();
+	cfg.ready = 1;
+}
+
 const char *pmusim(void)
 {
-	const char *p = getenv("PMUSIM");
-	return p ? p : "build/release/pmusim";
+	assert(cfg.ready && "e2e_init() first");
+	return cfg.pmusim;
+}
+
+const char *shared_dir(void)
+{
+	assert(cfg.ready && "e2e_init() first");
+	return cfg.shared;
 }
 
 const char *wl(const char *name)
 {
-	static char buf[8][512];
+	static char buf[8][2048];
 	static int slot;
-	const char *d = getenv("WORKLOADS");
+	assert(cfg.ready && "e2e_init() first");
 	char *b = buf[slot++ % 8];
-	snprintf(b, 512, "%s/%s", d ? d : "build/workloads", name);
+	snprintf(b, sizeof(buf[0]), "%s/%s", cfg.workloads, name);
 	return b;
 }
 
@@ -294,16 +369,11 @@ long long truth_instructions(const char *path)
 
 const char *tmp_path(const char *name)
 {
-	static char dir[256];
 	static char buf[8][512];
 	static int slot;
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/pmusim-e2e-XXXXXX");
-		if (!mkdtemp(dir))
-			abort();
-	}
+	assert(cfg.ready && "e2e_init() first");
 	char *b = buf[slot++ % 8];
-	snprintf(b, 512, "%s/%s", dir, name);
+	snprintf(b, 512, "%s/%s", cfg.dir, name);
 	return b;
 }
 

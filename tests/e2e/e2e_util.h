@@ -6,6 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* First thing in every end-to-end test's main: reads the configuration ($PMUSIM,
+ * $WORKLOADS, $PMUSIM_SHARED), makes the test process's temporary directory (removed
+ * when that process exits, whatever its tests left there), and replaces the
+ * environment with a fixed one (PATH, LC_ALL=C, HOME and TMPDIR the temporary
+ * directory) that every command the test runs, natively or under pmusim, inherits. */
+void e2e_init(void);
+
 /* The pmusim under test: $PMUSIM, default build/release/pmusim. */
 const char *pmusim(void);
 /* Path of a built workload: $WORKLOADS/name (default build/workloads); the
@@ -46,7 +53,10 @@ int truth_jumps(const char *path, struct jump_rec **out, size_t *n);
 /* The top-level "instructions" count of a truth JSON, or -1. */
 long long truth_instructions(const char *path);
 
-/* A path under a fresh temporary directory made once per process. */
+/* The shared/ folder beside the repository: $PMUSIM_SHARED, default ../shared. */
+const char *shared_dir(void);
+
+/* A path in the test process's temporary directory. */
 const char *tmp_path(const char *name);
 
 #endif
