@@ -49,9 +49,10 @@ WORKLOADS := $(WL_C:workloads/%.c=$(WL_DIR)/%) $(WL_MUSL:workloads/%.c=$(WL_DIR)
 
 # Debian 12 packages the project, its tests and benchmarks use.
 DEPS := build-essential pkg-config libunicorn-dev libcapstone-dev libelf-dev check \
-	valgrind libc6-dbg musl-tools busybox-static python3 linux-perf bolt-16 autofdo llvm
+	valgrind libc6-dbg musl-tools busybox-static python3 linux-perf bolt-16 autofdo llvm \
+	debootstrap
 
-.PHONY: all test unit e2e e2e-asan asan-unit bench mca experiments real-vs-sim demo deps workloads clean format syscall-names
+.PHONY: all test fresh-test unit e2e e2e-asan asan-unit bench mca experiments real-vs-sim demo deps workloads clean format syscall-names
 
 all: $(PMUSIM) workloads
 
@@ -141,7 +142,8 @@ deps:
 	if [ -z "$$missing" ]; then echo "deps: all installed"; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		echo "deps: installing$$missing"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+		echo "deps: on a fresh Debian 12 that is about 370 MB to download; apt-get's progress follows"; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	else echo "deps: missing:$$missing"; echo "run: sudo apt-get install -y$$missing"; exit 1; fi
 
 unit: $(UNIT_BIN)
@@ -162,6 +164,11 @@ e2e-asan: $(E2E_BIN) workloads
 # build (tests/test_all.sh). Ends with the total of every suite: "total: N passed, N failed".
 test: deps
 	@MAKE="$(MAKE)" tests/test_all.sh
+
+# The README's two commands in a fresh Debian 12 root (debootstrap, only git and make
+# added), as a newcomer runs them: tests/fresh_test.sh. Needs root; about 20 minutes.
+fresh-test: deps
+	@tests/fresh_test.sh
 
 bench: $(PMUSIM) workloads
 	bench/run.sh $(PMUSIM) $(WL_DIR)
