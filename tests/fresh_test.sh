@@ -24,6 +24,7 @@ mirror=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
 [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
 
 root=$(mktemp -d /var/tmp/pmusim-fresh.XXXXXX)
+chmod 755 "$root" # it is /: every user of the root (apt's _apt) walks through it
 cleanup() {
 	# the namespace's mounts went with it; nothing of the root is mounted here
 	[ "${FRESH_KEEP:-0}" = 1 ] && { echo "fresh-test: root kept in $root"; return; }

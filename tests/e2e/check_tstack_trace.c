@@ -122,9 +122,18 @@ END_TEST
  * stack, execve empties it); gzip and cat are dynamic programs. */
 START_TEST(processes_match_truth)
 {
-	const char *data = tmp_path("sh.data"), *json = tmp_path("sh.json");
+	const char *data = tmp_path("sh.data"), *json = tmp_path("sh.json"), *text = tmp_path("text.txt");
 	const char *opts[] = {"--tstack-period", "50us", "--tstack-threads", "all", NULL};
-	const char *prog[] = {"/bin/sh", "-c", "ls / | wc -l; gzip -c /etc/services | gunzip | cat | wc -c", NULL};
+	/* the test's own input: a file of the machine (/etc/services) is absent from a
+	 * minimal Debian */
+	FILE *f = fopen(text, "w");
+	ck_assert_ptr_nonnull(f);
+	for (int i = 0; i < 600; i++)
+		fprintf(f, "service-%d\t%d/tcp\t\t# line %d of a made-up services file\n", i, 1000 + i, i);
+	fclose(f);
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "ls / | wc -l; gzip -c %s | gunzip | cat | wc -c", text);
+	const char *prog[] = {"/bin/sh", "-c", cmd, NULL};
 	ck_assert_int_eq(record(data, json, opts, prog, NULL), 0);
 	int st;
 	struct check k = validate(data, json, &st);
