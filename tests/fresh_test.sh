@@ -51,7 +51,8 @@ done
 cp -L /etc/resolv.conf "$root/etc/resolv.conf"
 
 git clone -q "$top" "$root/root/pmusim"
-cp -a "$shared" "$root/root/shared"
+mkdir "$root/root/shared"
+cp -RL "$shared/." "$root/root/shared/" # a link to shared/ becomes its contents
 
 # What runs inside the namespace: the private mounts, then the two commands in the root.
 cat >"$root/fresh-inner.sh" <<'INNER'
