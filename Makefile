@@ -71,7 +71,14 @@ $(BUILD)/tests/check_%: tests/e2e/check_%.c tests/e2e/e2e_util.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wno-write-strings -Wno-discarded-qualifiers $(CHECK_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CHECK_LIBS)
 
-workloads: $(WORKLOADS) $(WORKLOADS:%=%.o) $(WL_DIR)/loops.relocs $(WL_DIR)/loops.g $(WL_DIR)/loops.dynpie
+workloads: $(WORKLOADS) $(WORKLOADS:%=%.o) $(WL_DIR)/loops.relocs $(WL_DIR)/loops.g $(WL_DIR)/loops.dynpie \
+	$(WL_DIR)/cpu_state.dyn
+
+# cpu_state dynamically linked: its first printf of a double goes through ld.so's
+# lazy-binding trampoline, which saves the argument registers with FXSAVE
+$(WL_DIR)/cpu_state.dyn: workloads/cpu_state.c
+	@mkdir -p $(WL_DIR)
+	gcc -O2 -o $@ $<
 
 # loops linked with its relocations kept, as llvm-bolt needs to rewrite it
 $(WL_DIR)/loops.relocs: $(WL_DIR)/loops.o

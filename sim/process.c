@@ -20,6 +20,7 @@
 
 #include "common/elf_bias.h"
 #include "common/err.h"
+#include "sim/cpu_state.h"
 #include "sim/syscall_internal.h"
 
 
@@ -53,7 +54,7 @@ int proc_image_open(struct sim *s, struct proc *p, char *msg, size_t msglen)
 	p->exe_abs = strdup(realpath(p->path, abs) ? abs : p->path);
 	if (!p->exe_abs)
 		return pmusim_fail(msg, msglen, PMUSIM_ERR_NOMEM, "out of memory");
-	if (uc_open(UC_ARCH_X86, UC_MODE_64, &p->uc) != UC_ERR_OK)
+	if (uc_open(UC_ARCH_X86, UC_MODE_64, &p->uc) != UC_ERR_OK || cpu_state_init(p->uc) != UC_ERR_OK)
 		return pmusim_fail(msg, msglen, PMUSIM_ERR_EMU, "cannot create the Unicorn engine");
 	p->dc = dcache_new(machine_read_code, s);
 	if (!p->dc)
@@ -192,7 +193,7 @@ static int64_t clone_process(struct sim *s, struct proc *parent, struct proc *c)
 	c->interp_abs = parent->interp_abs ? strdup(parent->interp_abs) : NULL;
 	if (!c->path || !c->exe_abs || (parent->interp_abs && !c->interp_abs))
 		return -ENOMEM;
-	if (uc_open(UC_ARCH_X86, UC_MODE_64, &c->uc) != UC_ERR_OK)
+	if (uc_open(UC_ARCH_X86, UC_MODE_64, &c->uc) != UC_ERR_OK || cpu_state_init(c->uc) != UC_ERR_OK)
 		return -ENOMEM;
 	c->dc = dcache_new(machine_read_code, s);
 	if (!c->dc)

@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "sim/cpu_state.h"
 #include "sim/syscall_internal.h"
 
 #define SA_ONSTACK_F   0x08000000ULL
@@ -208,6 +209,7 @@ static uint64_t enter_handler(struct sim *s, struct thread *t, int sig, const st
 	uc_reg_write(s->p->uc, UC_X86_REG_RDX, &arg3);
 	uc_reg_write(s->p->uc, UC_X86_REG_RAX, &zero);
 	uc_reg_write(s->p->uc, UC_X86_REG_RFLAGS, &rflags);
+	cpu_state_reset_fpu(s->p->uc); /* rt_sigreturn brings the interrupted code's back */
 	bstream_set_next_run_start(s->bs, 1);
 	uc_reg_write(s->p->uc, UC_X86_REG_RIP, &handler);
 	return handler;
