@@ -283,6 +283,22 @@ static uint8_t class_of(const cs_insn *in)
 	return IC_ALU;
 }
 
+/* Whether the instruction has a VEX (C4/C5), EVEX (62) or XOP (8F with ModRM.reg != 0)
+ * prefix after its legacy prefixes (Intel SDM vol. 2A 2.3, 2.7; AMD APM vol. 3 1.8). */
+static int vex_encoded(const cs_insn *in)
+{
+	size_t i = 0;
+	while (i < in->size && (in->bytes[i] == 0x26 || in->bytes[i] == 0x2e || in->bytes[i] == 0x36 ||
+	                        in->bytes[i] == 0x3e || in->bytes[i] == 0x64 || in->bytes[i] == 0x65 ||
+	                        in->bytes[i] == 0x66 || in->bytes[i] == 0x67 || in->bytes[i] == 0xf0 ||
+	                        in->bytes[i] == 0xf2 || in->bytes[i] == 0xf3))
+		i++;
+	if (i + 1 >= in->size)
+		return 0;
+	uint8_t b = in->bytes[i];
+	return b == 0xc4 || b == 0xc5 || b == 0x62 || (b == 0x8f && (in->bytes[i + 1] & 0x38) != 0);
+}
+
 static int special_of(const cs_insn *in, int kind, struct dc_special *sp)
 {
 	memset(sp, 0, sizeof(*sp));
@@ -310,6 +326,13 @@ static int special_of(const cs_insn *in, int kind, struct dc_special *sp)
 	case X86_INS_WRMSR: case X86_INS_RDMSR: case X86_INS_INVD: case X86_INS_WBINVD:
 	case X86_INS_HLT:
 		sp->kind = DS_PRIV;
+		return 1;
+	case X86_INS_PDEP: case X86_INS_PEXT:
+		sp->kind = DS_BMI2_FIX;
+		return 1;
+	}
+	if (vex_encoded(in) && !has_group(in->detail, X86_GRP_BMI) && !has_group(in->detail, X86_GRP_BMI2)) {
+		sp->kind = DS_UNREPORTED;
 		return 1;
 	}
 	return 0;

@@ -31,6 +31,9 @@ enum dc_special_kind {
 	DS_RDTSCP,
 	DS_RDRAND,    /* rdrand/rdseed: result comes from the seeded generator */
 	DS_PRIV,      /* privileged in user mode (hlt, in/out, cli/sti, msr…): SIGSEGV as Linux */
+	DS_BMI2_FIX,  /* pdep/pext: Unicorn 2.0.1 swaps source and mask; computed by pmusim */
+	DS_UNREPORTED, /* VEX/EVEX/XOP-encoded, not BMI1/BMI2: CPUID reports no AVX, so SIGILL
+	                * (Unicorn 2.0.1 would run it as its legacy SSE form: wrong results) */
 };
 
 struct dc_special {

@@ -3,8 +3,6 @@
  * relative to the next instruction, FS/GS bases). */
 #include "sim/fault.h"
 
-#include <capstone/capstone.h>
-
 static int uc_reg_of(x86_reg r)
 {
 	switch (r) {
@@ -49,6 +47,18 @@ static uint64_t reg_val(struct sim *s, x86_reg r, uint64_t next_pc)
 	return v;
 }
 
+uint64_t fault_operand_address(struct sim *s, const cs_x86_op *op, uint64_t next_pc)
+{
+	uint64_t ea = reg_val(s, op->mem.base, next_pc) + reg_val(s, op->mem.index, next_pc) * (uint64_t)op->mem.scale +
+		      (uint64_t)op->mem.disp;
+	if (op->mem.segment == X86_REG_FS || op->mem.segment == X86_REG_GS) {
+		uint64_t b = 0;
+		uc_reg_read(s->p->uc, op->mem.segment == X86_REG_FS ? UC_X86_REG_FS_BASE : UC_X86_REG_GS_BASE, &b);
+		ea += b;
+	}
+	return ea;
+}
+
 static int insn_touches(struct sim *s, const cs_insn *in, uint64_t addr)
 {
 	const cs_x86 *x = &in->detail->x86;
@@ -64,14 +74,7 @@ static int insn_touches(struct sim *s, const cs_insn *in, uint64_t addr)
 		const cs_x86_op *op = &x->operands[i];
 		if (op->type != X86_OP_MEM)
 			continue;
-		uint64_t ea = reg_val(s, op->mem.base, next) +
-			      reg_val(s, op->mem.index, next) * (uint64_t)op->mem.scale +
-			      (uint64_t)op->mem.disp;
-		if (op->mem.segment == X86_REG_FS || op->mem.segment == X86_REG_GS) {
-			uint64_t b = 0;
-			uc_reg_read(s->p->uc, op->mem.segment == X86_REG_FS ? UC_X86_REG_FS_BASE : UC_X86_REG_GS_BASE, &b);
-			ea += b;
-		}
+		uint64_t ea = fault_operand_address(s, op, next);
 		uint64_t sz = op->size ? op->size : 1;
 		if (addr >= PAGE_DOWN(ea) && addr < PAGE_UP(ea + sz))
 			return 1;

@@ -6,6 +6,7 @@
 #ifndef PMUSIM_SIM_FAULT_H
 #define PMUSIM_SIM_FAULT_H
 
+#include <capstone/capstone.h>
 #include <stdint.h>
 
 #include "sim/sim_internal.h"
@@ -14,6 +15,10 @@
  * fallback when none matches. */
 uint64_t fault_locate(struct sim *s, const struct block_info *bi, uint64_t tb_end,
 		      uint64_t addr, uint64_t fallback);
+
+/* The effective address of a memory operand from the registers as they are now (RIP
+ * relative to next_pc, FS/GS bases added). */
+uint64_t fault_operand_address(struct sim *s, const cs_x86_op *op, uint64_t next_pc);
 
 /* Unicorn register for a Capstone general-purpose register id (64-, 32- or
  * 16-bit), with its size in bytes; -1 when it is not one. */

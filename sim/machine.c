@@ -10,6 +10,7 @@
 
 #include "common/elf_bias.h"
 #include "common/err.h"
+#include "sim/bmi2_fix.h"
 #include "sim/fault.h"
 #include "sim/sim_internal.h"
 #include "sim/syscall_names.h"
@@ -156,6 +157,25 @@ static void hook_special(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
 	case DS_PRIV:
 		s->res->fault_pc = addr;
 		s->fault_signo = SIGSEGV;
+		uc_emu_stop(uc);
+		break;
+	case DS_BMI2_FIX: {
+		uint64_t fault_addr;
+		if (bmi2_fix_execute(s, addr, h->sp.len, &fault_addr) == 0) {
+			skip_insn(s, addr, h->sp.len);
+		} else { /* its memory operand is not readable: the fault it would raise */
+			s->res->fault_pc = addr;
+			s->res->fault_addr = fault_addr;
+			s->mem_fault_type = UC_MEM_READ_UNMAPPED;
+			s->fault_signo = SIGSEGV;
+			uc_emu_stop(uc);
+		}
+		break;
+	}
+	case DS_UNREPORTED:
+		s->res->fault_pc = addr;
+		s->fault_signo = SIGILL;
+		s->sigill_unreported = 1;
 		uc_emu_stop(uc);
 		break;
 	}

@@ -6,23 +6,35 @@
 
 #include "common/err.h"
 #include "sim/fault.h"
+#include "sim/sigill.h"
 #include "sim/sim_internal.h"
 
 #define UNTIL_NEVER UINT64_MAX
 
+/* "0xPC (symbol+0xoff)", and the file and its offset when pc is in a library (or the
+ * program, for a position-independent one). */
 static void describe_pc(struct sim *s, uint64_t pc, char *buf, size_t len)
 {
 	const struct sym *sym = symtab_lookup(s->p->syms, pc);
+	char file[320] = "";
+	for (size_t i = 0; i < s->p->nexec_maps; i++) {
+		const struct sim_mapping *m = &s->p->exec_maps[i];
+		if (pc >= m->addr && pc < m->addr + m->len) {
+			snprintf(file, sizeof(file), " in %s+0x%llx", m->path,
+				 (unsigned long long)(pc - m->addr + m->pgoff));
+			break;
+		}
+	}
 	if (sym)
-		snprintf(buf, len, "0x%llx (%s+0x%llx)", (unsigned long long)pc, sym->name,
-			 (unsigned long long)(pc - sym->addr));
+		snprintf(buf, len, "0x%llx (%s+0x%llx)%s", (unsigned long long)pc, sym->name,
+			 (unsigned long long)(pc - sym->addr), file);
 	else
-		snprintf(buf, len, "0x%llx", (unsigned long long)pc);
+		snprintf(buf, len, "0x%llx%s", (unsigned long long)pc, file);
 }
 
 static void signal_message(struct sim *s, struct sim_result *res)
 {
-	char where[300];
+	char where[600];
 	describe_pc(s, res->fault_pc, where, sizeof(where));
 	const char *name = sigabbrev_np(res->signo);
 	if (res->fault_pc == 0 && res->signo == SIGINT && s->interrupt_flag && *s->interrupt_flag) {
@@ -49,13 +61,17 @@ static void signal_message(struct sim *s, struct sim_result *res)
 		}
 		snprintf(extra, sizeof(extra), ": %s 0x%llx", what, (unsigned long long)res->fault_addr);
 	} else if (res->signo == SIGILL) {
-		snprintf(extra, sizeof(extra), ": illegal instruction");
+		char what_insn[400];
+		sigill_describe(s, res->fault_pc, what_insn, sizeof(what_insn));
+		snprintf(res->message, sizeof(res->message), "program terminated by SIGILL at %.500s: %.400s", where,
+			 what_insn);
+		return;
 	} else if (res->signo == SIGFPE) {
 		snprintf(extra, sizeof(extra), ": arithmetic exception");
 	} else if (res->signo == SIGSEGV) {
 		snprintf(extra, sizeof(extra), ": privileged instruction or general protection fault");
 	}
-	snprintf(res->message, sizeof(res->message), "program terminated by SIG%s at %s%s",
+	snprintf(res->message, sizeof(res->message), "program terminated by SIG%s at %.600s%s",
 		 name ? name : "?", where, extra);
 }
 
@@ -159,6 +175,7 @@ int sim_run(struct sim *s, struct sim_result *res)
 			res->signo = sig;
 			if (signal_fault(s, sig, fault_code(s, res), at, 0, &pc)) {
 				memset(res, 0, sizeof(*res));
+				s->sigill_unreported = 0; /* the program's handler has it */
 				sched_update_attention(s);
 				continue;
 			}

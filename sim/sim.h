@@ -45,7 +45,7 @@ struct sim_result {
 	uint64_t fault_pc;       /* instruction that faulted */
 	uint64_t fault_addr;     /* data address, for memory faults */
 	uint64_t insns;          /* instructions retired */
-	char message[512];       /* one line, no newline */
+	char message[1024];      /* one line, no newline */
 };
 
 struct sim;
