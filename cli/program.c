@@ -1,11 +1,13 @@
 /* Shared program options and run life cycle of run/stat/record (see program.h). */
 #include "cli/program.h"
+#include "cli/program_path.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "common/err.h"
@@ -74,6 +76,17 @@ int program_option(struct program *p, int code, const char *arg)
 				       "cycles with a c after it, not '%s'\n", p->cmd, arg), -1;
 		return 1;
 	}
+	case PROG_O_CLOCK_START:
+		p->so.clock_start_given = 1;
+		if (strcmp(arg, "now") == 0) {
+			p->so.clock_start = (uint64_t)time(NULL);
+			return 1;
+		}
+		if (parse_u64(arg, &p->so.clock_start) < 0 ||
+		    p->so.clock_start > 253402300799ULL) /* 9999-12-31, as far as dates print in 4 digits */
+			return fprintf(stderr, "%s: --clock-start needs seconds since 1970 (0 to "
+				       "253402300799) or 'now', not '%s'\n", p->cmd, arg), -1;
+		return 1;
 	default: return 0;
 	}
 }
@@ -110,10 +123,13 @@ static int program_args(struct program *p, int argc, char **argv, int optind_)
 		fprintf(stderr, "%s: no program given (see %s --help)\n", p->cmd, p->cmd);
 		return -1;
 	}
-	p->so.path = argv[optind_];
-	p->so.argv = argv + optind_;
 	if (build_env(p) < 0)
 		return fprintf(stderr, "%s: out of memory\n", p->cmd), -1;
+	int e = program_path_resolve(argv + optind_, p->so.envp, &p->prog_path, &p->prog_argv);
+	if (e)
+		return fprintf(stderr, "%s: cannot run %s: %s\n", p->cmd, argv[optind_], strerror(e)), -1;
+	p->so.path = p->prog_path;
+	p->so.argv = p->prog_argv;
 	return 0;
 }
 
@@ -251,5 +267,6 @@ void program_free(struct program *p)
 	pmu_free(p->clock);
 	free(p->env);
 	free((void *)p->so.envp);
+	program_path_free(p->prog_path, p->prog_argv);
 	memset(p, 0, sizeof(*p));
 }

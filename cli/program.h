@@ -17,7 +17,7 @@
  * from PROG_OPT_END on). */
 enum {
 	PROG_O_SEED = 256, PROG_O_MAX, PROG_O_STRICT, PROG_O_TRUTH, PROG_O_TRUTH_JSON, PROG_O_ENV,
-	PROG_O_CLEAR_ENV, PROG_O_INTERP, PROG_O_QUANTUM, PROG_OPT_END
+	PROG_O_CLEAR_ENV, PROG_O_INTERP, PROG_O_QUANTUM, PROG_O_CLOCK_START, PROG_OPT_END
 };
 
 #define PROG_LONG_OPTIONS                                                                        \
@@ -25,7 +25,8 @@ enum {
 	{"strict", no_argument, 0, PROG_O_STRICT}, {"truth", required_argument, 0, PROG_O_TRUTH},    \
 	{"truth-json", required_argument, 0, PROG_O_TRUTH_JSON},                                     \
 	{"env", required_argument, 0, PROG_O_ENV}, {"clear-env", no_argument, 0, PROG_O_CLEAR_ENV}, \
-	{"interp", required_argument, 0, PROG_O_INTERP}, {"quantum", required_argument, 0, PROG_O_QUANTUM}
+	{"interp", required_argument, 0, PROG_O_INTERP}, {"quantum", required_argument, 0, PROG_O_QUANTUM}, \
+	{"clock-start", required_argument, 0, PROG_O_CLOCK_START}
 
 /* --help text of the shared options. */
 #define PROG_OPTIONS_HELP                                                                   \
@@ -44,11 +45,15 @@ enum {
 	"                    PT_INTERP (a missing one falls back to the system's)\n"  \
 	"  --quantum N[c]    instructions (cycles of the timing model with a c) a thread\n" \
 	"                    runs before the next runnable one gets the simulated CPU\n" \
-	"                    (default 1000000 instructions)\n"
+	"                    (default 1000000 instructions)\n"                                 \
+	"  --clock-start T   the program's clock (CLOCK_REALTIME) at its start: seconds\n"   \
+	"                    since 1970, or 'now' (default 2524608000, 2050-01-01: the\n"   \
+	"                    same on every run, later than any file's time)\n"
 
 struct program {
 	const char *cmd;        /* "pmusim run" etc., for messages */
 	struct sim_options so;
+	char *prog_path, **prog_argv; /* what so.path and so.argv point to (cli/program_path.h) */
 	const char *truth, *truth_json;
 	char **env;
 	size_t nenv;

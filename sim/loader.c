@@ -26,7 +26,9 @@ static int read_file(const char *path, unsigned char **buf, size_t *len)
 		return PMUSIM_ERR_IO;
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		int e = S_ISDIR(st.st_mode) ? EISDIR : errno ? errno : EACCES;
 		close(fd);
+		errno = e; /* the kernel refuses to execute anything but a regular file */
 		return PMUSIM_ERR_IO;
 	}
 	*len = (size_t)st.st_size;
@@ -39,8 +41,10 @@ static int read_file(const char *path, unsigned char **buf, size_t *len)
 	while (got < *len) {
 		ssize_t r = read(fd, *buf + got, *len - got);
 		if (r <= 0) {
+			int e = r < 0 ? errno : EIO; /* shorter than it said */
 			free(*buf);
 			close(fd);
+			errno = e;
 			return PMUSIM_ERR_IO;
 		}
 		got += (size_t)r;
@@ -204,8 +208,9 @@ static int load_image(struct sim *s, struct image *im, int is_interp, char *msg,
 	size_t flen = 0;
 	int err = read_file(im->path, &file, &flen);
 	if (err < 0)
-		return pmusim_fail(msg, ml, err, "%s: cannot read %s", im->path,
-				   is_interp ? "the interpreter" : "program");
+		return pmusim_fail(msg, ml, err, "%s: cannot read %s: %s", im->path,
+				   is_interp ? "the interpreter" : "program",
+				   err == PMUSIM_ERR_NOMEM ? "out of memory" : strerror(errno));
 	if (flen < EI_NIDENT || memcmp(file, ELFMAG, SELFMAG) != 0) {
 		free(file);
 		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: not an ELF file", im->path);

@@ -420,6 +420,7 @@ int sim_new(const struct sim_options *opt, struct sim **out, char *msg, size_t m
 	if (!s->opt.log)
 		s->opt.log = stderr;
 	rng_init(&s->rng, opt->seed);
+	s->realtime_base_ns = (opt->clock_start_given ? opt->clock_start : SIM_CLOCK_START_DEFAULT) * 1000000000ULL;
 	s->next_tid = GUEST_PID + 1;
 	int err = PMUSIM_ERR_NOMEM;
 	struct proc *p = proc_alloc(s);

@@ -30,7 +30,6 @@
 
 #define DEFAULT_QUANTUM 1000000ULL
 #define NS_PER_S 1000000000ULL
-#define EPOCH_NS (1767225600ULL * NS_PER_S) /* CLOCK_REALTIME at boot (syscall.c) */
 
 int sched_init(struct sim *s)
 {
@@ -317,7 +316,7 @@ static int64_t futex_deadline(struct sim *s, int cmd, int realtime, uint64_t tsp
 	if (cmd == FUTEX_WAIT) /* relative */
 		*out = now + v;
 	else if (realtime) /* absolute CLOCK_REALTIME */
-		*out = v > EPOCH_NS ? v - EPOCH_NS : 0;
+		*out = v > s->realtime_base_ns ? v - s->realtime_base_ns : 0;
 	else /* absolute CLOCK_MONOTONIC */
 		*out = v;
 	return 0;

@@ -27,7 +27,15 @@ struct sim_options {
 	uint64_t quantum;        /* instructions a thread runs before the next one gets the CPU (0: 1,000,000) */
 	int quantum_cycles;      /* the quantum counts cycles of the clock (sim_set_clock) instead */
 	FILE *log;               /* pmusim's own messages (stderr) */
+	uint64_t clock_start;    /* CLOCK_REALTIME when the program starts, in seconds since the
+	                          * epoch, when clock_start_given (else SIM_CLOCK_START_DEFAULT) */
+	int clock_start_given;
 };
+
+/* 2050-01-01T00:00:00Z: a fixed start, the same on every run and host, and later than
+ * any file a machine holds today, so that programs comparing file times with "now"
+ * (make, find -newer, tar) see no file from the future. */
+#define SIM_CLOCK_START_DEFAULT 2524608000ULL
 
 enum sim_end {
 	SIM_END_EXIT = 0,        /* guest called exit/exit_group: status */

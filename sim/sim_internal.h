@@ -155,6 +155,7 @@ struct sim {
 	uint64_t intr_rip;           /* RIP when an interrupt ended the run */
 	int fault_signo;             /* an exception hook stopped emulation with this signal */
 	int sigill_unreported;       /* that SIGILL is pmusim's: an instruction CPUID does not report */
+	uint64_t realtime_base_ns;   /* CLOCK_REALTIME at simulated time 0 (sim_options.clock_start) */
 	/* run state */
 	int stop_reason;         /* enum sim_end + 1 when set by a hook, 0 otherwise */
 	int restart;             /* emulation stopped to re-translate; resume at restart_pc */

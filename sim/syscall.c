@@ -14,7 +14,6 @@
 
 #include "sim/syscall_internal.h"
 
-#define EPOCH_BASE_S 1767225600ULL  /* guest boots at 2026-01-01T00:00:00Z */
 #define ARCH_SET_GS 0x1001
 #define ARCH_SET_FS 0x1002
 #define ARCH_GET_FS 0x1003
@@ -29,7 +28,7 @@ static int64_t do_clock_gettime(struct sim *s, uint64_t clk, uint64_t tsp)
 {
 	uint64_t ns = sim_now_ns(s);
 	if (clk == CLOCK_REALTIME || clk == CLOCK_REALTIME_COARSE || clk == CLOCK_TAI)
-		ns += EPOCH_BASE_S * 1000000000ULL;
+		ns += s->realtime_base_ns;
 	else if (clk > CLOCK_TAI)
 		return -EINVAL;
 	int64_t ts[2] = {(int64_t)(ns / 1000000000ULL), (int64_t)(ns % 1000000000ULL)};
@@ -119,7 +118,7 @@ static int64_t do_nanosleep(struct sim *s, const struct sysargs *x)
 		return -EINVAL;
 	uint64_t d = (uint64_t)ts[0] * 1000000000ULL + (uint64_t)ts[1], now = sim_now_ns(s);
 	if (x->nr == SYS_clock_nanosleep && (a[1] & 1)) { /* TIMER_ABSTIME */
-		uint64_t base = a[0] == CLOCK_REALTIME ? EPOCH_BASE_S * 1000000000ULL : 0;
+		uint64_t base = a[0] == CLOCK_REALTIME ? s->realtime_base_ns : 0;
 		d = d > now + base ? d - (now + base) : 0;
 	}
 	return sched_sleep_until(s, now + d);
@@ -191,12 +190,12 @@ static int64_t do_misc(struct sim *s, const struct sysargs *x, int *handled)
 		return a[1] ? put(s, a[1], ts, sizeof(ts)) : 0;
 	}
 	case SYS_gettimeofday: {
-		uint64_t ns = sim_now_ns(s) + EPOCH_BASE_S * 1000000000ULL;
+		uint64_t ns = sim_now_ns(s) + s->realtime_base_ns;
 		int64_t tv[2] = {(int64_t)(ns / 1000000000ULL), (int64_t)(ns % 1000000000ULL / 1000)};
 		return a[0] ? put(s, a[0], tv, sizeof(tv)) : 0;
 	}
 	case SYS_time: {
-		int64_t t = (int64_t)((sim_now_ns(s) / 1000000000ULL) + EPOCH_BASE_S);
+		int64_t t = (int64_t)((sim_now_ns(s) + s->realtime_base_ns) / 1000000000ULL);
 		if (a[0] && put(s, a[0], &t, 8) < 0)
 			return -EFAULT;
 		return t;
