@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/elf_bias.h"
 #include "common/err.h"
@@ -430,6 +431,11 @@ int sim_new(const struct sim_options *opt, struct sim **out, char *msg, size_t m
 	}
 	s->p = p;
 	p->ppid = 1;
+	/* started as a shell starts a command it does not put in a job of its own: in its
+	 * parent's group and session, not a leader (setsid works) */
+	p->pgid = p->sid = 1;
+	p->uid[0] = (uint32_t)getuid(), p->uid[1] = p->uid[2] = (uint32_t)geteuid();
+	p->gid[0] = (uint32_t)getgid(), p->gid[1] = p->gid[2] = (uint32_t)getegid();
 	p->path = (char *)opt->path;
 	err = proc_image_open(s, p, msg, msglen);
 	if (err < 0)

@@ -187,6 +187,9 @@ static int copy_memory(struct proc *from, struct proc *to)
 static int64_t clone_process(struct sim *s, struct proc *parent, struct proc *c)
 {
 	c->ppid = parent->pid;
+	c->pgid = parent->pgid, c->sid = parent->sid;
+	memcpy(c->uid, parent->uid, sizeof(c->uid));
+	memcpy(c->gid, parent->gid, sizeof(c->gid));
 	c->image = parent->image;
 	c->path = parent->image ? strdup(parent->path) : parent->path;
 	c->exe_abs = strdup(parent->exe_abs);
@@ -408,7 +411,10 @@ int64_t sys_wait4(struct sim *s, const struct sysargs *x)
 	int children = 0;
 	for (size_t i = 0; i < s->nprocs; i++) {
 		struct proc *c = s->procs[i];
-		if (c->ppid != s->p->pid || c->state == PROC_REAPED || (want > 0 && c->pid != (uint64_t)want))
+		/* wait4(2): pid > 0 that child, -1 any, 0 any in the caller's group, < -1 the group -pid */
+		int match = want > 0 ? c->pid == (uint64_t)want : want == -1 ? 1
+			  : c->pgid == (want == 0 ? s->p->pgid : (uint32_t)-want);
+		if (c->ppid != s->p->pid || c->state == PROC_REAPED || !match)
 			continue;
 		children++;
 		if (c->state == PROC_ZOMBIE && (!found || c->exit_seq < found->exit_seq))

@@ -50,6 +50,7 @@ int sched_init(struct sim *s)
 
 void thread_free_contexts(struct thread *t)
 {
+	sched_wait_fds_done(t);
 	if (t->regs)
 		uc_context_free(t->regs);
 	t->regs = NULL;
@@ -134,6 +135,11 @@ void sched_wake(struct sim *s, struct thread *t, int64_t ret)
 	t->wake_ret = ret;
 	t->has_wake_ret = 1;
 	t->wake_ns = UINT64_MAX;
+	sched_wait_fds_done(t); /* a signal ended a poll: its next call starts afresh */
+	if (t->has_suspend_mask && ret != -EINTR) { /* ppoll's mask, when no handler restores it */
+		t->sigmask = t->suspend_mask;
+		t->has_suspend_mask = 0;
+	}
 	sched_update_attention(s);
 }
 
@@ -416,21 +422,68 @@ void sched_retry(struct sim *s, struct thread *t)
 	sched_update_attention(s);
 }
 
+int sched_wait_fds(struct sim *s, const struct pollfd *set, int n, uint64_t deadline_ns)
+{
+	struct thread *t = cur_thread(s);
+	struct pollfd *copy = n ? malloc((size_t)n * sizeof(*copy)) : NULL;
+	if (n && !copy)
+		return -ENOMEM;
+	if (n)
+		memcpy(copy, set, (size_t)n * sizeof(*copy));
+	free(t->io_set);
+	t->io_set = copy;
+	t->io_n = n;
+	t->io_fd = -1;
+	t->io_timed_out = 0;
+	sched_block_retry(s, TS_IO);
+	t->io_deadline = deadline_ns;
+	t->wake_ns = deadline_ns;
+	return 0;
+}
+
+void sched_wait_fds_done(struct thread *t)
+{
+	free(t->io_set);
+	t->io_set = NULL;
+	t->io_n = 0;
+	t->io_deadline = 0;
+	t->io_timed_out = 0;
+}
+
 /* Threads waiting for I/O whose file became ready go on; timeout as poll(2). */
 static void poll_io(struct sim *s, int timeout)
 {
-	struct pollfd pf[SIM_MAX_THREADS];
-	size_t idx[SIM_MAX_THREADS], n = 0;
+	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < s->nthreads; i++)
-		if (s->threads[i].state == TS_IO) {
-			pf[n] = (struct pollfd){s->threads[i].io_fd, s->threads[i].io_events, 0};
+		if (s->threads[i].state == TS_IO)
+			cap += s->threads[i].io_set ? (size_t)s->threads[i].io_n : 1;
+	if (cap == 0)
+		return;
+	struct pollfd *pf = malloc(cap * sizeof(*pf));
+	size_t *idx = malloc(cap * sizeof(*idx));
+	if (!pf || !idx) {
+		free(pf), free(idx);
+		return;
+	}
+	for (size_t i = 0; i < s->nthreads; i++) {
+		const struct thread *t = &s->threads[i];
+		if (t->state != TS_IO)
+			continue;
+		if (!t->io_set) {
+			pf[n] = (struct pollfd){t->io_fd, t->io_events, 0};
 			idx[n++] = i;
 		}
-	if (n == 0 || poll(pf, n, timeout) <= 0)
-		return;
-	for (size_t k = 0; k < n; k++)
-		if (pf[k].revents)
-			sched_retry(s, &s->threads[idx[k]]);
+		for (int k = 0; t->io_set && k < t->io_n; k++) {
+			pf[n] = t->io_set[k];
+			pf[n].revents = 0;
+			idx[n++] = i;
+		}
+	}
+	if (poll(pf, n, timeout) > 0)
+		for (size_t k = 0; k < n; k++)
+			if (pf[k].revents)
+				sched_retry(s, &s->threads[idx[k]]);
+	free(pf), free(idx);
 }
 
 static int io_waiters(const struct sim *s)
@@ -450,7 +503,7 @@ static int idle_until_next_event(struct sim *s)
 	uint64_t first = signal_timer_real_ns(s);
 	for (size_t i = 0; i < s->nthreads; i++) {
 		const struct thread *t = &s->threads[i];
-		if ((t->state == TS_FUTEX || t->state == TS_SLEEP) && t->wake_ns < first)
+		if ((t->state == TS_FUTEX || t->state == TS_SLEEP || t->state == TS_IO) && t->wake_ns < first)
 			first = t->wake_ns;
 	}
 	if (first == UINT64_MAX) {
@@ -467,6 +520,10 @@ static int idle_until_next_event(struct sim *s)
 		struct thread *t = &s->threads[i];
 		if ((t->state == TS_FUTEX || t->state == TS_SLEEP) && t->wake_ns <= now)
 			sched_wake(s, t, t->state == TS_FUTEX ? -ETIMEDOUT : 0);
+		if (t->state == TS_IO && t->wake_ns <= now) { /* poll's timeout: the call answers */
+			t->io_timed_out = 1;
+			sched_retry(s, t);
+		}
 	}
 	signal_timers_due(s);
 	return 0;

@@ -3,6 +3,7 @@
 #ifndef PMUSIM_SIM_SIM_INTERNAL_H
 #define PMUSIM_SIM_SIM_INTERNAL_H
 
+#include <poll.h>
 #include <stdint.h>
 #include <unicorn/unicorn.h>
 
@@ -54,6 +55,10 @@ struct thread {
 	uint64_t retry_pc;
 	int io_fd;                 /* TS_IO: host fd and poll events */
 	short io_events;
+	struct pollfd *io_set;     /* TS_IO for poll/select/epoll: host fds to wait on (io_n), */
+	int io_n;                  /* instead of io_fd; freed when the call ends */
+	uint64_t io_deadline;      /* their timeout, simulated ns (UINT64_MAX: none; 0: not waiting) */
+	int io_timed_out;          /* the deadline passed: the retried call returns what it has */
 	uint32_t vfork_child;
 	uc_context *regs;          /* registers while not running */
 	uint64_t resume_pc;        /* where it goes on */
@@ -91,6 +96,8 @@ struct hooked_site {
  * each pointing at its process). */
 struct proc {
 	uint32_t pid, ppid;
+	uint32_t pgid, sid;          /* process group and session (inherited by fork) */
+	uint32_t uid[3], gid[3];     /* real, effective, saved (inherited; start as pmusim's) */
 	int state;                   /* PROC_LIVE, PROC_ZOMBIE (exited, not waited for), PROC_REAPED */
 	int wait_status;             /* wait4 status word once a zombie */
 	uint64_t exit_seq;           /* order of the ends, for wait4 */
@@ -300,6 +307,13 @@ void sys_thread_exit(struct sim *s, int status);
 int64_t sched_sleep_until(struct sim *s, uint64_t ns);
 /* The calling thread blocks in state; its system call runs again when woken. */
 void sched_block_retry(struct sim *s, int state);
+/* The calling thread waits until one of the n host fds in set is ready or simulated time
+ * reaches deadline_ns (UINT64_MAX: no deadline); then its system call runs again, seeing
+ * cur_thread(s)->io_deadline armed (and io_timed_out when the deadline passed). set is
+ * copied. 0, or -ENOMEM. */
+int sched_wait_fds(struct sim *s, const struct pollfd *set, int n, uint64_t deadline_ns);
+/* Ends such a wait: frees the set, disarms the deadline. */
+void sched_wait_fds_done(struct thread *t);
 /* Wakes t to run its blocked system call again. */
 void sched_retry(struct sim *s, struct thread *t);
 /* Makes thread t runnable, its blocking call returning ret. */

@@ -43,7 +43,7 @@ int fd_host(const struct sim *s, uint64_t gfd)
 	return gfd < GUEST_FD_MAX ? s->p->fds[gfd] : -1;
 }
 
-static int64_t fd_alloc(struct sim *s, int hfd, uint64_t from)
+int64_t fd_install(struct sim *s, int hfd, uint64_t from)
 {
 	for (uint64_t i = from; i < GUEST_FD_MAX; i++)
 		if (s->p->fds[i] < 0) {
@@ -77,10 +77,12 @@ int get_path(struct sim *s, uint64_t addr, char *buf)
  * thread waits in the scheduler (TS_IO) and the call runs again once poll(2)
  * says the file is ready, so the other guest threads and processes go on
  * (the writer of the pipe, say). Returns 1 when the thread now waits. */
-static int io_must_wait(struct sim *s, int hfd, short events)
+int io_must_wait(struct sim *s, int hfd, short events)
 {
 	struct stat st;
-	if (fstat(hfd, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode)))
+	/* files on disk never wait; pipes, sockets, terminals and the anonymous files
+	 * (eventfd, epoll, timerfd: no file type in st_mode) may */
+	if (fstat(hfd, &st) < 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode))
 		return 0;
 	int fl = fcntl(hfd, F_GETFL);
 	if (fl < 0 || (fl & O_NONBLOCK))
@@ -201,7 +203,7 @@ static int64_t do_fcntl(struct sim *s, uint64_t gfd, int hfd, int cmd, uint64_t 
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC: {
 		int n = fcntl(hfd, cmd == F_DUPFD ? F_DUPFD : F_DUPFD_CLOEXEC, 0);
-		return n < 0 ? -errno : fd_alloc(s, n, arg);
+		return n < 0 ? -errno : fd_install(s, n, arg);
 	}
 	case F_GETFD: case F_SETFD: case F_GETFL: case F_SETFL: {
 		int r = fcntl(hfd, cmd, (int)arg);
@@ -261,7 +263,7 @@ static int64_t do_openat(struct sim *s, uint64_t gdir, uint64_t path, int flags,
 	if (d == -2)
 		return -EBADF;
 	int h = openat(d, p, flags, mode);
-	return h < 0 ? -errno : fd_alloc(s, h, 0);
+	return h < 0 ? -errno : fd_install(s, h, 0);
 }
 
 static int64_t do_path_call(struct sim *s, const struct sysargs *x)
@@ -387,7 +389,7 @@ int sys_file(struct sim *s, const struct sysargs *x, int64_t *ret)
 	case SYS_dup: {
 		int hh = fd_host(s, a[0]);
 		int n = hh < 0 ? -1 : dup(hh);
-		*ret = hh < 0 ? -EBADF : n < 0 ? -errno : fd_alloc(s, n, 0);
+		*ret = hh < 0 ? -EBADF : n < 0 ? -errno : fd_install(s, n, 0);
 		return 1;
 	}
 	case SYS_dup2: *ret = do_dup3(s, a[0], a[1], 0); return 1;
@@ -398,7 +400,7 @@ int sys_file(struct sim *s, const struct sysargs *x, int64_t *ret)
 			*ret = -errno;
 			return 1;
 		}
-		int32_t g[2] = {(int32_t)fd_alloc(s, p[0], 0), (int32_t)fd_alloc(s, p[1], 0)};
+		int32_t g[2] = {(int32_t)fd_install(s, p[0], 0), (int32_t)fd_install(s, p[1], 0)};
 		*ret = mem_write(s, a[0], g, sizeof(g)) < 0 ? -EFAULT : 0;
 		return 1;
 	}

@@ -87,14 +87,23 @@ static int64_t do_kill(struct sim *s, int64_t pid, int sig)
 {
 	if (sig < 0 || sig > 64)
 		return -EINVAL;
+	/* kill(2): pid > 0 that process, 0 the caller's group, -1 every process but the
+	 * caller, < -1 the group -pid */
+	uint32_t group = pid == 0 ? s->p->pgid : pid < -1 ? (uint32_t)-pid : 0;
 	int64_t r = -ESRCH;
+	int self = 0;
 	for (size_t i = 0; i < s->nprocs; i++) {
 		struct proc *p = s->procs[i];
-		if (p->state != PROC_LIVE || (pid > 0 && p->pid != (uint64_t)pid) || (pid <= 0 && p == s->p))
+		int hit = pid > 0 ? p->pid == (uint64_t)pid : pid == -1 ? p != s->p : p->pgid == group;
+		if (p->state != PROC_LIVE || !hit)
 			continue;
+		if (p == s->p) {
+			self = 1; /* last: the caller's own signal may end the run */
+			continue;
+		}
 		r = send_to(s, p, NULL, sig, 0 /* SI_USER */);
 	}
-	if (pid <= 0 || (uint64_t)pid == s->p->pid)
+	if (self)
 		r = signal_send(s, NULL, sig, 0, 0);
 	return r;
 }
@@ -153,12 +162,6 @@ static int64_t do_misc(struct sim *s, const struct sysargs *x, int *handled)
 	case SYS_rt_sigpending: return sys_rt_sigpending(s, a[0]);
 	case SYS_getitimer: case SYS_setitimer: case SYS_alarm: return sys_itimer(s, x->nr, a);
 	case SYS_getppid: return s->p->ppid;
-	case SYS_getuid: return getuid();
-	case SYS_geteuid: return geteuid();
-	case SYS_getgid: return getgid();
-	case SYS_getegid: return getegid();
-	case SYS_getpgrp: case SYS_getsid: case SYS_getpgid: return GUEST_PID; /* one session and group */
-	case SYS_setpgid: case SYS_setsid: return 0;
 	case SYS_set_tid_address:
 		cur_thread(s)->clear_child_tid = a[0];
 		return cur_thread(s)->tid;
@@ -275,7 +278,8 @@ int64_t syscall_run(struct sim *s, const struct sysargs *x)
 {
 	int64_t ret;
 	int handled;
-	if (!sys_file(s, x, &ret) && !sys_mem(s, x, &ret) && !sys_meta(s, x, &ret)) {
+	if (!sys_file(s, x, &ret) && !sys_mem(s, x, &ret) && !sys_meta(s, x, &ret) && !sys_poll(s, x, &ret) &&
+	    !sys_net(s, x, &ret) && !sys_ident(s, x, &ret)) {
 		ret = do_misc(s, x, &handled);
 		if (!handled)
 			sim_warn_unsupported(s, x->nr);

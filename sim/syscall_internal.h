@@ -35,5 +35,17 @@ int sys_meta(struct sim *s, const struct sysargs *x, int64_t *ret);
 
 /* Host fd behind a guest fd, or -1. */
 int fd_host(const struct sim *s, uint64_t gfd);
+/* Gives host fd hfd the lowest free guest number >= from; the number, or -EMFILE (hfd
+ * closed). */
+int64_t fd_install(struct sim *s, int hfd, uint64_t from);
+/* Whether a read (POLLIN) or write (POLLOUT) on host fd hfd would block: then the
+ * calling thread now waits in the scheduler and the call runs again later (1). */
+int io_must_wait(struct sim *s, int hfd, short events);
+
+/* Waiting for files (sys_poll.c), sockets (sys_net.c), identities, groups, sessions and
+ * other process attributes (sys_ident.c); 1 and *ret when the call is theirs. */
+int sys_poll(struct sim *s, const struct sysargs *x, int64_t *ret);
+int sys_net(struct sim *s, const struct sysargs *x, int64_t *ret);
+int sys_ident(struct sim *s, const struct sysargs *x, int64_t *ret);
 
 #endif
