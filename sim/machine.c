@@ -392,6 +392,10 @@ static bool hook_mem_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr, int
 		type = type == UC_MEM_WRITE_PROT ? UC_MEM_WRITE_UNMAPPED
 		     : type == UC_MEM_FETCH_PROT ? UC_MEM_FETCH_UNMAPPED
 		     : type == UC_MEM_READ_PROT ? UC_MEM_READ_UNMAPPED : type;
+	else if (mem_find(s, addr)) /* a PROT_NONE reservation the engine has not mapped */
+		type = type == UC_MEM_WRITE_UNMAPPED ? UC_MEM_WRITE_PROT
+		     : type == UC_MEM_FETCH_UNMAPPED ? UC_MEM_FETCH_PROT
+		     : type == UC_MEM_READ_UNMAPPED ? UC_MEM_READ_PROT : type;
 	s->mem_fault_type = type;
 	s->mem_fault_addr = addr;
 	return false;

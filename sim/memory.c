@@ -1,6 +1,8 @@
 /* The guest address space: a sorted list of non-overlapping areas mirrored in
  * Unicorn's memory map, with Linux mmap/munmap/mprotect semantics on top
- * (page granularity, partial unmap/protect split areas). */
+ * (page granularity, partial unmap/protect split areas). Anonymous PROT_NONE
+ * reservations stay out of the engine's map until made accessible: Unicorn allocates
+ * host memory for every mapped byte, and copies a whole area to split it. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +37,7 @@ int mem_is_mapped(const struct sim *s, uint64_t addr, uint64_t len)
 	return 1;
 }
 
-static int vma_insert(struct sim *s, uint64_t start, uint64_t end, int prot)
+static int vma_insert(struct sim *s, uint64_t start, uint64_t end, int prot, int unbacked)
 {
 	if (s->p->nvmas == s->p->capvmas) {
 		size_t nc = s->p->capvmas ? s->p->capvmas * 2 : 64;
@@ -49,7 +51,7 @@ static int vma_insert(struct sim *s, uint64_t start, uint64_t end, int prot)
 	while (i < s->p->nvmas && s->p->vmas[i].start < start)
 		i++;
 	memmove(&s->p->vmas[i + 1], &s->p->vmas[i], (s->p->nvmas - i) * sizeof(*s->p->vmas));
-	s->p->vmas[i] = (struct vma){start, end, prot};
+	s->p->vmas[i] = (struct vma){start, end, prot, unbacked};
 	s->p->nvmas++;
 	return 0;
 }
@@ -61,9 +63,9 @@ static int vma_split_at(struct sim *s, uint64_t addr)
 	if (!v || v->start == addr)
 		return 0;
 	uint64_t end = v->end;
-	int prot = v->prot;
+	int prot = v->prot, unbacked = v->unbacked;
 	((struct vma *)v)->end = addr;
-	return vma_insert(s, addr, end, prot);
+	return vma_insert(s, addr, end, prot, unbacked);
 }
 
 /* Unicorn 2.0.1 aborts once an engine's memory map needs 4096 sections
@@ -88,11 +90,20 @@ int mem_map(struct sim *s, uint64_t addr, uint64_t len, int prot)
 		return -ENOMEM;
 	if (uc_mem_map(s->p->uc, addr, len, (uint32_t)prot) != UC_ERR_OK)
 		return -ENOMEM;
-	if (vma_insert(s, addr, addr + len, prot) < 0) {
+	if (vma_insert(s, addr, addr + len, prot, 0) < 0) {
 		uc_mem_unmap(s->p->uc, addr, len);
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+int mem_reserve(struct sim *s, uint64_t addr, uint64_t len)
+{
+	if (len == 0 || (addr | len) & (GUEST_PAGE - 1))
+		return -EINVAL;
+	if (too_many_areas(s, 1))
+		return -ENOMEM;
+	return vma_insert(s, addr, addr + len, 0, 1) < 0 ? -ENOMEM : 0;
 }
 
 int mem_unmap(struct sim *s, uint64_t addr, uint64_t len)
@@ -106,7 +117,8 @@ int mem_unmap(struct sim *s, uint64_t addr, uint64_t len)
 		if (v->start >= addr && v->end <= end) {
 			if (v->prot & UC_PROT_EXEC)
 				uc_ctl_remove_cache(s->p->uc, v->start, v->end);
-			uc_mem_unmap(s->p->uc, v->start, v->end - v->start);
+			if (!v->unbacked)
+				uc_mem_unmap(s->p->uc, v->start, v->end - v->start);
 			continue;
 		}
 		s->p->vmas[w++] = *v;
@@ -127,30 +139,54 @@ int mem_protect(struct sim *s, uint64_t addr, uint64_t len, int prot)
 		if (v->start >= addr && v->end <= end) {
 			if (v->prot & UC_PROT_EXEC)
 				uc_ctl_remove_cache(s->p->uc, v->start, v->end);
-			if (uc_mem_protect(s->p->uc, v->start, v->end - v->start, (uint32_t)prot) != UC_ERR_OK)
+			if (v->unbacked) { /* made accessible: backed now, zero-filled as Linux's */
+				if (prot && uc_mem_map(s->p->uc, v->start, v->end - v->start, (uint32_t)prot) != UC_ERR_OK)
+					return -ENOMEM;
+				v->unbacked = !prot;
+			} else if (uc_mem_protect(s->p->uc, v->start, v->end - v->start, (uint32_t)prot) != UC_ERR_OK) {
 				return -ENOMEM;
+			}
 			v->prot = prot;
 		}
 	}
 	return 0;
 }
 
-uint64_t mem_find_free(struct sim *s, uint64_t len)
+int mem_overlaps(const struct sim *s, uint64_t addr, uint64_t len)
 {
-	uint64_t top = MMAP_TOP;
-	/* walk areas from the highest below MMAP_TOP downwards */
+	for (size_t i = 0; i < s->p->nvmas; i++)
+		if (s->p->vmas[i].start < addr + len && s->p->vmas[i].end > addr)
+			return 1;
+	return 0;
+}
+
+/* The highest free range of len bytes inside [lo, hi), or 0. */
+static uint64_t find_gap(const struct sim *s, uint64_t len, uint64_t lo, uint64_t hi)
+{
+	uint64_t top = hi;
 	for (size_t i = s->p->nvmas; i-- > 0;) {
 		const struct vma *v = &s->p->vmas[i];
 		if (v->start >= top)
 			continue;
-		if (v->end <= top && top - v->end >= len)
+		if (v->end <= top && top - v->end >= len && top - len >= lo)
 			return top - len;
-		if (v->start < top)
-			top = v->start;
+		top = v->start;
+		if (top < lo || top - lo < len)
+			return 0;
 	}
-	if (top - len >= PAGE_UP(s->p->brk_cur) + (1ULL << 30))
-		return top - len;
-	return 0;
+	return top >= lo && top - lo >= len ? top - len : 0;
+}
+
+uint64_t mem_find_free_below(struct sim *s, uint64_t len, uint64_t limit)
+{
+	return find_gap(s, len, GUEST_PAGE * 16, limit); /* never the lowest pages */
+}
+
+uint64_t mem_find_free(struct sim *s, uint64_t len)
+{
+	/* from MMAP_TOP down, around the thread-stack unit's range, above the heap's room */
+	uint64_t a = find_gap(s, len, AREAS_END, MMAP_TOP);
+	return a ? a : find_gap(s, len, PAGE_UP(s->p->brk_cur) + (1ULL << 30), AREAS_BASE);
 }
 
 int mem_read(struct sim *s, uint64_t addr, void *buf, size_t len)

@@ -171,9 +171,11 @@ static int copy_memory(struct proc *from, struct proc *to)
 	to->capvmas = from->nvmas;
 	for (size_t i = 0; i < from->nvmas; i++) {
 		const struct vma *v = &from->vmas[i];
+		to->vmas[to->nvmas++] = *v;
+		if (v->unbacked) /* a reservation: nothing to copy */
+			continue;
 		if (uc_mem_map(to->uc, v->start, v->end - v->start, (uint32_t)v->prot) != UC_ERR_OK)
 			return -ENOMEM;
-		to->vmas[to->nvmas++] = *v;
 		for (uint64_t a = v->start; a < v->end; a += sizeof(buf)) {
 			size_t n = v->end - a < sizeof(buf) ? (size_t)(v->end - a) : sizeof(buf);
 			if (uc_mem_read(from->uc, a, buf, n) != UC_ERR_OK || uc_mem_write(to->uc, a, buf, n) != UC_ERR_OK)

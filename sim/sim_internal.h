@@ -28,6 +28,7 @@
 struct vma {
 	uint64_t start, end;
 	int prot;                /* PROT_* of the guest */
+	int unbacked;            /* reserved (PROT_NONE, anonymous), not in the engine's map yet */
 };
 
 #define SIM_MAX_THREADS 512
@@ -274,6 +275,14 @@ int mem_read(struct sim *s, uint64_t addr, void *buf, size_t len);   /* 0 or -EF
 int mem_write(struct sim *s, uint64_t addr, const void *buf, size_t len);
 int mem_read_str(struct sim *s, uint64_t addr, char *buf, size_t len); /* 0, -EFAULT, -ENAMETOOLONG */
 const struct vma *mem_find(const struct sim *s, uint64_t addr);
+/* Reserves [addr, addr + len) as PROT_NONE anonymous memory without backing it: the
+ * engine maps a part only when mem_protect makes it accessible (a runtime's terabyte
+ * reservation costs nothing). 0 or -errno. */
+int mem_reserve(struct sim *s, uint64_t addr, uint64_t len);
+/* Whether any area overlaps [addr, addr + len) (one pass over the areas, whatever len). */
+int mem_overlaps(const struct sim *s, uint64_t addr, uint64_t len);
+/* The highest free range of len bytes ending at or below limit (mmap's MAP_32BIT), or 0. */
+uint64_t mem_find_free_below(struct sim *s, uint64_t len, uint64_t limit);
 
 /* syscall.c */
 void syscall_dispatch(struct sim *s);

@@ -10,6 +10,9 @@
 
 #include "sim/syscall_internal.h"
 
+#define MAP_32BIT_F 0x40              /* uapi/asm/mman.h (x86) */
+#define MAP_32BIT_LIMIT 0x80000000ULL /* mappings end within the first 2 GiB */
+
 static void invalidate_code(struct sim *s, uint64_t addr, uint64_t len)
 {
 	code_invalidate(s, addr, len);
@@ -81,23 +84,22 @@ static int64_t do_mmap(struct sim *s, const struct sysargs *x)
 			return -EINVAL;
 		if (addr < AREAS_END && addr + len > AREAS_BASE)
 			return -ENOMEM; /* reserved for the thread-stack unit */
-		if ((flags & MAP_FIXED_NOREPLACE) && !(flags & MAP_FIXED)) {
-			for (uint64_t p = addr; p < addr + len; p += GUEST_PAGE)
-				if (mem_find(s, p))
-					return -EEXIST;
-		}
+		if ((flags & MAP_FIXED_NOREPLACE) && !(flags & MAP_FIXED) && mem_overlaps(s, addr, len))
+			return -EEXIST;
 		invalidate_code(s, addr, len);
 		mem_unmap(s, addr, len);
 	} else {
-		int free_hint = addr && !(addr & (GUEST_PAGE - 1)) && addr + len <= MMAP_TOP &&
-				(addr >= AREAS_END || addr + len <= AREAS_BASE);
-		for (uint64_t p = addr; free_hint && p < addr + len; p += GUEST_PAGE)
-			if (mem_find(s, p))
-				free_hint = 0;
-		addr = free_hint ? addr : mem_find_free(s, len);
+		int free_hint = addr && !(addr & (GUEST_PAGE - 1)) && addr + len > addr && addr + len <= MMAP_TOP &&
+				(addr >= AREAS_END || addr + len <= AREAS_BASE) && !mem_overlaps(s, addr, len);
+		if (flags & MAP_32BIT_F) /* the first 2 GiB, as Linux places it (x86-64 only) */
+			addr = free_hint && addr + len <= MAP_32BIT_LIMIT ? addr : mem_find_free_below(s, len, MAP_32BIT_LIMIT);
+		else
+			addr = free_hint ? addr : mem_find_free(s, len);
 		if (!addr)
 			return -ENOMEM;
 	}
+	if (hfd < 0 && prot == PROT_NONE) /* a reservation: backed when made accessible */
+		return mem_reserve(s, addr, len) < 0 ? -ENOMEM : (int64_t)addr;
 	if (mem_map(s, addr, len, UC_PROT_READ | UC_PROT_WRITE) < 0)
 		return -ENOMEM;
 	if (hfd >= 0) {
@@ -129,10 +131,7 @@ static int64_t do_mremap(struct sim *s, const struct sysargs *x)
 			mem_unmap(s, old + nlen, olen - nlen);
 		return (int64_t)old;
 	}
-	int grow_in_place = 1;
-	for (uint64_t p = old + olen; p < old + nlen; p += GUEST_PAGE)
-		if (mem_find(s, p))
-			grow_in_place = 0;
+	int grow_in_place = !mem_overlaps(s, old + olen, nlen - olen);
 	if (grow_in_place && old + nlen <= MMAP_TOP) {
 		if (mem_map(s, old + olen, nlen - olen, prot) < 0)
 			return -ENOMEM;
