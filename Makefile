@@ -234,7 +234,7 @@ syscall-names:
 	  echo '		return NULL;'; echo '	return names[nr];'; echo '}'; } > sim/syscall_names.c
 
 format:
-	clang-format -i $(LIB_SRC) $(CLI_SRC) $(wildcard */*.h) $(UNIT_SRC) $(E2E_SRC)
+	clang-format -i $(LIB_SRC) $(CLI_SRC) $(wildcard */*.h) $(UNIT_SRC) $(E2E_SRC) $(REAL_SRC)
 
 clean:
 	rm -rf build
