@@ -1,5 +1,5 @@
 # pmusim — one plain, non-recursive Makefile.
-# make [MODE=release|debug|asan|ubsan] [all|test|unit|e2e|bench|demo|deps|clean|format]
+# make [MODE=release|debug|asan|ubsan] [all|test|unit|e2e|e2e-real|bench|demo|deps|clean|format]
 
 MODE ?= release
 MAKEFLAGS += --no-print-directory
@@ -38,6 +38,10 @@ UNIT_SRC := $(wildcard tests/unit/check_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 E2E_SRC := $(wildcard tests/e2e/check_*.c)
 E2E_BIN := $(E2E_SRC:tests/e2e/%.c=$(BUILD)/tests/%)
+# Real Debian programs natively and under pmusim (make e2e-real): a folder of its own,
+# so that make test leaves it out.
+REAL_SRC := $(wildcard tests/e2e_real/check_*.c)
+REAL_BIN := $(REAL_SRC:tests/e2e_real/%.c=$(BUILD)/tests/%)
 
 # Workloads: static programs with known branch structure (see workloads/*.c, *.S).
 WL_DIR := build/workloads
@@ -52,7 +56,11 @@ DEPS := build-essential pkg-config libunicorn-dev libcapstone-dev libelf-dev che
 	valgrind libc6-dbg musl-tools busybox-static python3 linux-perf bolt-16 autofdo llvm \
 	debootstrap
 
-.PHONY: all test fresh-test unit e2e e2e-asan asan-unit bench mca experiments real-vs-sim demo deps workloads clean format syscall-names
+# Debian 12 packages of the programs make e2e-real runs (tests/e2e_real/check_real.c).
+REAL_DEPS := python3 perl gawk bc dc xxd sqlite3 xz-utils bzip2 zstd brotli lz4 lzip \
+	openssl nodejs rsync make gcc imagemagick graphviz file jq busybox-static zip unzip
+
+.PHONY: all test fresh-test unit e2e e2e-real deps-real e2e-asan asan-unit bench mca experiments real-vs-sim demo deps workloads clean format syscall-names
 
 all: $(PMUSIM) workloads
 
@@ -68,6 +76,10 @@ $(BUILD)/tests/check_%: tests/unit/check_%.c $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CHECK_LIBS)
 
 $(BUILD)/tests/check_%: tests/e2e/check_%.c tests/e2e/e2e_util.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wno-write-strings -Wno-discarded-qualifiers $(CHECK_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CHECK_LIBS)
+
+$(BUILD)/tests/check_%: tests/e2e_real/check_%.c tests/e2e/e2e_util.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wno-write-strings -Wno-discarded-qualifiers $(CHECK_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CHECK_LIBS)
 
@@ -153,11 +165,24 @@ deps:
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	else echo "deps: missing:$$missing"; echo "run: sudo apt-get install -y$$missing"; exit 1; fi
 
+deps-real:
+	@missing=""; for p in $(REAL_DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then echo "deps-real: all installed"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo "deps-real: installing$$missing"; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	else echo "deps-real: missing:$$missing"; echo "run: sudo apt-get install -y$$missing"; exit 1; fi
+
 unit: $(UNIT_BIN)
 	@tests/run_suites.sh $(UNIT_BIN)
 
 e2e: $(PMUSIM) workloads $(E2E_BIN)
 	@PMUSIM=$(PMUSIM) WORKLOADS=$(WL_DIR) tests/run_suites.sh $(E2E_BIN)
+
+# Real Debian programs (python3, perl, gcc, node, compressors...) run by a shell
+# natively and under pmusim, compared byte for byte; minutes, not part of make test.
+e2e-real: deps-real $(PMUSIM) $(REAL_BIN)
+	@PMUSIM=$(PMUSIM) WORKLOADS=$(WL_DIR) tests/run_suites.sh $(REAL_BIN)
 
 asan-unit:
 	$(MAKE) MODE=asan unit
@@ -216,7 +241,7 @@ syscall-names:
 	  echo '		return NULL;'; echo '	return names[nr];'; echo '}'; } > sim/syscall_names.c
 
 format:
-	clang-format -i $(LIB_SRC) $(CLI_SRC) $(wildcard */*.h) $(UNIT_SRC) $(E2E_SRC)
+	clang-format -i $(LIB_SRC) $(CLI_SRC) $(wildcard */*.h) $(UNIT_SRC) $(E2E_SRC) $(REAL_SRC)
 
 clean:
 	rm -rf build
