@@ -3,6 +3,7 @@
  * instructions that need it (REP string, rdtsc, rdrand, privileged) get a
  * UC_HOOK_CODE hook of their own, installed the first time their code run is
  * seen, after which emulation restarts at that TB so the hook is translated in. */
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -438,6 +439,8 @@ int sim_new(const struct sim_options *opt, struct sim **out, char *msg, size_t m
 	/* started as a shell starts a command it does not put in a job of its own: in its
 	 * parent's group and session, not a leader (setsid works) */
 	p->pgid = p->sid = 1;
+	s->home_cwd_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	p->cwd_fd = s->home_cwd_fd >= 0 ? fcntl(s->home_cwd_fd, F_DUPFD_CLOEXEC, 0) : -1;
 	p->uid[0] = (uint32_t)getuid(), p->uid[1] = p->uid[2] = (uint32_t)geteuid();
 	p->gid[0] = (uint32_t)getgid(), p->gid[1] = p->gid[2] = (uint32_t)getegid();
 	p->path = (char *)opt->path;
@@ -473,6 +476,8 @@ void sim_free(struct sim *s)
 		return;
 	stacks_free(s);
 	sched_free(s);
+	if (s->home_cwd_fd >= 0)
+		close(s->home_cwd_fd);
 	for (size_t i = 0; i < s->nprocs; i++)
 		proc_free(s, s->procs[i]);
 	bstream_free(s->bs);

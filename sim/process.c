@@ -33,6 +33,7 @@ struct proc *proc_alloc(struct sim *s)
 		return NULL;
 	for (int i = 0; i < GUEST_FD_MAX; i++)
 		p->fds[i] = -1;
+	p->cwd_fd = -1;
 	p->pid = s->nprocs == 0 ? GUEST_PID : s->next_tid++;
 	s->procs[s->nprocs++] = p;
 	return p;
@@ -41,6 +42,8 @@ struct proc *proc_alloc(struct sim *s)
 /* Makes p the running process for the machine's helpers (memory, stream). */
 void proc_enter(struct sim *s, struct proc *p)
 {
+	if (s->p != p && p->cwd_fd >= 0 && fchdir(p->cwd_fd) != 0)
+		sim_note_once(s, NOTE_CWD, "cannot enter a process's working directory");
 	s->p = p;
 	bstream_set_dcache(s->bs, p->dc);
 	bstream_set_image(s->bs, p->pid == GUEST_PID && p->image == 0);
@@ -139,6 +142,8 @@ void proc_free(struct sim *s, struct proc *p)
 		return;
 	proc_image_close(s, p);
 	close_files(p);
+	if (p->cwd_fd >= 0)
+		close(p->cwd_fd);
 	free(p->exe_abs);
 	free_strings(p->argv);
 	free_strings(p->envp);
@@ -190,6 +195,7 @@ static int64_t clone_process(struct sim *s, struct proc *parent, struct proc *c)
 {
 	c->ppid = parent->pid;
 	c->pgid = parent->pgid, c->sid = parent->sid;
+	c->cwd_fd = parent->cwd_fd >= 0 ? fcntl(parent->cwd_fd, F_DUPFD_CLOEXEC, 0) : -1;
 	memcpy(c->uid, parent->uid, sizeof(c->uid));
 	memcpy(c->gid, parent->gid, sizeof(c->gid));
 	c->image = parent->image;

@@ -121,6 +121,8 @@ struct proc {
 	char *interp_abs;            /* absolute path of the interpreter, or NULL */
 	/* files: guest fd -> host fd, -1 when closed */
 	int fds[GUEST_FD_MAX];
+	int cwd_fd;                  /* its working directory (host O_PATH fd): pmusim's follows
+	                              * the running process, and is its own again after the run */
 	/* hooks placed on special instructions, sorted by address */
 	struct hooked_site *hooked;
 	size_t nhooked, caphooked;
@@ -164,6 +166,7 @@ struct sim {
 	int fault_signo;             /* an exception hook stopped emulation with this signal */
 	int sigill_unreported;       /* that SIGILL is pmusim's: an instruction CPUID does not report */
 	uint64_t realtime_base_ns;   /* CLOCK_REALTIME at simulated time 0 (sim_options.clock_start) */
+	int home_cwd_fd;             /* pmusim's own working directory (O_PATH), restored after the run */
 	/* run state */
 	int stop_reason;         /* enum sim_end + 1 when set by a hook, 0 otherwise */
 	int restart;             /* emulation stopped to re-translate; resume at restart_pc */
@@ -378,7 +381,7 @@ void sim_file_exec_mapping(struct sim *s, uint64_t addr, uint64_t len, uint64_t 
 uint64_t sim_now_ns(struct sim *s);          /* simulated time since boot */
 void sim_stop(struct sim *s, enum sim_end end, int code);
 void sim_warn_unsupported(struct sim *s, long nr);
-enum sim_note { NOTE_SHARED_MMAP, NOTE_IOCTL, NOTE_PROCESS, NOTE_STOP_SIGNAL, NOTE_MEM_AREAS, NOTE_COUNT };
+enum sim_note { NOTE_SHARED_MMAP, NOTE_IOCTL, NOTE_PROCESS, NOTE_STOP_SIGNAL, NOTE_MEM_AREAS, NOTE_CWD, NOTE_COUNT };
 /* Prints "pmusim: note: msg" once per run for each note id. */
 void sim_note_once(struct sim *s, enum sim_note id, const char *msg);
 

@@ -54,6 +54,18 @@ int64_t fd_install(struct sim *s, int hfd, uint64_t from)
 	return -EMFILE;
 }
 
+/* The running process's working directory is where pmusim's now is. */
+static int64_t cwd_changed(struct sim *s)
+{
+	int fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (s->p->cwd_fd >= 0)
+		close(s->p->cwd_fd);
+	s->p->cwd_fd = fd;
+	return 0;
+}
+
 int host_dirfd(struct sim *s, uint64_t gdirfd)
 {
 	if ((int)gdirfd == AT_FDCWD)
@@ -209,6 +221,20 @@ static int64_t do_fcntl(struct sim *s, uint64_t gfd, int hfd, int cmd, uint64_t 
 		int r = fcntl(hfd, cmd, (int)arg);
 		return r < 0 ? -errno : r;
 	}
+	case F_GETLK: case F_SETLK: case F_SETLKW: case F_OFD_GETLK: case F_OFD_SETLK: case F_OFD_SETLKW: {
+		/* record locks on the host file: every guest process is pmusim, so POSIX locks
+		 * of two guest processes do not exclude each other (OFD locks do); a lock
+		 * held elsewhere answers EAGAIN rather than stopping the whole machine */
+		struct flock fl;
+		if (mem_read(s, arg, &fl, sizeof(fl)) < 0)
+			return -EFAULT;
+		int hcmd = cmd == F_SETLKW ? F_SETLK : cmd == F_OFD_SETLKW ? F_OFD_SETLK : cmd;
+		if (fcntl(hfd, hcmd, &fl) < 0)
+			return -errno;
+		if ((cmd == F_GETLK || cmd == F_OFD_GETLK) && mem_write(s, arg, &fl, sizeof(fl)) < 0)
+			return -EFAULT;
+		return 0;
+	}
 	}
 	(void)gfd;
 	return -EINVAL;
@@ -315,7 +341,7 @@ static int64_t do_path_call(struct sim *s, const struct sysargs *x)
 	case SYS_chdir:
 		if ((r = get_path(s, a[0], p)) < 0)
 			return r;
-		return chdir(p) < 0 ? -errno : 0;
+		return chdir(p) < 0 ? -errno : cwd_changed(s);
 	case SYS_rename:
 		if ((r = get_path(s, a[0], p)) < 0 || (r = get_path(s, a[1], q)) < 0)
 			return r;
@@ -372,6 +398,9 @@ int sys_file(struct sim *s, const struct sysargs *x, int64_t *ret)
 	case SYS_pwrite64: *ret = do_write(s, h, a[1], a[2], (int64_t)a[3]); return 1;
 
 	case SYS_open: *ret = do_openat(s, (uint64_t)AT_FDCWD, a[0], (int)a[1], (int)a[2]); return 1;
+	case SYS_creat:
+		*ret = do_openat(s, (uint64_t)AT_FDCWD, a[0], O_CREAT | O_WRONLY | O_TRUNC, (int)a[1]);
+		return 1;
 	case SYS_openat: *ret = do_openat(s, a[0], a[1], (int)a[2], (int)a[3]); return 1;
 	case SYS_close:
 		close(h);
@@ -415,7 +444,7 @@ int sys_file(struct sim *s, const struct sysargs *x, int64_t *ret)
 	case SYS_fsync: *ret = fsync(h) < 0 ? -errno : 0; return 1;
 	case SYS_fdatasync: *ret = fdatasync(h) < 0 ? -errno : 0; return 1;
 	case SYS_ftruncate: *ret = ftruncate(h, (off_t)a[1]) < 0 ? -errno : 0; return 1;
-	case SYS_fchdir: *ret = fchdir(h) < 0 ? -errno : 0; return 1;
+	case SYS_fchdir: *ret = fchdir(h) < 0 ? -errno : cwd_changed(s); return 1;
 	case SYS_readlink: *ret = do_readlink(s, (uint64_t)AT_FDCWD, a[0], a[1], a[2]); return 1;
 	case SYS_readlinkat: *ret = do_readlink(s, a[0], a[1], a[2], a[3]); return 1;
 	case SYS_getcwd: {
