@@ -74,14 +74,33 @@ int host_dirfd(struct sim *s, uint64_t gdirfd)
 	return h < 0 ? -2 : h;
 }
 
-/* Reads a guest path; maps /proc/self/exe to the program. */
+/* Reads a guest path; maps /proc/self/exe to the program, and /proc/self/fd/N and
+ * /dev/fd/N to the host descriptor behind the guest's N (glibc's fchmodat with
+ * AT_SYMLINK_NOFOLLOW, bash's process substitution), never to pmusim's own N. */
 int get_path(struct sim *s, uint64_t addr, char *buf)
 {
 	int err = mem_read_str(s, addr, buf, PATH_MAX);
 	if (err < 0)
 		return err;
-	if (strcmp(buf, "/proc/self/exe") == 0)
+	if (strcmp(buf, "/proc/self/exe") == 0) {
 		snprintf(buf, PATH_MAX, "%s", s->p->exe_abs);
+		return 0;
+	}
+	static const char *const fd_dirs[] = {"/proc/self/fd/", "/dev/fd/", "/proc/thread-self/fd/"};
+	for (size_t i = 0; i < sizeof(fd_dirs) / sizeof(fd_dirs[0]); i++) {
+		size_t n = strlen(fd_dirs[i]);
+		if (strncmp(buf, fd_dirs[i], n) != 0 || buf[n] < '0' || buf[n] > '9')
+			continue;
+		char *end;
+		unsigned long g = strtoul(buf + n, &end, 10);
+		int h = fd_host(s, g);
+		if (h < 0)
+			return -ENOENT;
+		char rest[PATH_MAX];
+		snprintf(rest, sizeof(rest), "%s", end);
+		snprintf(buf, PATH_MAX, "/proc/self/fd/%d%.4000s", h, rest);
+		return 0;
+	}
 	return 0;
 }
 

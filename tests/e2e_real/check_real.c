@@ -133,9 +133,10 @@ static const struct real_case cases[] = {
 	 "expr 123456789 \\* 987654321; expr length hello; seq -w 0.5 0.25 3; seq -f '%.3e' 1 0.7 4; "
 	 "factor 600851475143 1234567891011 18446744073709551615", 0},
 	{__LINE__, "coreutils printf", NULL, "/usr/bin/printf '%.15g %a %e %.30f %x\\n' 3.14159 0.1 1e300 0.1 255; /usr/bin/printf '%Lf\\n' 1.5", 0},
-	/* the clock the programs read and the times the kernel gives their files agree */
+	/* a file the program makes is not from the future by the clock it reads (make,
+	 * find -newer), as natively */
 	{__LINE__, "date against a new file's time", NULL,
-	 "touch now.txt; d=$(( $(date +%s) - $(stat -c %Y now.txt) )); [ $d -ge -5 ] && [ $d -le 5 ] && echo agree", 0},
+	 "touch now.txt; [ $(stat -c %Y now.txt) -le $(date +%s) ] && echo not from the future", 0},
 	{__LINE__, "date at a fixed time", NULL,
 	 "date -u -d @0 '+%Y-%m-%d %H:%M:%S %A %j'; date -u -d @1234567890; date -u -d '2001-09-09 01:46:40' +%s; "
 	 "date -u -d '2000-02-28 12:00 + 1 day' +%F", 0},
