@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/shebang.h"
+
 #define MAX_INTERP_DEPTH 4
 
 /* 0 when path is a regular file this user may execute, else the kernel's errno. */
@@ -48,7 +50,7 @@ static int search_path(const char *name, char *const *envp, char *out, size_t le
 	return seen_eacces ? EACCES : ENOENT;
 }
 
-/* A "#!" line of path: 1 with interp and arg (may be empty) filled, 0 for no "#!",
+/* The "#!" line of path (common/shebang.h): 1 with interp and arg filled, 0 for none,
  * or -errno. */
 static int shebang(const char *path, char *interp, size_t ilen, char *arg, size_t alen)
 {
@@ -58,25 +60,10 @@ static int shebang(const char *path, char *interp, size_t ilen, char *arg, size_
 	char h[256];
 	ssize_t n = read(fd, h, sizeof(h) - 1);
 	close(fd);
-	if (n < 2 || h[0] != '#' || h[1] != '!')
-		return n < 0 ? -EIO : 0;
-	h[n] = 0;
-	char *line = h + 2;
-	line[strcspn(line, "\n")] = 0;
-	line += strspn(line, " \t");
-	size_t k = strcspn(line, " \t");
-	if (k == 0 || k >= ilen)
-		return -ENOEXEC;
-	snprintf(interp, ilen, "%.*s", (int)k, line);
-	line += k;
-	line += strspn(line, " \t");
-	size_t e = strlen(line);
-	while (e > 0 && (line[e - 1] == ' ' || line[e - 1] == '\t'))
-		e--;
-	if (e >= alen)
-		return -ENOEXEC;
-	snprintf(arg, alen, "%.*s", (int)e, line);
-	return 1;
+	if (n < 0)
+		return -EIO;
+	int script = shebang_parse(h, (size_t)n, interp, ilen, arg, alen);
+	return script < 0 ? -ENOEXEC : script;
 }
 
 static char **copy_argv(char *const *argv, size_t extra_front)

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/shebang.h"
 #include "sim/syscall_internal.h"
 
 #define MAX_EXEC_STRINGS 4096
@@ -74,30 +75,9 @@ static int64_t check_program(const char *path, char *interp, size_t ilen, char *
 	unsigned char h[256];
 	ssize_t n = read(fd, h, sizeof(h) - 1);
 	close(fd);
-	interp[0] = arg[0] = 0;
-	if (n >= 2 && h[0] == '#' && h[1] == '!') {
-		h[n] = 0;
-		char *line = (char *)h + 2, *nl = strchr(line, '\n');
-		if (!nl)
-			return -ENOEXEC;
-		*nl = 0;
-		line += strspn(line, " \t");
-		size_t k = strcspn(line, " \t");
-		if (k == 0 || k >= ilen)
-			return -ENOEXEC;
-		memcpy(interp, line, k);
-		interp[k] = 0;
-		line += k;
-		line += strspn(line, " \t");
-		size_t e = strlen(line);
-		while (e > 0 && (line[e - 1] == ' ' || line[e - 1] == '\t'))
-			e--;
-		if (e >= alen)
-			return -ENOEXEC;
-		memcpy(arg, line, e);
-		arg[e] = 0;
-		return 1;
-	}
+	int script = shebang_parse((char *)h, n > 0 ? (size_t)n : 0, interp, ilen, arg, alen);
+	if (script)
+		return script > 0 ? 1 : -ENOEXEC;
 	if (n < 20 || memcmp(h, "\177ELF", 4) != 0 || h[4] != 2 /* ELFCLASS64 */ || h[18] != 62 /* EM_X86_64 */)
 		return -ENOEXEC;
 	return 0;

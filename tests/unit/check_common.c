@@ -15,6 +15,7 @@
 #include "common/json.h"
 #include "common/outfile.h"
 #include "common/rng.h"
+#include "common/shebang.h"
 #include "common/symtab.h"
 #include "tests/unit/run_suite.h"
 #include "tests/unit/tmp_dir.h"
@@ -241,6 +242,38 @@ START_TEST(outfile_link_to_a_file_keeps_the_link)
 }
 END_TEST
 
+/* "#!" lines as the kernel splits them (fs/binfmt_script.c). */
+START_TEST(shebang_lines)
+{
+	static const struct {
+		int line;
+		const char *text;
+		int want;
+		const char *interp, *arg;
+	} rows[] = {
+		{__LINE__, "#!/bin/sh\necho\n", 1, "/bin/sh", ""},
+		{__LINE__, "#! /usr/bin/env  python3 -u \nx", 1, "/usr/bin/env", "python3 -u"},
+		{__LINE__, "#!/bin/sh -e\t\n", 1, "/bin/sh", "-e"},
+		{__LINE__, "\177ELF\2\1\1", 0, "", ""},
+		{__LINE__, "#", 0, "", ""},
+		{__LINE__, "#!/bin/sh", -1, "", ""},   /* no end of line in what was read */
+		{__LINE__, "#!   \n", -1, "", ""},     /* no interpreter */
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char buf[64], interp[32], arg[32];
+		size_t n = strlen(rows[i].text);
+		memcpy(buf, rows[i].text, n + 1);
+		int r = shebang_parse(buf, n, interp, sizeof(interp), arg, sizeof(arg));
+		ck_assert_msg(r == rows[i].want, "line %d: %d", rows[i].line, r);
+		if (r == 1)
+			ck_assert_msg(strcmp(interp, rows[i].interp) == 0 && strcmp(arg, rows[i].arg) == 0,
+			              "line %d: '%s' '%s'", rows[i].line, interp, arg);
+	}
+	char buf[64] = "#!/bin/a-very-long-interpreter-name\n", interp[8], arg[8];
+	ck_assert_int_eq(shebang_parse(buf, strlen(buf), interp, sizeof(interp), arg, sizeof(arg)), -1);
+}
+END_TEST
+
 __attribute__((noinline)) int check_common_marker(int x);
 __attribute__((noinline)) int check_common_marker(int x)
 {
@@ -389,6 +422,7 @@ int main(void)
 	tcase_add_test(tc, outfile_fifo_reader_gone_is_an_error);
 	tcase_add_test(tc, outfile_dev_stdout_is_written_in_place);
 	tcase_add_test(tc, outfile_link_to_a_file_keeps_the_link);
+	tcase_add_test(tc, shebang_lines);
 	tcase_add_test(tc, symbols_of_this_test);
 	tcase_add_test(tc, error_texts);
 	tcase_add_test(tc, failure_messages);
