@@ -148,6 +148,7 @@ uint64_t proc_exec(struct sim *s, uint64_t pc)
 	struct proc *p = s->p;
 	struct thread *t = cur_thread(s);
 	s->exec_pending = 0;
+	p->vm_of_parent = 0; /* its own memory from now on */
 	bstream_finish(s->bs, pc, 0);
 	for (size_t i = 0; i < s->nthreads; i++) { /* other threads end (de_thread) */
 		struct thread *o = &s->threads[i];

@@ -320,6 +320,7 @@ int64_t sys_fork(struct sim *s, uint64_t flags, uint64_t stack, uint64_t ptid, u
 	for (size_t i = 0; i < c->nexec_maps; i++)
 		if (s->map_listener)
 			s->map_listener(s->map_listener_ctx, &c->exec_maps[i]);
+	c->vm_of_parent = (flags & CLONE_VM_F) != 0;
 	if (flags & CLONE_VFORK_F) { /* the parent waits for the child's exec or exit */
 		pt->vfork_child = c->pid;
 		pt->state = TS_VFORK;
@@ -337,6 +338,28 @@ static struct proc *proc_by_pid(struct sim *s, uint32_t pid)
 		if (s->procs[i]->pid == pid)
 			return s->procs[i];
 	return NULL;
+}
+
+/* A CLONE_VM child that ends without executing a program leaves its writes in the
+ * memory it shared with its parent (posix_spawn's child reports a failed exec there;
+ * Linux shares the pages, pmusim gave the child a copy): the child's writable memory
+ * goes back to the parent wherever the parent has memory too. */
+static void write_back_shared_memory(struct sim *s, struct proc *child)
+{
+	static unsigned char buf[1 << 16];
+	struct proc *parent = proc_by_pid(s, child->ppid);
+	if (!parent || parent->state != PROC_LIVE || !parent->uc || !child->uc)
+		return;
+	for (size_t i = 0; i < child->nvmas; i++) {
+		const struct vma *v = &child->vmas[i];
+		if (v->unbacked || !(v->prot & UC_PROT_WRITE))
+			continue;
+		for (uint64_t a = v->start; a < v->end; a += sizeof(buf)) {
+			size_t n = v->end - a < sizeof(buf) ? (size_t)(v->end - a) : sizeof(buf);
+			if (uc_mem_read(child->uc, a, buf, n) == UC_ERR_OK)
+				uc_mem_write(parent->uc, a, buf, n); /* fails where the parent has none */
+		}
+	}
 }
 
 /* A vfork parent goes on once its child executed a program or ended. */
@@ -374,6 +397,8 @@ void proc_end(struct sim *s, int wait_status)
 			thread_free_contexts(t); /* the engine closes once emulation stopped */
 	}
 	p->nlive = 0;
+	if (p->vm_of_parent)
+		write_back_shared_memory(s, p);
 	p->state = PROC_ZOMBIE;
 	p->wait_status = wait_status;
 	p->exit_seq = ++s->exit_seq;

@@ -121,6 +121,9 @@ struct proc {
 	char *interp_abs;            /* absolute path of the interpreter, or NULL */
 	/* files: guest fd -> host fd, -1 when closed */
 	int fds[GUEST_FD_MAX];
+	int vm_of_parent;            /* made by clone(CLONE_VM) without CLONE_THREAD (vfork,
+	                              * posix_spawn) and not exec'd since: its memory is a copy,
+	                              * written back to the waiting parent when it exits */
 	int cwd_fd;                  /* its working directory (host O_PATH fd): pmusim's follows
 	                              * the running process, and is its own again after the run */
 	/* hooks placed on special instructions, sorted by address */
