@@ -161,7 +161,7 @@ deps:
 	if [ -z "$$missing" ]; then echo "deps: all installed"; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		echo "deps: installing$$missing"; \
-		echo "deps: on a fresh Debian 12 that is about 370 MB to download; apt-get's progress follows"; \
+		echo "deps: on a fresh Debian 12 that is about 380 MB to download; apt-get's progress follows"; \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	else echo "deps: missing:$$missing"; echo "run: sudo apt-get install -y$$missing"; exit 1; fi
 
