@@ -422,78 +422,6 @@ void sched_retry(struct sim *s, struct thread *t)
 	sched_update_attention(s);
 }
 
-int sched_wait_fds(struct sim *s, const struct pollfd *set, int n, uint64_t deadline_ns)
-{
-	struct thread *t = cur_thread(s);
-	struct pollfd *copy = n ? malloc((size_t)n * sizeof(*copy)) : NULL;
-	if (n && !copy)
-		return -ENOMEM;
-	if (n)
-		memcpy(copy, set, (size_t)n * sizeof(*copy));
-	free(t->io_set);
-	t->io_set = copy;
-	t->io_n = n;
-	t->io_fd = -1;
-	t->io_timed_out = 0;
-	sched_block_retry(s, TS_IO);
-	t->io_deadline = deadline_ns;
-	t->wake_ns = deadline_ns;
-	return 0;
-}
-
-void sched_wait_fds_done(struct thread *t)
-{
-	free(t->io_set);
-	t->io_set = NULL;
-	t->io_n = 0;
-	t->io_deadline = 0;
-	t->io_timed_out = 0;
-}
-
-/* Threads waiting for I/O whose file became ready go on; timeout as poll(2). */
-static void poll_io(struct sim *s, int timeout)
-{
-	size_t n = 0, cap = 0;
-	for (size_t i = 0; i < s->nthreads; i++)
-		if (s->threads[i].state == TS_IO)
-			cap += s->threads[i].io_set ? (size_t)s->threads[i].io_n : 1;
-	if (cap == 0)
-		return;
-	struct pollfd *pf = malloc(cap * sizeof(*pf));
-	size_t *idx = malloc(cap * sizeof(*idx));
-	if (!pf || !idx) {
-		free(pf), free(idx);
-		return;
-	}
-	for (size_t i = 0; i < s->nthreads; i++) {
-		const struct thread *t = &s->threads[i];
-		if (t->state != TS_IO)
-			continue;
-		if (!t->io_set) {
-			pf[n] = (struct pollfd){t->io_fd, t->io_events, 0};
-			idx[n++] = i;
-		}
-		for (int k = 0; t->io_set && k < t->io_n; k++) {
-			pf[n] = t->io_set[k];
-			pf[n].revents = 0;
-			idx[n++] = i;
-		}
-	}
-	if (poll(pf, n, timeout) > 0)
-		for (size_t k = 0; k < n; k++)
-			if (pf[k].revents)
-				sched_retry(s, &s->threads[idx[k]]);
-	free(pf), free(idx);
-}
-
-static int io_waiters(const struct sim *s)
-{
-	for (size_t i = 0; i < s->nthreads; i++)
-		if (s->threads[i].state == TS_IO)
-			return 1;
-	return 0;
-}
-
 /* --- switching -------------------------------------------------------------- */
 
 /* Every thread waits: jump simulated time to the first deadline and let it
@@ -507,9 +435,9 @@ static int idle_until_next_event(struct sim *s)
 			first = t->wake_ns;
 	}
 	if (first == UINT64_MAX) {
-		if (!io_waiters(s))
+		if (!sched_io_waiters(s))
 			return -1;
-		poll_io(s, -1); /* only the world outside can go on: wait for it */
+		sched_poll_io(s, -1); /* only the world outside can go on: wait for it */
 		return 0;
 	}
 	uint64_t now = bstream_insns(s->bs) + 1 + s->time_offset_ns;
@@ -608,7 +536,7 @@ uint64_t sched_attend(struct sim *s)
 		}
 		int slice_over = slice_now(s) >= s->slice_end;
 		if (slice_over || t->state != TS_RUNNABLE)
-			poll_io(s, 0);
+			sched_poll_io(s, 0);
 		if (t->state == TS_RUNNABLE && (!slice_over || runnable_count(s) == 1))
 			break;
 		long next = pick_next(s);

@@ -329,6 +329,10 @@ void sched_block_retry(struct sim *s, int state);
 int sched_wait_fds(struct sim *s, const struct pollfd *set, int n, uint64_t deadline_ns);
 /* Ends such a wait: frees the set, disarms the deadline. */
 void sched_wait_fds_done(struct thread *t);
+/* Threads waiting for files that became ready go on (timeout as poll(2)'s); whether any
+ * thread waits for a file (sim/sched_io.c). */
+void sched_poll_io(struct sim *s, int timeout);
+int sched_io_waiters(const struct sim *s);
 /* Wakes t to run its blocked system call again. */
 void sched_retry(struct sim *s, struct thread *t);
 /* Makes thread t runnable, its blocking call returning ret. */
