@@ -172,12 +172,11 @@ static int64_t do_msg(struct sim *s, int h, uint64_t msgp, uint64_t flags, int s
 			at += k;
 		}
 		if (!sending && r >= 0) { /* no control data comes back; the flags and name do */
-			uint32_t fl = (uint32_t)hm.msg_flags, zero = 0, nl = hm.msg_namelen;
-			uint64_t zero64 = 0;
+			uint32_t fl = (uint32_t)hm.msg_flags, nl = hm.msg_namelen;
+			uint64_t no_control = 0;
 			if ((g.name && write_addr(s, g.name, msgp + 8, addr, nl) < 0) ||
-			    mem_write(s, msgp + 40, &zero64, 8) < 0 || mem_write(s, msgp + 48, &fl, 4) < 0)
+			    mem_write(s, msgp + 40, &no_control, 8) < 0 || mem_write(s, msgp + 48, &fl, 4) < 0)
 				r = -EFAULT;
-			(void)zero;
 		}
 	}
 	free(buf);
