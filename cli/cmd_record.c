@@ -387,6 +387,8 @@ static int describe_mapping(struct recorder *r, const struct sim_mapping *m)
 {
 	int err = perfdata_write_mmap2(r->w, m->pid, m->pid, m->addr, m->len, m->pgoff, (uint32_t)m->prot,
 				       0x2 /* MAP_PRIVATE */, m->path, r->pmu ? now_ns(r) : 0);
+	if (sim_mapping_is_anon(m)) /* no file: no segments, no build id */
+		return err;
 	struct elf_segment seg[16];
 	size_t nseg = r->data_maps ? elf_load_segments(m->path, seg, 16) : 0;
 	uint64_t bias = nseg ? elf_mapping_bias(m->path, m->addr, m->pgoff) : 0;
@@ -417,8 +419,17 @@ static void on_mapping(void *ctx, const struct sim_mapping *m)
 	struct recorder *r = ctx;
 	if (!r->err)
 		r->err = describe_mapping(r, m);
-	if (r->ts.unit) /* its functions, for the tail-call heuristic */
+	if (r->ts.unit && !sim_mapping_is_anon(m)) /* its functions, for the tail-call heuristic */
 		tstack_recording_add_functions(&r->ts, m->path, elf_mapping_bias(m->path, m->addr, m->pgoff));
+}
+
+/* Code in anonymous memory, as it first runs: the profiler has no file to read it
+ * from, so the recording carries it. */
+static void on_code(void *ctx, uint32_t pid, uint64_t addr, const uint8_t *bytes, size_t len)
+{
+	struct recorder *r = ctx;
+	if (!r->err)
+		r->err = perfdata_write_text_poke(r->w, pid, pid, addr, bytes, len, r->pmu ? now_ns(r) : 0);
 }
 
 /* Tasks as perf record writes them with inheritance: FORK for a new thread or
@@ -460,6 +471,7 @@ static int describe_process(struct recorder *r, const struct program *p)
 	for (size_t i = 0; i < n && err >= 0; i++)
 		err = describe_mapping(r, &m[i]);
 	sim_set_mapping_listener(p->sim, on_mapping, r);
+	sim_set_code_listener(p->sim, on_code, r);
 	struct sim_task_listener tl = {on_fork, on_exec, on_exit_task, r};
 	sim_set_task_listener(p->sim, &tl);
 	return err;

@@ -193,7 +193,8 @@ static void write_json(FILE *f, struct profile *prof, const struct edge *e, size
 static void write_fdata(FILE *f, struct profile *prof, const struct edge *e, size_t n)
 {
 	struct binary *b = profile_binary(prof);
-	struct fdata_namer nm = {binary_symtab(b), base_name(binary_path(b)), binary_bias(b)};
+	struct fdata_namer nm = {binary_symtab(b), base_name(binary_path(b)), binary_bias(b), NULL, 0};
+	nm.nregions = binary_regions(b, &nm.regions);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t c = (uint64_t)llround(e[i].w);
 		if (c)

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "common/elf_bias.h"
 #include "common/err.h"
 #include "common/outfile.h"
 
@@ -205,11 +206,28 @@ void program_run(struct program *p)
 
 typedef int (*truth_writer)(struct program *p, FILE *f);
 
+/* The name fdata gives a mapped file: its base name ("//anon" stays whole). */
+static const char *base_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash && strcmp(path, SIM_ANON_PATH) != 0 ? slash + 1 : path;
+}
+
 static int fdata_writer(struct program *p, FILE *f)
 {
-	const char *prog = p->so.path;
-	const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
-	return truth_write_fdata(p->t, f, sim_symtab(p->sim), base, sim_load_bias(p->sim));
+	const struct sim_mapping *m;
+	size_t n = sim_exec_mappings(p->sim, &m);
+	struct fdata_region *r = calloc(n + 1, sizeof(*r));
+	if (!r)
+		return PMUSIM_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct fdata_region){m[i].addr, m[i].addr + m[i].len,
+					     sim_mapping_is_anon(&m[i]) ? 0 : elf_mapping_bias(m[i].path, m[i].addr, m[i].pgoff),
+					     base_of(m[i].path)};
+	struct fdata_namer nm = {sim_symtab(p->sim), base_of(p->so.path), sim_load_bias(p->sim), r, n};
+	int err = truth_write_fdata(p->t, f, &nm);
+	free(r);
+	return err;
 }
 
 static int json_writer(struct program *p, FILE *f)

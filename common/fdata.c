@@ -12,9 +12,35 @@ void fdata_loc_text(const struct fdata_namer *nm, uint64_t addr, char *buf, size
 		char name[512];
 		symtab_bolt_name(s, name, sizeof(name));
 		snprintf(buf, len, "1 %s %" PRIx64, name, addr - s->addr);
-	} else {
-		snprintf(buf, len, "0 %s %" PRIx64, nm->dso, addr - nm->bias);
+		return;
 	}
+	for (size_t i = nm->nregions; i-- > 0;) {
+		const struct fdata_region *r = &nm->regions[i];
+		if (addr >= r->start && addr < r->end) {
+			snprintf(buf, len, "0 %s %" PRIx64, r->name, addr - r->bias);
+			return;
+		}
+	}
+	snprintf(buf, len, "0 %s %" PRIx64, nm->dso, addr - nm->bias);
+}
+
+int fdata_region_resolve(const struct fdata_region *r, size_t n, const char *name, uint64_t off,
+			 uint64_t *addr)
+{
+	const struct fdata_region *named = NULL;
+	for (size_t i = n; i-- > 0;) {
+		if (strcmp(r[i].name, name) != 0)
+			continue;
+		if (!named)
+			named = &r[i];
+		if (r[i].bias + off >= r[i].start && r[i].bias + off < r[i].end) {
+			named = &r[i];
+			break;
+		}
+	}
+	if (named)
+		*addr = named->bias + off;
+	return named != NULL;
 }
 
 void fdata_write_loc(FILE *f, const struct fdata_namer *nm, uint64_t addr)

@@ -3,7 +3,8 @@
  * written by the ground truth and the profiler alike, and read back for
  * validation. Addresses are named by the function that covers them as BOLT
  * names it ("name", "name/N" for locals); where no function does, "0 <dso>
- * <offset from the load bias>". */
+ * <offset from the load bias>" of the mapping that holds the address (the
+ * program, a shared library, or "//anon" memory; struct fdata_region). */
 #ifndef PMUSIM_COMMON_FDATA_H
 #define PMUSIM_COMMON_FDATA_H
 
@@ -12,12 +13,30 @@
 
 #include "common/symtab.h"
 
+/* A mapping named in "0 <name> <offset>" lines: the addresses [start, end) are
+ * written as offsets from bias. Shared libraries: their file name and load bias
+ * (offsets are the library's own addresses, e.g. of its PLT); anonymous
+ * executable memory (code written at run time): "//anon", as perf names it,
+ * and bias 0 (offsets are addresses, as perf shows them). */
+struct fdata_region {
+	uint64_t start, end, bias;
+	const char *name;
+};
+
 /* How fdata names addresses of one program. */
 struct fdata_namer {
 	const struct symtab *st;
 	const char *dso;   /* file name of the program, for "0 dso off" */
 	uint64_t bias;     /* load bias */
+	const struct fdata_region *regions; /* other mappings, newest last; may be NULL */
+	size_t nregions;
 };
+
+/* The address named "0 <name> <off>" by one of the regions (the newest of that
+ * name that contains it, else the newest of that name): 1 and *addr, or 0 when
+ * no region has that name. */
+int fdata_region_resolve(const struct fdata_region *r, size_t n, const char *name, uint64_t off,
+			 uint64_t *addr);
 
 /* Writes "<1|0> <name> <hexoff>" for addr. */
 void fdata_write_loc(FILE *f, const struct fdata_namer *nm, uint64_t addr);

@@ -13,6 +13,7 @@
 
 #include "common/decode.h"
 #include "common/err.h"
+#include "profiler/code_pages.h"
 
 #define MAX_SEGS 64
 #define MAX_FILES 32
@@ -33,6 +34,9 @@ struct binary {
 	size_t nmore;
 	struct symtab *syms;
 	struct dcache *dc;
+	struct code_pages *jit;       /* code in no file; NULL until some is added */
+	struct fdata_region *regions; /* names (heap strings) of libraries, "//anon" */
+	size_t nregions, rcap;
 };
 
 static const struct seg *seg_of(const struct binary *b, uint64_t addr)
@@ -48,7 +52,7 @@ static size_t read_code(void *ctx, uint64_t addr, void *buf, size_t len)
 	const struct binary *b = ctx;
 	const struct seg *s = seg_of(b, addr);
 	if (!s)
-		return 0;
+		return b->jit ? code_pages_read(b->jit, addr, buf, len) : 0;
 	size_t n = (size_t)(s->end - addr) < len ? (size_t)(s->end - addr) : len;
 	memcpy(buf, s->bytes + (addr - s->start), n);
 	return n;
@@ -78,6 +82,23 @@ static unsigned char *slurp_file(const char *path, size_t *len)
 	}
 	*len = got;
 	return p;
+}
+
+static int add_region(struct binary *b, uint64_t start, uint64_t end, uint64_t bias, const char *name)
+{
+	if (b->nregions == b->rcap) {
+		size_t cap = b->rcap ? 2 * b->rcap : 16;
+		struct fdata_region *nr = realloc(b->regions, cap * sizeof(*nr));
+		if (!nr)
+			return PMUSIM_ERR_NOMEM;
+		b->regions = nr;
+		b->rcap = cap;
+	}
+	char *copy = strdup(name);
+	if (!copy)
+		return PMUSIM_ERR_NOMEM;
+	b->regions[b->nregions++] = (struct fdata_region){start, end, bias, copy};
+	return 0;
 }
 
 /* Adds the executable segments of one file's bytes placed at bias. */
@@ -121,9 +142,14 @@ int binary_add_file(struct binary *b, const char *path, uint64_t bias, char *msg
 	if (!file)
 		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "%s: cannot read the file", path);
 	b->more[b->nmore++] = file;
+	size_t first = b->nseg;
 	int err = load_segments(b, file, flen, bias, path, msg, ml);
 	if (!err)
 		symtab_add_file(b->syms, path, bias);
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	for (size_t i = first; !err && i < b->nseg; i++)
+		if (add_region(b, b->seg[i].start, b->seg[i].end, bias, base) < 0)
+			err = pmusim_fail(msg, ml, PMUSIM_ERR_NOMEM, "out of memory");
 	return err;
 }
 
@@ -176,10 +202,35 @@ int binary_from_code(const uint8_t *code, size_t len, uint64_t addr, struct bina
 	return 0;
 }
 
+int binary_add_anon(struct binary *b, uint64_t addr, uint64_t len)
+{
+	return add_region(b, addr, addr + len, 0, "//anon");
+}
+
+int binary_add_code(struct binary *b, uint64_t addr, const uint8_t *bytes, size_t len)
+{
+	if (!b->jit && !(b->jit = code_pages_new()))
+		return PMUSIM_ERR_NOMEM;
+	int changed = code_pages_put(b->jit, addr, bytes, len);
+	if (changed > 0)
+		dcache_invalidate(b->dc, addr, len);
+	return changed < 0 ? changed : 0;
+}
+
+size_t binary_regions(const struct binary *b, const struct fdata_region **out)
+{
+	*out = b->regions;
+	return b->nregions;
+}
+
 void binary_free(struct binary *b)
 {
 	if (!b)
 		return;
+	for (size_t i = 0; i < b->nregions; i++)
+		free((char *)b->regions[i].name);
+	free(b->regions);
+	code_pages_free(b->jit);
 	dcache_free(b->dc);
 	symtab_free(b->syms);
 	free(b->file);
@@ -191,7 +242,7 @@ void binary_free(struct binary *b)
 
 const struct block_info *binary_run(struct binary *b, uint64_t addr)
 {
-	if (!seg_of(b, addr))
+	if (!binary_has_code(b, addr))
 		return NULL;
 	int is_new;
 	return dcache_get(b->dc, addr, &is_new);
@@ -199,7 +250,7 @@ const struct block_info *binary_run(struct binary *b, uint64_t addr)
 
 int binary_has_code(const struct binary *b, uint64_t addr)
 {
-	return seg_of(b, addr) != NULL;
+	return seg_of(b, addr) != NULL || (b->jit && code_pages_known(b->jit, addr));
 }
 
 const struct symtab *binary_symtab(const struct binary *b)

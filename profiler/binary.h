@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/fdata.h"
 #include "common/symtab.h"
 #include "pmu_model/block.h"
 
@@ -27,10 +28,22 @@ int binary_add_file(struct binary *b, const char *path, uint64_t bias, char *msg
  * that exists in no file, and for tests). 0 or PMUSIM_ERR_NOMEM. */
 int binary_from_code(const uint8_t *code, size_t len, uint64_t addr, struct binary **out);
 
+/* Anonymous executable memory at [addr, addr+len) of the program's process
+ * (an MMAP2 record of "//anon"): a region fdata names "//anon" (binary_regions).
+ * 0 or PMUSIM_ERR_NOMEM. */
+int binary_add_anon(struct binary *b, uint64_t addr, uint64_t len);
+/* Code bytes at addr that exist in no file (a TEXT_POKE record: code written at
+ * run time); later bytes replace earlier ones, and runs decoded from changed
+ * bytes are decoded again. 0 or PMUSIM_ERR_NOMEM. */
+int binary_add_code(struct binary *b, uint64_t addr, const uint8_t *bytes, size_t len);
+/* The mappings besides the program, in the order added: shared libraries (base
+ * name, load bias, executable segments) and "//anon" memory, for fdata names. */
+size_t binary_regions(const struct binary *b, const struct fdata_region **out);
+
 /* The code run starting at addr (up to its first branch), or NULL when addr is
- * not in an executable segment. Runs stay valid until binary_free. */
+ * neither in an executable segment nor in code bytes added. Runs stay valid until binary_free. */
 const struct block_info *binary_run(struct binary *b, uint64_t addr);
-/* 1 when addr lies in an executable segment. */
+/* 1 when addr lies in an executable segment or in code bytes added. */
 int binary_has_code(const struct binary *b, uint64_t addr);
 
 const struct symtab *binary_symtab(const struct binary *b);

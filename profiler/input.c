@@ -109,6 +109,8 @@ struct feed {
 	int have_map;
 	struct mapping libs[32]; /* other files mapped executable: shared libraries */
 	size_t nlibs, nadded;
+	struct { uint64_t addr, len; } anon[256]; /* anonymous executable memory (run-time code) */
+	size_t nanon, nanon_added;
 	/* perf.data: the processes running the program (pid of its MMAP records, their
 	 * forks, less those that executed another one); samples of others are skipped,
 	 * their addresses mean other code */
@@ -148,8 +150,9 @@ static void on_task(struct feed *f, const struct perf_record *r)
 	}
 }
 
-/* Adds the libraries seen so far to the binary (those whose files are here). */
-static void add_libs(struct feed *f)
+/* Adds the libraries and anonymous code mappings seen so far to the binary (the
+ * libraries whose files are here). */
+static int add_libs(struct feed *f)
 {
 	for (; f->nadded < f->nlibs; f->nadded++) {
 		const struct mapping *l = &f->libs[f->nadded];
@@ -158,10 +161,14 @@ static void add_libs(struct feed *f)
 			binary_add_file(f->bin, l->path, elf_mapping_bias(l->path, l->addr, l->pgoff), msg,
 					sizeof(msg));
 	}
+	int err = 0;
+	for (; !err && f->nanon_added < f->nanon; f->nanon_added++)
+		err = binary_add_anon(f->bin, f->anon[f->nanon_added].addr, f->anon[f->nanon_added].len);
+	return err;
 }
 
-/* The binary, opened at the first sample of the program's event. */
-static int first_sample(struct feed *f, char *msg, size_t ml)
+/* The binary, opened at the program's first sample or first code bytes. */
+static int open_program(struct feed *f, char *msg, size_t ml)
 {
 	if (!f->have_map && !f->io->binary)
 		return pmusim_fail(msg, ml, PMUSIM_ERR_ARG,
@@ -179,6 +186,13 @@ static int first_sample(struct feed *f, char *msg, size_t ml)
 		    "before the first sample (run perf script with --show-mmap-events)",
 		    f->src.path, f->io->binary);
 	int err = open_binary(&f->m, f->io, &f->bin, msg, ml);
+	return err < 0 ? err : add_libs(f);
+}
+
+/* The profile, made at the first sample of the program's event. */
+static int first_sample(struct feed *f, char *msg, size_t ml)
+{
+	int err = f->bin ? 0 : open_program(f, msg, ml);
 	struct profile_opts po = *f->po;
 	if (f->src.pd) {
 		/* pmusim's LBR never repeats the newest entry at a PMI; real Skylakes do */
@@ -189,10 +203,7 @@ static int first_sample(struct feed *f, char *msg, size_t ml)
 	} else {
 		po.skylake_dup = 1; /* perf script text comes from real hardware */
 	}
-	if (err < 0 || (err = profile_new(&po, f->bin, &f->prof)) < 0)
-		return err;
-	add_libs(f);
-	return 0;
+	return err < 0 ? err : profile_new(&po, f->bin, &f->prof);
 }
 
 static int on_sample(struct feed *f, const struct perf_sample *s, char *msg, size_t ml)
@@ -216,44 +227,66 @@ static int on_sample(struct feed *f, const struct perf_sample *s, char *msg, siz
 }
 
 /* A library mapping (not the program's), once per file. */
-static void on_lib(struct feed *f, const struct perf_record *r)
+static int on_lib(struct feed *f, const struct perf_record *r)
 {
 	const char *path = r->u.mmap.filename;
 	if (path[0] != '/' || (f->have_map && strcmp(path, f->m.path) == 0))
-		return;
+		return 0;
 	for (size_t i = 0; i < f->nlibs; i++)
 		if (strcmp(f->libs[i].path, path) == 0)
-			return;
+			return 0;
 	if (f->nlibs == sizeof(f->libs) / sizeof(f->libs[0]))
-		return;
+		return 0;
 	struct mapping *l = &f->libs[f->nlibs++];
 	snprintf(l->path, sizeof(l->path), "%s", path);
 	l->addr = r->u.mmap.addr;
 	l->pgoff = r->u.mmap.pgoff;
-	if (f->bin)
-		add_libs(f);
+	return f->bin ? add_libs(f) : 0;
 }
 
-static void on_mmap(struct feed *f, const struct perf_record *r)
+/* Anonymous executable memory of the program's processes: "//anon" (perf's
+ * name; the kernel's perf_event_mmap), its code arriving in TEXT_POKE records. */
+static int on_anon(struct feed *f, const struct perf_record *r)
+{
+	if (pid_index(f, r->u.mmap.pid) < 0 || f->nanon == sizeof(f->anon) / sizeof(f->anon[0]))
+		return 0;
+	f->anon[f->nanon].addr = r->u.mmap.addr;
+	f->anon[f->nanon++].len = r->u.mmap.len;
+	return f->bin ? add_libs(f) : 0;
+}
+
+/* Code bytes of the program's processes that no file holds (perf.data TEXT_POKE
+ * of user code, as pmusim writes for code written at run time). */
+static int on_poke(struct feed *f, const struct perf_record *r, char *msg, size_t ml)
+{
+	if (!(r->misc & PERF_RECORD_MISC_USER) || pid_index(f, r->u.poke.pid) < 0 ||
+	    (!f->have_map && !f->io->binary))
+		return 0;
+	int err = f->bin ? 0 : open_program(f, msg, ml);
+	return err < 0 ? err : binary_add_code(f->bin, r->u.poke.addr, r->u.poke.bytes, r->u.poke.len);
+}
+
+static int on_mmap(struct feed *f, const struct perf_record *r)
 {
 	if (!r->u.mmap.filename)
-		return;
+		return 0;
 	if (r->type == PERF_RECORD_MMAP2 && !(r->u.mmap.prot & 4 /* PROT_EXEC */))
-		return;
+		return 0;
+	if (strcmp(r->u.mmap.filename, "//anon") == 0)
+		return on_anon(f, r);
 	f->seen_mmap = 1;
 	if (f->have_map && strcmp(r->u.mmap.filename, f->m.path) == 0) {
 		pid_add(f, r->u.mmap.pid); /* another process runs the program */
-		return;
+		return 0;
 	}
-	if (f->have_map || !matches(&f->src, r->u.mmap.filename, f->io, f->want_id, f->want_len)) {
-		on_lib(f, r);
-		return;
-	}
+	if (f->have_map || !matches(&f->src, r->u.mmap.filename, f->io, f->want_id, f->want_len))
+		return on_lib(f, r);
 	pid_add(f, r->u.mmap.pid);
 	snprintf(f->m.path, sizeof(f->m.path), "%s", r->u.mmap.filename);
 	f->m.addr = r->u.mmap.addr;
 	f->m.pgoff = r->u.mmap.pgoff;
 	f->have_map = 1;
+	return 0;
 }
 
 /* perf.data ("PERFILE2", or "2ELIFREP" which the reader refuses as big-endian)
@@ -314,7 +347,9 @@ int input_profile(const char *path, const struct input_opts *io, const struct pr
 	struct perf_record r;
 	while (err >= 0 && (err = source_next(&f.src, &r, msg, ml)) > 0) {
 		if (r.type == PERF_RECORD_MMAP || r.type == PERF_RECORD_MMAP2)
-			on_mmap(&f, &r);
+			err = on_mmap(&f, &r);
+		else if (r.type == PERF_RECORD_TEXT_POKE)
+			err = on_poke(&f, &r, msg, ml);
 		else if (r.type == PERF_RECORD_FORK || r.type == PERF_RECORD_COMM)
 			on_task(&f, &r);
 		else if (r.type == PERF_RECORD_SAMPLE)

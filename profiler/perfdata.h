@@ -69,6 +69,7 @@ enum perf_br_type {
 #define PERF_RECORD_FORK 7u
 #define PERF_RECORD_SAMPLE 9u
 #define PERF_RECORD_MMAP2 10u
+#define PERF_RECORD_TEXT_POKE 20u
 #define PERF_RECORD_FINISHED_ROUND 68u
 
 #define PERF_RECORD_MISC_USER 2u
@@ -167,6 +168,13 @@ int perfdata_write_task(struct perfdata_writer *w, uint32_t type, uint32_t pid, 
 int perfdata_write_mmap2(struct perfdata_writer *w, uint32_t pid, uint32_t tid, uint64_t addr,
 			 uint64_t len, uint64_t pgoff, uint32_t prot, uint32_t flags,
 			 const char *filename, uint64_t time);
+/* TEXT_POKE (perf_event.h: addr, old_len, new_len, old then new bytes) with
+ * misc = USER and no old bytes: len bytes of code at addr in process pid that
+ * no file holds (written at run time, e.g. by a JIT compiler). perf handles
+ * TEXT_POKE of kernel text only and skips these; pmusim's profiler reads them
+ * to walk that code. */
+int perfdata_write_text_poke(struct perfdata_writer *w, uint32_t pid, uint32_t tid, uint64_t addr,
+			     const uint8_t *bytes, size_t len, uint64_t time);
 /* A sample of event s->id, fields per that event's sample_type. */
 int perfdata_write_sample(struct perfdata_writer *w, const struct perf_sample *s);
 /* A build id (up to 20 bytes) for a file, written to the BUILD_ID feature. */
@@ -208,6 +216,12 @@ struct perf_record {
 		struct { /* FORK and EXIT */
 			uint32_t pid, ppid, tid, ptid;
 		} task;
+		struct { /* TEXT_POKE: the new bytes (pid and tid from the trailer, else 0) */
+			uint32_t pid, tid;
+			uint64_t addr;
+			const uint8_t *bytes;
+			uint16_t len;
+		} poke;
 	} u;
 	uint64_t time;   /* sample time, or the sample_id_all trailer's */
 };
@@ -225,8 +239,8 @@ const struct perfdata_event *perfdata_event(const struct perfdata *pd, size_t i)
 /* The event index of a sample id, or -1. */
 int perfdata_event_of_id(const struct perfdata *pd, uint64_t id);
 
-/* Next SAMPLE, COMM, MMAP or MMAP2 record of the data section (other types are
- * skipped): 1 and *rec filled, 0 at the end, or a negative pmusim_err (message
+/* Next SAMPLE, COMM, MMAP, MMAP2, FORK, EXIT or TEXT_POKE record of the data
+ * section (other types are skipped): 1 and *rec filled, 0 at the end, or a negative pmusim_err (message
  * in msg) when a record is corrupt. */
 int perfdata_next(struct perfdata *pd, struct perf_record *rec, char *msg, size_t msglen);
 

@@ -1,6 +1,6 @@
 /* perf.data records (profiler/perfdata.h, perfdata_next): walks the data section, checks
- * every record's size, and decodes SAMPLE by its event's sample_type and COMM, MMAP and MMAP2
- * with their sample_id_all trailer. Layouts: include/uapi/linux/perf_event.h (record bodies,
+ * every record's size, and decodes SAMPLE by its event's sample_type and COMM, MMAP, MMAP2,
+ * FORK, EXIT and TEXT_POKE with their sample_id_all trailer. Layouts: include/uapi/linux/perf_event.h (record bodies,
  * sample field order, read_format, struct sample_id). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -129,9 +129,10 @@ static int parse_sample(struct perfdata *pd, const uint8_t *p, uint16_t size, st
 }
 
 /* The sample_id_all trailer at the end of a non-sample record: its length (0 when the
- * event has none) and the time in it. With IDENTIFIER the last u64 names the event. */
+ * event has none), the time and (when pid_tid is not NULL) pid and tid in it. With
+ * IDENTIFIER the last u64 names the event. */
 static int parse_trailer(const struct perfdata *pd, const uint8_t *p, uint16_t size, uint16_t *len,
-                         uint64_t *time)
+                         uint64_t *time, uint32_t *pid_tid)
 {
 	int ev = 0;
 	if (pd->nev > 1 && pd->id_slot < 0 && pd->id_all[0])
@@ -143,6 +144,8 @@ static int parse_trailer(const struct perfdata *pd, const uint8_t *p, uint16_t s
 	if (*len > size - 8)
 		return PMUSIM_ERR_FORMAT;
 	const uint8_t *t = p + size - *len;
+	if ((st & PERF_SAMPLE_TID) && pid_tid)
+		memcpy(pid_tid, t, 8);
 	if (st & PERF_SAMPLE_TID)
 		t += 8;
 	*time = st & PERF_SAMPLE_TIME ? u64_at(t) : 0;
@@ -155,7 +158,7 @@ static int parse_task_record(const struct perfdata *pd, const uint8_t *p, uint16
                              struct perf_record *rec)
 {
 	uint16_t tlen;
-	if (parse_trailer(pd, p, size, &tlen, &rec->time))
+	if (parse_trailer(pd, p, size, &tlen, &rec->time, NULL))
 		return PMUSIM_ERR_FORMAT;
 	uint16_t fixed = rec->type == PERF_RECORD_COMM   ? 16
 	                 : rec->type == PERF_RECORD_MMAP ? 40
@@ -178,6 +181,26 @@ static int parse_task_record(const struct perfdata *pd, const uint8_t *p, uint16
 		memcpy(&rec->u.mmap.prot, p + 64, 4);
 		memcpy(&rec->u.mmap.flags, p + 68, 4);
 	}
+	return 0;
+}
+
+/* TEXT_POKE: addr, old_len, new_len, the old bytes then the new ones. */
+static int parse_text_poke(const struct perfdata *pd, const uint8_t *p, uint16_t size,
+                           struct perf_record *rec)
+{
+	uint16_t tlen, old_len, new_len;
+	uint32_t pid_tid[2] = {0, 0};
+	if (size < 20 || parse_trailer(pd, p, size, &tlen, &rec->time, pid_tid))
+		return PMUSIM_ERR_FORMAT;
+	memcpy(&old_len, p + 16, 2);
+	memcpy(&new_len, p + 18, 2);
+	if (20u + old_len + new_len > (unsigned)(size - tlen))
+		return PMUSIM_ERR_FORMAT;
+	rec->u.poke.pid = pid_tid[0];
+	rec->u.poke.tid = pid_tid[1];
+	rec->u.poke.addr = u64_at(p + 8);
+	rec->u.poke.bytes = p + 20 + old_len;
+	rec->u.poke.len = new_len;
 	return 0;
 }
 
@@ -210,10 +233,12 @@ int perfdata_next(struct perfdata *pd, struct perf_record *rec, char *msg, size_
 		} else if (rec->type == PERF_RECORD_FORK || rec->type == PERF_RECORD_EXIT) {
 			/* pid, ppid, tid, ptid, time (perf_event.h) */
 			uint16_t tlen;
-			rc = size < 32 || parse_trailer(pd, p, size, &tlen, &rec->time) ? PMUSIM_ERR_FORMAT : 0;
+			rc = size < 32 || parse_trailer(pd, p, size, &tlen, &rec->time, NULL) ? PMUSIM_ERR_FORMAT : 0;
 			memcpy(&rec->u.task, p + 8, 16);
 			if (!rc)
 				rec->time = u64_at(p + 24);
+		} else if (rec->type == PERF_RECORD_TEXT_POKE) {
+			rc = parse_text_poke(pd, p, size, rec);
 		} else {
 			continue; /* records the interface does not carry */
 		}

@@ -343,6 +343,21 @@ int perfdata_write_mmap2(struct perfdata_writer *w, uint32_t pid, uint32_t tid, 
 	return rec_end(w);
 }
 
+int perfdata_write_text_poke(struct perfdata_writer *w, uint32_t pid, uint32_t tid, uint64_t addr,
+			     const uint8_t *bytes, size_t len, uint64_t time)
+{
+	if (len > UINT16_MAX || 8 + 12 + len > MAX_RECORD)
+		return PMUSIM_ERR_ARG;
+	rec_begin(w, PERF_RECORD_TEXT_POKE, PERF_RECORD_MISC_USER);
+	put_u64(&w->rec, addr);
+	put_u16(&w->rec, 0); /* old_len: the bytes were unknown before */
+	put_u16(&w->rec, (uint16_t)len);
+	put(&w->rec, bytes, len);
+	put(&w->rec, NULL, (8 - (12 + len) % 8) % 8); /* the kernel pads bytes[] to 8 */
+	put_trailer(w, pid, tid, time);
+	return rec_end(w);
+}
+
 int perfdata_write_round(struct perfdata_writer *w)
 {
 	rec_begin(w, PERF_RECORD_FINISHED_ROUND, 0);

@@ -117,7 +117,15 @@ static int on_mmap(struct symbolizer *z, const struct perf_record *r)
 	if (r->type == PERF_RECORD_MMAP2 ? !(r->u.mmap.prot & PROT_EXEC_BIT)
 	                                 : (r->misc & PERF_RECORD_MISC_MMAP_DATA) != 0)
 		return 0;
-	long d = dso_get(z, r->u.mmap.filename, r->u.mmap.addr, r->u.mmap.pgoff);
+	/* perf names anonymous executable memory (JIT code) after the symbol map a
+	 * JIT may write for it (tools/perf/util/map.c, map__new) */
+	char anon[64];
+	const char *path = r->u.mmap.filename;
+	if (strcmp(path, "//anon") == 0) {
+		snprintf(anon, sizeof(anon), "/tmp/perf-%u.map", r->u.mmap.pid);
+		path = anon;
+	}
+	long d = dso_get(z, path, r->u.mmap.addr, r->u.mmap.pgoff);
 	struct proc *p = d < 0 ? NULL : proc_get(z, r->u.mmap.pid);
 	struct map *nm = p ? grow_array(p->maps, &p->cap, p->n + 1, sizeof(*nm)) : NULL;
 	if (!nm)

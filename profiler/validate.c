@@ -33,13 +33,18 @@ static struct named *name_table(const struct symtab *st, size_t *n)
 	return t;
 }
 
-/* "1 name off" or "0 dso off" -> address; 0 when the name is unknown. */
-static int resolve(const struct named *t, size_t n, uint64_t bias, const char *is_sym, const char *name,
-		   const char *off, uint64_t *addr)
+/* "1 name off" or "0 dso off" -> address; 0 when the name is unknown. A dso
+ * that names none of the binary's other mappings (libraries, "//anon") is the
+ * program's. */
+static int resolve(const struct named *t, size_t n, const struct binary *bin, const char *is_sym,
+		   const char *name, const char *off, uint64_t *addr)
 {
 	uint64_t o = strtoull(off, NULL, 16);
 	if (strcmp(is_sym, "0") == 0) {
-		*addr = bias + o;
+		const struct fdata_region *r;
+		size_t nr = binary_regions(bin, &r);
+		if (!fdata_region_resolve(r, nr, name, o, addr))
+			*addr = binary_bias(bin) + o;
 		return 1;
 	}
 	struct named key;
@@ -83,8 +88,7 @@ int fdata_read_edges(const char *path, struct binary *bin, struct edges *out, si
 		char f1[512], f2[512], f3[64], f4[512], f5[512], f6[64];
 		uint64_t from, to;
 		sscanf(fl.key, "%511s %511s %63s %511s %511s %63s", f1, f2, f3, f4, f5, f6);
-		if (!resolve(t, nt, binary_bias(bin), f1, f2, f3, &from) ||
-		    !resolve(t, nt, binary_bias(bin), f4, f5, f6, &to)) {
+		if (!resolve(t, nt, bin, f1, f2, f3, &from) || !resolve(t, nt, bin, f4, f5, f6, &to)) {
 			(*unknown)++;
 			continue;
 		}

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/elf_bias.h"
 #include "common/err.h"
 #include "sim/bmi2_fix.h"
 #include "sim/fault.h"
@@ -288,6 +287,8 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
 		return;
 	}
 	if (is_new) {
+		if (s->code_listener)
+			sim_announce_anon_code(s, bi);
 		size_t n;
 		dcache_specials(bi, &n);
 		if (n) {
@@ -524,12 +525,6 @@ uint64_t sim_load_bias(const struct sim *s)
 	return s->main_load_bias;
 }
 
-size_t sim_exec_mappings(const struct sim *s, const struct sim_mapping **out)
-{
-	*out = s->procs[0]->exec_maps;
-	return s->procs[0]->image == 0 ? s->procs[0]->nexec_maps : 0;
-}
-
 const char *sim_exe_path(const struct sim *s)
 {
 	return s->procs[0]->exe_abs;
@@ -541,44 +536,7 @@ uint32_t sim_pid(const struct sim *s)
 	return GUEST_PID;
 }
 
-void sim_set_mapping_listener(struct sim *s, void (*fn)(void *ctx, const struct sim_mapping *m),
-			      void *ctx)
-{
-	s->map_listener = fn;
-	s->map_listener_ctx = ctx;
-}
-
 void sim_set_task_listener(struct sim *s, const struct sim_task_listener *l)
 {
 	s->task = *l;
-}
-
-/* The stored copy of a mapped file's path (one per file), or NULL. */
-static const char *map_path(struct sim *s, const char *path, int *is_new)
-{
-	*is_new = 0;
-	for (size_t i = 0; i < s->p->nmap_paths; i++)
-		if (strcmp(s->p->map_paths[i], path) == 0)
-			return s->p->map_paths[i];
-	if (s->p->nmap_paths == SIM_MAX_MAPPINGS || !(s->p->map_paths[s->p->nmap_paths] = strdup(path)))
-		return NULL;
-	*is_new = 1;
-	return s->p->map_paths[s->p->nmap_paths++];
-}
-
-void sim_file_exec_mapping(struct sim *s, uint64_t addr, uint64_t len, uint64_t off, int prot, int hfd)
-{
-	char link[64], path[PATH_MAX];
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", hfd);
-	ssize_t n = readlink(link, path, sizeof(path) - 1);
-	int is_new;
-	const char *p = n > 0 ? (path[n] = 0, map_path(s, path, &is_new)) : NULL;
-	if (!p || s->p->nexec_maps == SIM_MAX_MAPPINGS)
-		return;
-	struct sim_mapping *m = &s->p->exec_maps[s->p->nexec_maps++];
-	*m = (struct sim_mapping){addr, len, off, prot, p, s->p->pid};
-	if (is_new)
-		symtab_add_file(s->p->syms, p, elf_mapping_bias(p, addr, off));
-	if (s->map_listener)
-		s->map_listener(s->map_listener_ctx, m);
 }

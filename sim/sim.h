@@ -95,15 +95,23 @@ const struct symtab *sim_symtab(const struct sim *s);
 /* Load bias of the program (0 for ET_EXEC). */
 uint64_t sim_load_bias(const struct sim *s);
 
-/* An executable file mapping of the guest (for perf.data MMAP2 records). */
+/* An executable mapping of the guest (for perf.data MMAP2 records): a file, or
+ * anonymous memory made executable (code written at run time, e.g. by a JIT
+ * compiler), whose path is SIM_ANON_PATH and pgoff its address, as Linux reports
+ * anonymous memory to perf (vm_pgoff of a private anonymous area is its page
+ * number; the kernel's perf_event_mmap names it "//anon"). */
 struct sim_mapping {
 	uint64_t addr, len;  /* page-aligned guest range */
-	uint64_t pgoff;      /* file offset of addr */
+	uint64_t pgoff;      /* file offset of addr (anonymous memory: addr) */
 	int prot;            /* PROT_* */
-	const char *path;    /* absolute host path of the file */
+	const char *path;    /* absolute host path of the file, or SIM_ANON_PATH */
 	uint32_t pid;        /* process that mapped it */
 };
-#define SIM_MAX_MAPPINGS 64
+#define SIM_MAX_MAPPINGS 256
+#define SIM_ANON_PATH "//anon"
+
+/* 1 when m is anonymous memory (m->path is SIM_ANON_PATH). */
+int sim_mapping_is_anon(const struct sim_mapping *m);
 
 /* The executable mappings of the program pmusim started, so far, in order: the
  * PF_X segments of the program and its interpreter, then files the program
@@ -114,6 +122,13 @@ size_t sim_exec_mappings(const struct sim *s, const struct sim_mapping **out);
  * (before any of its code executes), e.g. to write a perf.data MMAP2 record. */
 void sim_set_mapping_listener(struct sim *s, void (*fn)(void *ctx, const struct sim_mapping *m),
 			      void *ctx);
+/* fn is called with the bytes of every code run first decoded in anonymous
+ * executable memory, before it executes, and again after that code changed:
+ * the profiler has no file to read such code from (perf.data TEXT_POKE
+ * records carry it). addr is the run's start, len its length in bytes. */
+void sim_set_code_listener(struct sim *s,
+			   void (*fn)(void *ctx, uint32_t pid, uint64_t addr, const uint8_t *bytes, size_t len),
+			   void *ctx);
 /* Told about tasks as they come and go, before the new one runs (perf.data
  * FORK, COMM and EXIT records, as `perf record` writes with inheritance). */
 struct sim_task_listener {

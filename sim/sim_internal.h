@@ -201,6 +201,8 @@ struct sim {
 	uint64_t max_insns_left_at;  /* emulation 'until' address when limiting */
 	void (*map_listener)(void *ctx, const struct sim_mapping *m);
 	void *map_listener_ctx;
+	void (*code_listener)(void *ctx, uint32_t pid, uint64_t addr, const uint8_t *bytes, size_t len);
+	void *code_listener_ctx;
 	struct sim_task_listener task;
 	/* the software REP tracer (rep_patch.c) */
 	uint64_t *patch_sites;       /* REP instructions of the program, by address */
@@ -379,10 +381,19 @@ void code_invalidate(struct sim *s, uint64_t addr, uint64_t len);
  * (self-modifying code); call after the address space changed. */
 void code_watch_refresh(struct sim *s);
 
-/* machine.c: the guest mapped host file hfd at [addr, addr+len) from offset off
+/* mappings.c: the guest mapped host file hfd at [addr, addr+len) from offset off
  * with PROT_EXEC: record the mapping, add the file's functions to the symbols,
  * tell the listener. */
 void sim_file_exec_mapping(struct sim *s, uint64_t addr, uint64_t len, uint64_t off, int prot, int hfd);
+/* mappings.c: anonymous memory at [addr, addr+len) became executable (mmap with
+ * PROT_EXEC, or mprotect adding it): record it as SIM_ANON_PATH, tell the listener. */
+void sim_anon_exec_mapping(struct sim *s, uint64_t addr, uint64_t len, int prot);
+/* mappings.c: 1 when the newest executable mapping of the current process that
+ * covers addr is a file's (code that the profiler can read from that file). */
+int sim_addr_in_file_mapping(const struct sim *s, uint64_t addr);
+/* mappings.c: tells the code listener the bytes of run bi, just decoded, when it
+ * lies in anonymous executable memory. */
+void sim_announce_anon_code(struct sim *s, const struct block_info *bi);
 
 /* machine.c helpers for the syscall layer */
 uint64_t sim_now_ns(struct sim *s);          /* simulated time since boot */

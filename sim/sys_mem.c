@@ -113,6 +113,8 @@ static int64_t do_mmap(struct sim *s, const struct sysargs *x)
 		mem_protect(s, addr, len, prot);
 	if (hfd >= 0 && (prot & PROT_EXEC))
 		sim_file_exec_mapping(s, addr, len, off, prot, hfd);
+	else if (prot & PROT_EXEC)
+		sim_anon_exec_mapping(s, addr, len, prot);
 	return (int64_t)addr;
 }
 
@@ -153,6 +155,23 @@ static int64_t do_mremap(struct sim *s, const struct sysargs *x)
 	invalidate_code(s, old, olen);
 	mem_unmap(s, old, olen);
 	return (int64_t)na;
+}
+
+/* mprotect; anonymous memory that becomes executable gets a mapping record, as
+ * the kernel reports it to perf (file mappings already have theirs). */
+static int64_t do_mprotect(struct sim *s, uint64_t addr, uint64_t len, int prot)
+{
+	int was_exec = 1;
+	for (uint64_t p = addr; p < addr + len && was_exec;) {
+		const struct vma *v = mem_find(s, p);
+		was_exec = v && (v->prot & UC_PROT_EXEC);
+		p = v ? v->end : p;
+	}
+	invalidate_code(s, addr, len);
+	int err = mem_protect(s, addr, len, prot);
+	if (err == 0 && (prot & PROT_EXEC) && !was_exec && !sim_addr_in_file_mapping(s, addr))
+		sim_anon_exec_mapping(s, addr, len, prot);
+	return err;
 }
 
 static int64_t do_madvise(struct sim *s, uint64_t addr, uint64_t len, int advice)
@@ -204,8 +223,7 @@ static int sys_mem_calls(struct sim *s, const struct sysargs *x, int64_t *ret)
 			*ret = -EINVAL;
 			return 1;
 		}
-		invalidate_code(s, a[0], PAGE_UP(a[1]));
-		*ret = a[1] ? mem_protect(s, a[0], PAGE_UP(a[1]), (int)a[2] & 7) : 0;
+		*ret = a[1] ? do_mprotect(s, a[0], PAGE_UP(a[1]), (int)a[2] & 7) : 0;
 		return 1;
 	case SYS_mremap:
 		*ret = do_mremap(s, x);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/fdata.h"
 #include "common/symtab.h"
 #include "pmu_model/block.h"
 
@@ -69,10 +70,9 @@ size_t truth_stacks(const struct truth *t, const struct truth_stack **out);
 const uint64_t *truth_stack_rets(const struct truth *t);
 
 /* Writes branch, call and return edges as BOLT fdata:
- * "<1|0> <sym|dso> <hexoff> <1|0> <sym|dso> <hexoff> <mispreds> <count>", sorted.
- * dso names the program for addresses no symbol covers (offset from load bias). */
-int truth_write_fdata(struct truth *t, FILE *f, const struct symtab *st, const char *dso,
-		      uint64_t load_bias);
+ * "<1|0> <sym|dso> <hexoff> <1|0> <sym|dso> <hexoff> <mispreds> <count>", sorted,
+ * addresses named by nm (common/fdata.h: functions, else the mapping holding them). */
+int truth_write_fdata(struct truth *t, FILE *f, const struct fdata_namer *nm);
 
 /* Writes everything as one JSON object (see README, "Ground truth"). */
 int truth_write_json(struct truth *t, FILE *f, const struct symtab *st, const char *program);

@@ -22,8 +22,7 @@ static int cmp_line(const void *a, const void *b)
 	return x->to < y->to ? -1 : x->to > y->to;
 }
 
-int truth_write_fdata(struct truth *t, FILE *f, const struct symtab *st, const char *dso,
-		      uint64_t bias)
+int truth_write_fdata(struct truth *t, FILE *f, const struct fdata_namer *nm)
 {
 	const struct truth_branch *br;
 	const struct truth_edge *ed;
@@ -44,9 +43,8 @@ int truth_write_fdata(struct truth *t, FILE *f, const struct symtab *st, const c
 	for (size_t i = 0; i < ne; i++)
 		l[k++] = (struct line){ed[i].from, ed[i].to, ed[i].count};
 	qsort(l, k, sizeof(*l), cmp_line);
-	struct fdata_namer nm = {st, dso, bias};
 	for (size_t i = 0; i < k; i++)
-		fdata_write_line(f, &nm, l[i].from, l[i].to, 0, l[i].count);
+		fdata_write_line(f, nm, l[i].from, l[i].to, 0, l[i].count);
 	free(l);
 	return ferror(f) ? PMUSIM_ERR_IO : 0;
 }

@@ -113,7 +113,8 @@ START_TEST(fdata_text)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	struct symtab *st = symtab_new_empty();
-	ck_assert_int_eq(truth_write_fdata(t, f, st, "prog", 0x400000), 0);
+	struct fdata_namer nm = {st, "prog", 0x400000, NULL, 0};
+	ck_assert_int_eq(truth_write_fdata(t, f, &nm), 0);
 	fclose(f);
 	ck_assert_str_eq(buf,
 			 "0 prog 100a 0 prog 1000 0 3\n"
