@@ -335,8 +335,9 @@ static void source_close(struct source *src)
 		fclose(src->fp);
 }
 
-int input_profile(const char *path, const struct input_opts *io, const struct profile_opts *po,
-                  struct profile **prof, struct binary **bin, char *msg, size_t ml)
+/* One pass over the recording into *prof and *bin. */
+static int read_all(const char *path, const struct input_opts *io, const struct profile_opts *po,
+                    struct profile **prof, struct binary **bin, char *msg, size_t ml)
 {
 	struct feed f = {.io = io, .po = po};
 	*prof = NULL;
@@ -367,4 +368,38 @@ int input_profile(const char *path, const struct input_opts *io, const struct pr
 	*prof = f.prof;
 	*bin = f.bin;
 	return 0;
+}
+
+/* The trigger of the recording's chosen event (text: taken branches). */
+static int recording_trigger(const char *path, const struct input_opts *io)
+{
+	struct perfdata *pd;
+	char msg[256];
+	if (perfdata_open(path, &pd, msg, sizeof(msg)) < 0)
+		return TRIG_TAKEN;
+	size_t ev = io->event < 0 ? 0 : (size_t)io->event;
+	int trigger = ev < perfdata_nevents(pd)
+			      ? trigger_of_event(perfdata_event(pd, ev)->type, perfdata_event(pd, ev)->config)
+			      : TRIG_TAKEN;
+	perfdata_close(pd);
+	return trigger;
+}
+
+int input_profile(const char *path, const struct input_opts *io, const struct profile_opts *po,
+                  struct profile **prof, struct binary **bin, char *msg, size_t ml)
+{
+	if (po->method != METHOD_CBT || po->cbt || recording_trigger(path, io) < TRIG_COND)
+		return read_all(path, io, po, prof, bin, msg, ml);
+	/* a window counted in events of a trigger that not every branch is: as many
+	 * events as all but 2 % of the full traces hold (a census of the recording) */
+	struct profile_opts census = *po;
+	census.census = 1;
+	int err = read_all(path, io, &census, prof, bin, msg, ml);
+	if (err < 0)
+		return err;
+	census.census = 0;
+	census.cbt = profile_census_window(*prof, 0.02);
+	profile_free(*prof);
+	binary_free(*bin);
+	return read_all(path, io, &census, prof, bin, msg, ml);
 }

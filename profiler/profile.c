@@ -32,8 +32,18 @@ int trigger_of_event(uint32_t type, uint64_t config)
 	}
 	if (type == PERF_TYPE_RAW) {
 		/* Intel BR_INST_RETIRED (event 0xc4): umask 0x20 near_taken, 0x00 all */
-		if ((config & 0xff) == 0xc4)
-			return (config & 0xff00) == 0x2000 ? TRIG_TAKEN : TRIG_BRANCHES;
+		/* umasks as pmusim's events (Ice Lake: pmu_model/events.c) */
+		if ((config & 0xff) == 0xc4) {
+			switch ((config >> 8) & 0xff) {
+			case 0x20: return TRIG_TAKEN;
+			case 0x11: return TRIG_COND;
+			case 0x01: return TRIG_COND_TAKEN;
+			case 0x02: return TRIG_CALL;
+			case 0x08: return TRIG_RET;
+			case 0x80: return TRIG_INDIRECT;
+			default: return TRIG_BRANCHES;
+			}
+		}
 		if ((config & 0xffff) == 0x00c0)
 			return TRIG_INSNS; /* INST_RETIRED.ANY_P */
 	}
@@ -47,6 +57,8 @@ struct profile {
 	struct profile_stats st;
 	uint64_t depth;   /* most LBR entries of a sample so far: the recording's LBR depth */
 	uint64_t full_taken; /* widest taken-trigger window so far (taken branches) */
+	uint32_t *census;    /* census: per sample, entries << 16 | events of the trigger */
+	size_t ncensus, census_cap;
 	struct br_outcome out[TRACE_MAX_OUT];
 };
 
@@ -68,6 +80,7 @@ void profile_free(struct profile *p)
 	if (!p)
 		return;
 	edges_free(p->e);
+	free(p->census);
 	free(p);
 }
 
@@ -87,6 +100,49 @@ static int drop(struct profile *p, enum trace_drop why)
 	return 0;
 }
 
+/* Census: how many events of the trigger the sample's trace holds. */
+static int count_events(struct profile *p, const struct perf_sample *s, int trigger, size_t n)
+{
+	uint32_t events = 0;
+	for (size_t i = 0; i < n; i++)
+		events += (uint32_t)trigger_counts(trigger, &p->out[i]);
+	if (p->ncensus == p->census_cap) {
+		size_t cap = p->census_cap ? 2 * p->census_cap : 1024;
+		uint32_t *c = realloc(p->census, cap * sizeof(*c));
+		if (!c)
+			return PMUSIM_ERR_NOMEM;
+		p->census = c;
+		p->census_cap = cap;
+	}
+	uint32_t nbr = s->nbr < 0xffff ? (uint32_t)s->nbr : 0xffff;
+	p->census[p->ncensus++] = nbr << 16 | (events < 0xffff ? events : 0xffff);
+	p->st.used++;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+uint64_t profile_census_window(struct profile *p, double q)
+{
+	uint32_t depth = 0;
+	for (size_t i = 0; i < p->ncensus; i++)
+		if (p->census[i] >> 16 > depth)
+			depth = p->census[i] >> 16;
+	size_t k = 0; /* full traces only: an LBR emptied by a context switch says nothing */
+	for (size_t i = 0; i < p->ncensus; i++)
+		if (p->census[i] >> 16 == depth)
+			p->census[k++] = p->census[i] & 0xffff;
+	if (k == 0)
+		return 1;
+	qsort(p->census, k, sizeof(*p->census), cmp_u32);
+	uint32_t e = p->census[(size_t)(q * (double)(k - 1))];
+	return e > 2 ? e - 1 : 1;
+}
+
 static int add_cbt(struct profile *p, const struct perf_sample *s, int trigger, int whole)
 {
 	enum trace_drop why;
@@ -98,8 +154,12 @@ static int add_cbt(struct profile *p, const struct perf_sample *s, int trigger, 
 		return drop(p, why);
 	if (whole) /* ranges: everything, once per sample */
 		return p->st.used++, add_outcomes(p, p->out, n, 1.0);
+	if (p->o.census)
+		return count_events(p, s, trigger, n);
 	double w;
 	uint64_t cbt = p->o.cbt && p->o.cbt < s->nbr ? p->o.cbt : s->nbr;
+	if (trigger >= TRIG_COND) /* events per window: no more than a trace holds */
+		cbt = p->o.cbt ? p->o.cbt : 1;
 	/* every full trace spans at least entries - 1 instructions and cycles (one
 	 * entry fewer if the newest was a Skylake duplicate). A sample with fewer
 	 * entries than the LBR holds saw it emptied by a context switch: its window

@@ -34,12 +34,16 @@ int trigger_of_event(uint32_t type, uint64_t config);
 
 struct profile_opts {
 	int method;       /* enum prof_method */
-	uint64_t cbt;     /* CBT size; 0: the TBT size of each sample (its entries) */
+	uint64_t cbt;     /* CBT size; 0: the TBT size of each sample (its entries). For
+	                   * triggers counted in their own units (TRIG_COND …): events
+	                   * per window (input_profile's 0: found by a census) */
 	uint64_t span;    /* window of instructions or cycles for those triggers; 0: the
 	                   * LBR depth (most entries of any sample so far) - 2, which
 	                   * every full trace spans */
 	int precise;      /* sample IPs are precise (the eventing instruction retired) */
 	int skylake_dup;  /* a newest entry repeating the one before is one branch */
+	int census;       /* cbt: only count the trigger's events per trace (no edges), for
+	                   * profile_census_window */
 };
 
 struct profile_stats {
@@ -58,6 +62,12 @@ void profile_free(struct profile *p);
 
 /* Adds one sample taken with the given trigger. 0 or PMUSIM_ERR_NOMEM. */
 int profile_add(struct profile *p, const struct perf_sample *s, int trigger);
+
+/* After a census: the events per window for triggers counted in their own
+ * units (TRIG_COND …): the q-quantile of (events in a full trace - 1), at least 1,
+ * so that all but a fraction q of the samples see their whole window. Reorders
+ * the census. */
+uint64_t profile_census_window(struct profile *p, double q);
 
 /* The span given (instructions or cycles; 0: per sample, its entries - 1). */
 uint64_t profile_span(const struct profile *p);

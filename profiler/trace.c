@@ -139,12 +139,43 @@ size_t trace_rebuild(struct binary *b, const struct perf_sample *s, unsigned fla
 	return w.k;
 }
 
+int trigger_counts(int trigger, const struct br_outcome *o)
+{
+	switch (trigger) {
+	case TRIG_TAKEN: return o->taken;
+	case TRIG_BRANCHES: return 1;
+	case TRIG_COND: return o->kind == BK_COND;
+	case TRIG_COND_TAKEN: return o->kind == BK_COND && o->taken;
+	case TRIG_CALL: return o->kind == BK_CALL || o->kind == BK_CALL_IND;
+	case TRIG_RET: return o->kind == BK_RET;
+	case TRIG_INDIRECT: return o->kind == BK_JMP_IND || o->kind == BK_CALL_IND;
+	default: return 0;
+	}
+}
+
+/* The window in units of the triggering event (see trace.h). */
+static size_t event_window(const struct br_outcome *o, size_t n, int trigger, uint64_t c, uint64_t period,
+			   double *weight)
+{
+	size_t i = n;
+	uint64_t seen = 0;
+	while (i-- > 0)
+		if (trigger_counts(trigger, &o[i]) && ++seen == c + 1)
+			break;
+	if (seen == 0)
+		return n;
+	*weight = (double)period / (double)c;
+	return seen == c + 1 ? i + 1 : 0;
+}
+
 size_t trace_window(const struct br_outcome *o, size_t n, int trigger, uint64_t cbt, uint64_t span,
 		    uint64_t end_insn, uint64_t end_cycle, uint64_t period, double *weight)
 {
 	*weight = 0;
 	if (n == 0 || cbt == 0)
 		return n;
+	if (trigger >= TRIG_COND)
+		return event_window(o, n, trigger, cbt, period, weight);
 	if (trigger == TRIG_BRANCHES) {
 		if (n < cbt)
 			return n;

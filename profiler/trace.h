@@ -59,7 +59,17 @@ enum trigger {
 	TRIG_BRANCHES,     /* branches retired */
 	TRIG_INSNS,        /* instructions retired */
 	TRIG_CYCLES,       /* cycles */
+	TRIG_COND,         /* conditional branches retired (taken or not) */
+	TRIG_COND_TAKEN,   /* taken conditional branches */
+	TRIG_CALL,         /* near calls, direct and indirect */
+	TRIG_RET,          /* near returns */
+	TRIG_INDIRECT,     /* indirect jumps and calls */
+	TRIG_COUNT
 };
+
+/* 1 when outcome o is an event of the trigger (branch triggers only: taken,
+ * branches and the kinds above; 0 for instructions and cycles). */
+int trigger_counts(int trigger, const struct br_outcome *o);
 
 /* Flags of trace_rebuild. */
 #define TRACE_APPEND_TRIGGER 1u /* a not-taken conditional branch at the IP is appended */
@@ -85,6 +95,13 @@ size_t trace_rebuild(struct binary *b, const struct perf_sample *s, unsigned fla
  * - TRIG_TAKEN: the newest `cbt` taken outcomes and the not-taken ones after the
  *   (cbt+1)-th newest taken (so every branch execution is covered by exactly
  *   `cbt` sample points; needs cbt < taken outcomes);
+ * - TRIG_COND … TRIG_INDIRECT: the window is cut in units of the triggering
+ *   event, as for TRIG_TAKEN: every outcome after the (cbt+1)-th newest event
+ *   (trigger_counts), so that each branch execution lies in the windows of the
+ *   `cbt` events that follow it, whatever the other branches between them. A
+ *   trace holding fewer than cbt+1 events is kept whole (its window reaches back
+ *   before the LBR's oldest entry, where nothing can be seen) with the same
+ *   weight; one without the triggering event is kept none of;
  * - TRIG_INSNS / TRIG_CYCLES: the outcomes in the last `span` instructions
  *   (cycles) before the sample, which needs the trace to span at least that much.
  * Each kept outcome stands for weight = period / cbt (period / span) executions,

@@ -155,6 +155,47 @@ START_TEST(taken_window)
 }
 END_TEST
 
+/* Windows in units of the triggering event: every outcome after the (c+1)-th
+ * newest event, the other branches between the events included; a trace with
+ * fewer events is kept whole, one without the triggering event not at all. */
+START_TEST(event_windows)
+{
+	/* oldest first: cond T, call, ret, cond NT, call, ind call, ret, cond T */
+	const struct br_outcome o[] = {
+	    {0x10, 0x20, 0, 0, BK_COND, 1},     {0x22, 0x80, 1, 0, BK_CALL, 1},
+	    {0x81, 0x27, 2, 0, BK_RET, 1},      {0x2a, 0x2c, 3, 0, BK_COND, 0},
+	    {0x30, 0x80, 4, 0, BK_CALL, 1},     {0x81, 0x90, 5, 0, BK_CALL_IND, 1},
+	    {0x91, 0x35, 6, 0, BK_RET, 1},      {0x38, 0x10, 7, 0, BK_COND, 1},
+	};
+	const size_t n = sizeof(o) / sizeof(o[0]);
+	double w;
+	/* cond: events at 0, 3, 7 */
+	ck_assert_uint_eq(trace_window(o, n, TRIG_COND, 1, 0, 0, 0, 1000, &w), 4);
+	ck_assert_double_eq_tol(w, 1000.0, 1e-12);
+	ck_assert_uint_eq(trace_window(o, n, TRIG_COND, 2, 0, 0, 0, 1000, &w), 1);
+	ck_assert_double_eq_tol(w, 500.0, 1e-12);
+	ck_assert_uint_eq(trace_window(o, n, TRIG_COND, 5, 0, 0, 0, 1000, &w), 0); /* all of it */
+	ck_assert_double_eq_tol(w, 200.0, 1e-12);
+	/* cond taken: events at 0 and 7 */
+	ck_assert_uint_eq(trace_window(o, n, TRIG_COND_TAKEN, 1, 0, 0, 0, 1000, &w), 1);
+	/* calls (direct and indirect): 1, 4, 5; returns: 2, 6; indirect: 5 */
+	ck_assert_uint_eq(trace_window(o, n, TRIG_CALL, 1, 0, 0, 0, 1000, &w), 5);
+	ck_assert_uint_eq(trace_window(o, n, TRIG_CALL, 2, 0, 0, 0, 1000, &w), 2);
+	ck_assert_uint_eq(trace_window(o, n, TRIG_RET, 1, 0, 0, 0, 1000, &w), 3);
+	ck_assert_uint_eq(trace_window(o, n, TRIG_INDIRECT, 1, 0, 0, 0, 1000, &w), 0);
+	/* no triggering event in the trace: nothing kept */
+	ck_assert_uint_eq(trace_window(o, 1, TRIG_RET, 1, 0, 0, 0, 1000, &w), 1);
+	/* the events as perf.data names them (pmusim's Ice Lake umasks of 0xc4) */
+	ck_assert_int_eq(trigger_of_event(PERF_TYPE_RAW, 0x11c4), TRIG_COND);
+	ck_assert_int_eq(trigger_of_event(PERF_TYPE_RAW, 0x01c4), TRIG_COND_TAKEN);
+	ck_assert_int_eq(trigger_of_event(PERF_TYPE_RAW, 0x02c4), TRIG_CALL);
+	ck_assert_int_eq(trigger_of_event(PERF_TYPE_RAW, 0x08c4), TRIG_RET);
+	ck_assert_int_eq(trigger_of_event(PERF_TYPE_RAW, 0x80c4), TRIG_INDIRECT);
+	ck_assert_int_eq(trigger_of_event(PERF_TYPE_RAW, 0x20c4), TRIG_TAKEN);
+	ck_assert_int_eq(trigger_of_event(PERF_TYPE_RAW, 0x00c4), TRIG_BRANCHES);
+}
+END_TEST
+
 /* Instruction window: outcomes in the last `span` instructions before the IP. */
 START_TEST(instruction_window)
 {
@@ -301,6 +342,7 @@ int main(void)
 	tcase_add_test(tc, chopping_keeps_the_newest);
 	tcase_add_test(tc, trigger_append_rules);
 	tcase_add_test(tc, taken_window);
+	tcase_add_test(tc, event_windows);
 	tcase_add_test(tc, instruction_window);
 	tcase_add_loop_test(tc, contradictions_drop_the_sample, 0, (int)(sizeof(bad_rows) / sizeof(bad_rows[0])));
 	tcase_add_test(tc, trap_in_range);
