@@ -537,6 +537,8 @@ uint64_t sched_attend(struct sim *s)
 		int slice_over = slice_now(s) >= s->slice_end;
 		if (slice_over || t->state != TS_RUNNABLE)
 			sched_poll_io(s, 0);
+		if (t->state == TS_RUNNABLE && t->retry)
+			continue; /* its file just became ready: the call runs again first */
 		if (t->state == TS_RUNNABLE && (!slice_over || runnable_count(s) == 1))
 			break;
 		long next = pick_next(s);
