@@ -47,5 +47,7 @@ int io_must_wait(struct sim *s, int hfd, short events);
 int sys_poll(struct sim *s, const struct sysargs *x, int64_t *ret);
 int sys_net(struct sim *s, const struct sysargs *x, int64_t *ret);
 int sys_ident(struct sim *s, const struct sysargs *x, int64_t *ret);
+/* Clocks and timers (sys_timer.c): clock_gettime, setitimer, getitimer, alarm, timer_*. */
+int sys_timer(struct sim *s, const struct sysargs *x, int64_t *ret);
 
 #endif
