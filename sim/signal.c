@@ -123,6 +123,13 @@ static int post(struct sim *s, struct thread *t, int sig, const struct sig_info_
 		notify_waiter(s, t, sig);
 		return 1;
 	}
+	/* every signalfd reader of the process looks (signalfd_notify wakes them all) */
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct thread *w = &s->threads[i];
+		if (w->proc == s->p && w->state == TS_SIGWAIT && w->sigwait && !w->sigwait_unblocks &&
+		    (w->sigwait_set & BIT(sig)))
+			sched_retry(s, w);
+	}
 	/* wake a waiting thread that accepts it, unless the running one will take it */
 	struct thread *c = cur_thread(s);
 	if (c->proc == s->p && c->state == TS_RUNNABLE && !(c->sigmask & BIT(sig)))

@@ -112,6 +112,7 @@ struct ktimer {
 	uint32_t tid;              /* TCLK_THREAD_CPU: the thread */
 };
 struct ptimers;
+struct sigfds;
 
 struct hooked_site {
 	struct dc_special sp;
@@ -230,6 +231,7 @@ struct sim {
 	void (*map_listener)(void *ctx, const struct sim_mapping *m);
 	void *map_listener_ctx;
 	struct sim_task_listener task;
+	struct sigfds *sigfds;       /* signalfd descriptors (signalfd.c), NULL before the first */
 	/* the software REP tracer (rep_patch.c) */
 	uint64_t *patch_sites;       /* REP instructions of the program, by address */
 	size_t npatch, patch_cur;    /* patch_cur: the one patched */
@@ -431,6 +433,13 @@ void timers_flush_signal(struct sim *s, struct proc *p, int sig);
 /* execve deletes p's POSIX timers (interval timers stay). */
 void timers_exec(struct sim *s, struct proc *p);
 void timers_free(struct proc *p);
+
+/* signalfd.c: signalfd descriptors. */
+/* After the readiness of a signalfd may have changed, before the host's poll(2) looks at
+ * it: each one's host pipe holds a byte exactly when its owner has a signal of its mask
+ * pending. */
+void signalfd_refresh(struct sim *s);
+void signalfd_free(struct sim *s);
 
 /* cpuid.c */
 void cpuid_query(uint32_t leaf, uint32_t subleaf, uint32_t out[4]);

@@ -150,6 +150,7 @@ static int64_t do_misc(struct sim *s, const struct sysargs *x, int *handled)
 	case SYS_rt_sigsuspend: return a[1] == 8 ? sys_rt_sigsuspend(s, a[0]) : -EINVAL;
 	case SYS_rt_sigpending: return sys_rt_sigpending(s, a[0]);
 	case SYS_rt_sigtimedwait: return sys_rt_sigtimedwait(s, a);
+	case SYS_signalfd: case SYS_signalfd4: return sys_signalfd(s, x);
 	case SYS_getppid: return s->p->ppid;
 	case SYS_set_tid_address:
 		cur_thread(s)->clear_child_tid = a[0];
