@@ -177,6 +177,7 @@ uint64_t proc_exec(struct sim *s, uint64_t pc)
 			close(p->fds[i]);
 			p->fds[i] = -1;
 		}
+	timers_exec(s, p); /* POSIX timers go; interval timers stay */
 	for (int i = 1; i < 65; i++) {
 		if (p->sig_handlers[i] != (uint64_t)(uintptr_t)SIG_IGN)
 			p->sig_handlers[i] = (uint64_t)(uintptr_t)SIG_DFL;

@@ -477,6 +477,7 @@ void sim_free(struct sim *s)
 		return;
 	stacks_free(s);
 	sched_free(s);
+	signalfd_free(s);
 	if (s->home_cwd_fd >= 0)
 		close(s->home_cwd_fd);
 	for (size_t i = 0; i < s->nprocs; i++)

@@ -142,6 +142,7 @@ void proc_free(struct sim *s, struct proc *p)
 		return;
 	proc_image_close(s, p);
 	close_files(p);
+	timers_free(p);
 	if (p->cwd_fd >= 0)
 		close(p->cwd_fd);
 	free(p->exe_abs);

@@ -114,7 +114,7 @@ static uint64_t slice_now(struct sim *s)
 
 void sched_update_attention(struct sim *s)
 {
-	uint64_t at = signal_timer_insns(s);
+	uint64_t at = timers_next_insns(s);
 	int others = runnable_count(s) > 1;
 	s->cycle_slices = others && s->opt.quantum_cycles && s->clock;
 	if (others && !s->cycle_slices && s->slice_end < at)
@@ -136,6 +136,7 @@ void sched_wake(struct sim *s, struct thread *t, int64_t ret)
 	t->has_wake_ret = 1;
 	t->wake_ns = UINT64_MAX;
 	sched_wait_fds_done(t); /* a signal ended a poll: its next call starts afresh */
+	signal_wait_end(t);
 	if (t->has_suspend_mask && ret != -EINTR) { /* ppoll's mask, when no handler restores it */
 		t->sigmask = t->suspend_mask;
 		t->has_suspend_mask = 0;
@@ -428,10 +429,11 @@ void sched_retry(struct sim *s, struct thread *t)
  * pass. 0, or -1 when nothing can ever wake anybody. */
 static int idle_until_next_event(struct sim *s)
 {
-	uint64_t first = signal_timer_real_ns(s);
+	uint64_t first = timers_next_sim_ns(s);
 	for (size_t i = 0; i < s->nthreads; i++) {
 		const struct thread *t = &s->threads[i];
-		if ((t->state == TS_FUTEX || t->state == TS_SLEEP || t->state == TS_IO) && t->wake_ns < first)
+		if ((t->state == TS_FUTEX || t->state == TS_SLEEP || t->state == TS_IO || t->state == TS_SIGWAIT) &&
+		    t->wake_ns < first)
 			first = t->wake_ns;
 	}
 	if (first == UINT64_MAX) {
@@ -452,8 +454,12 @@ static int idle_until_next_event(struct sim *s)
 			t->io_timed_out = 1;
 			sched_retry(s, t);
 		}
+		if (t->state == TS_SIGWAIT && t->wake_ns <= now) { /* sigtimedwait's timeout */
+			t->sigwait_timed_out = 1;
+			sched_retry(s, t);
+		}
 	}
-	signal_timers_due(s);
+	timers_due(s);
 	return 0;
 }
 
@@ -461,6 +467,11 @@ static void save_thread(struct sim *s, struct thread *t, uint64_t pc)
 {
 	bstream_finish(s->bs, pc, 0);
 	t->run_start = bstream_next_run_start(s->bs);
+	uint64_t now = bstream_insns(s->bs), ran = now > t->ran_from ? now - t->ran_from : 0;
+	t->cpu_ns += ran; /* its CPU time, and its process's */
+	if (t->proc)
+		t->proc->cpu_ns += ran;
+	t->ran_from = now;
 	if (t->state == TS_EXITED)
 		return;
 	uc_reg_write(s->p->uc, UC_X86_REG_RIP, &pc);
@@ -479,6 +490,7 @@ static uint64_t load_thread(struct sim *s, size_t idx)
 		proc_enter(s, t->proc);
 	}
 	uc_context_restore(s->p->uc, t->regs);
+	t->ran_from = bstream_insns(s->bs);
 	bstream_set_tid(s->bs, t->tid);
 	bstream_set_next_run_start(s->bs, t->run_start);
 	bstream_new_context(s->bs);
@@ -506,7 +518,7 @@ uint64_t sched_attend(struct sim *s)
 		pc = signal_return(s);
 		bstream_finish(s->bs, pc, 0);
 	}
-	signal_timers_due(s);
+	timers_due(s);
 	if (s->exec_pending)
 		pc = proc_exec(s, pc);
 	for (int guard = 0; guard < 1000000 && !s->stop_reason; guard++) {
@@ -523,8 +535,10 @@ uint64_t sched_attend(struct sim *s)
 			s->syscall_pc = t->retry_pc;
 			s->cur_args = &x;
 			int64_t r = syscall_run(s, &x);
-			if (t->state == TS_RUNNABLE)
+			if (t->state == TS_RUNNABLE) {
+				signal_wait_end(t); /* ended however the call ended */
 				uc_reg_write(s->p->uc, UC_X86_REG_RAX, &r);
+			}
 			if (s->exec_pending)
 				pc = proc_exec(s, pc);
 			continue;
@@ -537,6 +551,8 @@ uint64_t sched_attend(struct sim *s)
 		int slice_over = slice_now(s) >= s->slice_end;
 		if (slice_over || t->state != TS_RUNNABLE)
 			sched_poll_io(s, 0);
+		if (t->state == TS_RUNNABLE && t->retry)
+			continue; /* its file just became ready: the call runs again first */
 		if (t->state == TS_RUNNABLE && (!slice_over || runnable_count(s) == 1))
 			break;
 		long next = pick_next(s);

@@ -40,6 +40,7 @@ void sched_wait_fds_done(struct thread *t)
 void sched_poll_io(struct sim *s, int timeout)
 {
 	size_t n = 0, cap = 0;
+	signalfd_refresh(s);
 	for (size_t i = 0; i < s->nthreads; i++)
 		if (s->threads[i].state == TS_IO)
 			cap += s->threads[i].io_set ? (size_t)s->threads[i].io_n : 1;

@@ -1,5 +1,6 @@
 /* Signals (see sim_internal.h): actions, masks, pending sets, delivery to guest
- * handlers and rt_sigreturn, interval timers.
+ * handlers and rt_sigreturn, rt_sigtimedwait. Timers' signals are queued on the timers
+ * (sim/sys_timer.c): the pending bit stays set while a timer or a plain instance pends.
  *
  * The handler's frame is Linux's x86-64 rt_sigframe (arch/x86/include/asm/
  * sigframe.h, uapi/asm/sigcontext.h, uapi/asm-generic/siginfo.h):
@@ -35,6 +36,7 @@
 #define SI_USER_C      0
 #define SI_KERNEL_C    0x80
 #define SI_TKILL_C     (-6)
+#define SI_TIMER_C     (-2)
 #define BIT(sig)       (1ULL << ((sig) - 1))
 #define UNBLOCKABLE    (BIT(SIGKILL) | BIT(SIGSTOP))
 #define SYNC_SIGNALS   (BIT(SIGSEGV) | BIT(SIGBUS) | BIT(SIGILL) | BIT(SIGTRAP) | BIT(SIGFPE) | BIT(SIGSYS))
@@ -62,13 +64,28 @@ static int is_handler(uint64_t h)
 	return h != (uint64_t)(uintptr_t)SIG_DFL && h != (uint64_t)(uintptr_t)SIG_IGN;
 }
 
-/* The signal is thrown away when it is generated (ignored, explicitly or by default). */
-static int discarded(const struct sim *s, int sig)
+static int blocks(const struct thread *t, int sig)
+{
+	return ((t->sigmask | (t->sigwait_unblocks ? t->sigwait_mask : 0)) & BIT(sig)) != 0;
+}
+
+/* The signal is thrown away when it is generated (ignored, explicitly or by default),
+ * unless it is blocked: its action may change before it is unblocked, and sigwaitinfo
+ * or a signalfd may take it (kernel/signal.c, sig_ignored). t NULL: the process, whose
+ * signal any thread blocking it keeps. */
+static int discarded(const struct sim *s, const struct thread *t, int sig)
 {
 	uint64_t h = s->p->sig_handlers[sig];
 	if (sig == SIGKILL || sig == SIGSTOP)
 		return 0;
-	return h == (uint64_t)(uintptr_t)SIG_IGN || (h == (uint64_t)(uintptr_t)SIG_DFL && default_ignored(sig));
+	if (h != (uint64_t)(uintptr_t)SIG_IGN && (h != (uint64_t)(uintptr_t)SIG_DFL || !default_ignored(sig)))
+		return 0;
+	if (t)
+		return !blocks(t, sig);
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (s->threads[i].proc == s->p && s->threads[i].state != TS_EXITED && blocks(&s->threads[i], sig))
+			return 0;
+	return 1;
 }
 
 static int waits_interruptibly(const struct thread *t)
@@ -77,36 +94,158 @@ static int waits_interruptibly(const struct thread *t)
 	       t->state == TS_IO || t->state == TS_CHILD_WAIT;
 }
 
+/* Waiting thread w learns that sig is pending for it: a sigwaitinfo or signalfd read
+ * looks again, another interruptible wait ends with EINTR unless sig is blocked. */
+static void notify_waiter(struct sim *s, struct thread *w, int sig)
+{
+	if (w->state == TS_SIGWAIT && w->sigwait) {
+		if ((w->sigwait_set & BIT(sig)) || !(w->sigmask & BIT(sig)))
+			sched_retry(s, w);
+	} else if (waits_interruptibly(w) && !(w->sigmask & BIT(sig))) {
+		sched_wake(s, w, -EINTR);
+	}
+}
+
+/* sig becomes pending for thread t (NULL: the process) with rec (NULL: a timer's
+ * instance, kept on the timer). 0 when it is discarded. */
+static int post(struct sim *s, struct thread *t, int sig, const struct sig_info_rec *rec)
+{
+	if (discarded(s, t, sig))
+		return 0;
+	uint64_t *pend = t ? &t->pending : &s->p->proc_pending;
+	struct sig_info_rec *info = t ? &t->info[sig] : &s->p->proc_info[sig];
+	if (rec)
+		*info = *rec;
+	else if (!(*pend & BIT(sig)))
+		info->code = SIG_INFO_NONE;
+	*pend |= BIT(sig);
+	if (t) {
+		notify_waiter(s, t, sig);
+		return 1;
+	}
+	/* every signalfd reader of the process looks (signalfd_notify wakes them all) */
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct thread *w = &s->threads[i];
+		if (w->proc == s->p && w->state == TS_SIGWAIT && w->sigwait && !w->sigwait_unblocks &&
+		    (w->sigwait_set & BIT(sig)))
+			sched_retry(s, w);
+	}
+	/* wake a waiting thread that accepts it, unless the running one will take it */
+	struct thread *c = cur_thread(s);
+	if (c->proc == s->p && c->state == TS_RUNNABLE && !(c->sigmask & BIT(sig)))
+		return 1;
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct thread *w = &s->threads[i];
+		if (w->proc == s->p && w->state != TS_EXITED && !(w->sigmask & BIT(sig))) {
+			notify_waiter(s, w, sig);
+			break;
+		}
+	}
+	return 1;
+}
+
 int64_t signal_send(struct sim *s, struct thread *t, int sig, int code, uint64_t addr)
 {
 	if (sig == 0)
 		return 0;
 	if (sig < 1 || sig > 64)
 		return -EINVAL;
-	if (discarded(s, sig))
-		return 0;
-	struct sig_info_rec rec = {code, addr, GUEST_PID};
-	if (t) {
-		t->pending |= BIT(sig);
-		t->info[sig] = rec;
-		if (waits_interruptibly(t) && !(t->sigmask & BIT(sig)))
-			sched_wake(s, t, -EINTR);
-		return 0;
+	struct sig_info_rec rec = {code, addr, GUEST_PID, 0, 0, 0};
+	post(s, t, sig, &rec);
+	return 0;
+}
+
+int signal_post_timer(struct sim *s, struct thread *t, int sig)
+{
+	return post(s, t, sig, NULL);
+}
+
+void signal_timer_dropped(struct sim *s, struct proc *p, uint32_t tid, int sig)
+{
+	struct thread *t = tid ? thread_by_tid(s, tid) : NULL;
+	if ((tid && (!t || t->proc != p)) || timer_signal_queued(p, tid, sig))
+		return;
+	uint64_t *pend = t ? &t->pending : &p->proc_pending;
+	if ((t ? t->info[sig].code : p->proc_info[sig].code) == SIG_INFO_NONE)
+		*pend &= ~BIT(sig);
+}
+
+/* The signal of ready (not empty) taken first: synchronous ones, then the lowest number
+ * (kernel/signal.c, next_signal). */
+static int next_signal(uint64_t ready)
+{
+	uint64_t pick = ready & SYNC_SIGNALS ? ready & SYNC_SIGNALS : ready;
+	return __builtin_ctzll(pick) + 1;
+}
+
+/* Takes a pending instance of sig for the running thread t: its own first, then its
+ * process's (dequeue_signal); timers' instances in the order they were queued. */
+static struct sig_info_rec take(struct sim *s, struct thread *t, int sig)
+{
+	int own = (t->pending & BIT(sig)) != 0;
+	uint64_t *pend = own ? &t->pending : &s->p->proc_pending;
+	struct sig_info_rec *info = own ? &t->info[sig] : &s->p->proc_info[sig], rec;
+	uint32_t tid = own ? t->tid : 0;
+	if (timer_take_signal(s, tid, sig, &rec)) {
+		if (info->code == SIG_INFO_NONE && !timer_signal_queued(s->p, tid, sig))
+			*pend &= ~BIT(sig);
+		return rec;
 	}
-	s->p->proc_pending |= BIT(sig);
-	s->p->proc_info[sig] = rec;
-	/* wake a waiting thread that accepts it, unless the running one will take it */
-	struct thread *c = cur_thread(s);
-	if (c->proc == s->p && c->state == TS_RUNNABLE && !(c->sigmask & BIT(sig)))
+	rec = *info;
+	*pend &= ~BIT(sig);
+	if (rec.code == SIG_INFO_NONE) /* its timer went away unnoticed: a kernel signal then */
+		rec.code = SI_KERNEL_C;
+	return rec;
+}
+
+int signal_dequeue(struct sim *s, uint64_t set, struct sig_info_rec *rec)
+{
+	struct thread *t = cur_thread(s);
+	uint64_t ready = (t->pending | s->p->proc_pending) & set;
+	if (!ready)
 		return 0;
-	for (size_t i = 0; i < s->nthreads; i++) {
-		struct thread *w = &s->threads[i];
-		if (w->proc == s->p && w->state != TS_EXITED && !(w->sigmask & BIT(sig))) {
-			if (waits_interruptibly(w))
-				sched_wake(s, w, -EINTR);
-			break;
-		}
+	int sig = next_signal(ready);
+	*rec = take(s, t, sig);
+	return sig;
+}
+
+void signal_siginfo(int sig, const struct sig_info_rec *rec, unsigned char out[128])
+{
+	memset(out, 0, 128);
+	int32_t head[3] = {sig, 0, rec->code};
+	memcpy(out, head, sizeof(head));
+	if ((SYNC_SIGNALS & BIT(sig)) && rec->code > 0) {
+		memcpy(out + 16, &rec->addr, 8); /* si_addr */
+	} else if (rec->code == SI_TIMER_C) {
+		int32_t tm[2] = {rec->timerid, rec->overrun}; /* si_timerid, si_overrun, si_value */
+		memcpy(out + 16, tm, sizeof(tm));
+		memcpy(out + 24, &rec->value, 8);
+	} else if (rec->code == SI_USER_C || rec->code == SI_TKILL_C) {
+		uint32_t who[2] = {rec->pid, 0}; /* si_pid, si_uid */
+		memcpy(out + 16, who, sizeof(who));
 	}
+}
+
+void signal_wait_end(struct thread *t)
+{
+	if (t->sigwait && t->sigwait_unblocks)
+		t->sigmask = t->sigwait_mask;
+	t->sigwait = t->sigwait_unblocks = 0;
+}
+
+int signal_wait(struct sim *s, uint64_t set, int unblock, uint64_t deadline)
+{
+	struct thread *t = cur_thread(s);
+	t->sigwait = 1;
+	t->sigwait_set = set;
+	t->sigwait_unblocks = unblock;
+	t->sigwait_mask = t->sigmask;
+	t->sigwait_timed_out = 0;
+	t->sigwait_deadline = deadline;
+	if (unblock)
+		t->sigmask &= ~set;
+	sched_block_retry(s, TS_SIGWAIT);
+	t->wake_ns = deadline;
 	return 0;
 }
 
@@ -166,15 +305,7 @@ static uint64_t enter_handler(struct sim *s, struct thread *t, int sig, const st
 	if (sig == SIGSEGV || sig == SIGBUS)
 		memcpy(f + MC_OFF + 176, &rec->addr, 8); /* cr2 */
 	memcpy(f + MASK_OFF, &oldmask, 8);
-	int32_t si[4] = {sig, 0, rec->code, 0};
-	memcpy(f + INFO_OFF, si, sizeof(si));
-	if ((SYNC_SIGNALS & BIT(sig)) && rec->code > 0) {
-		memcpy(f + INFO_OFF + 16, &rec->addr, 8);
-	} else {
-		uint32_t who[2] = {rec->pid, 0};
-		if (rec->code == SI_USER_C || rec->code == SI_TKILL_C)
-			memcpy(f + INFO_OFF + 16, who, sizeof(who));
-	}
+	signal_siginfo(sig, rec, f + INFO_OFF);
 	if (mem_write(s, frame, f, sizeof(f)) < 0) {
 		/* no room for the frame: Linux kills with SIGSEGV */
 		die(s, SIGSEGV, pc);
@@ -242,17 +373,8 @@ uint64_t signal_deliver(struct sim *s, uint64_t pc)
 	uint64_t ready = (t->pending | s->p->proc_pending) & ~(t->sigmask & ~UNBLOCKABLE);
 	if (!ready)
 		return pc;
-	/* synchronous signals first, then the lowest number (kernel/signal.c, next_signal) */
-	uint64_t pick = ready & SYNC_SIGNALS ? ready & SYNC_SIGNALS : ready;
-	int sig = __builtin_ctzll(pick) + 1;
-	struct sig_info_rec rec;
-	if (t->pending & BIT(sig)) {
-		t->pending &= ~BIT(sig);
-		rec = t->info[sig];
-	} else {
-		s->p->proc_pending &= ~BIT(sig);
-		rec = s->p->proc_info[sig];
-	}
+	int sig = next_signal(ready);
+	struct sig_info_rec rec = take(s, t, sig);
 	return act(s, sig, &rec, pc);
 }
 
@@ -261,7 +383,7 @@ int signal_fault(struct sim *s, int sig, int code, uint64_t pc, uint64_t addr, u
 	struct thread *t = cur_thread(s);
 	if (!is_handler(s->p->sig_handlers[sig]) || (t->sigmask & BIT(sig)))
 		return 0; /* default action (Linux forces it when the fault is blocked or ignored) */
-	struct sig_info_rec rec = {code, addr, GUEST_PID};
+	struct sig_info_rec rec = {code, addr, GUEST_PID, 0, 0, 0};
 	*pc_out = enter_handler(s, t, sig, &rec, pc);
 	return !s->stop_reason;
 }
@@ -313,10 +435,14 @@ int64_t sys_rt_sigaction(struct sim *s, uint64_t sig, uint64_t act_p, uint64_t o
 		s->p->sig_flags[sig] = n[1];
 		s->p->sig_restorer[sig] = n[2];
 		s->p->sig_mask[sig] = n[3];
-		if (discarded(s, (int)sig)) { /* pending instances go away (POSIX) */
+		uint64_t h = n[0];
+		if (h == (uint64_t)(uintptr_t)SIG_IGN || (h == (uint64_t)(uintptr_t)SIG_DFL && default_ignored((int)sig))) {
+			/* pending instances go away, blocked or not (POSIX) */
 			s->p->proc_pending &= ~BIT(sig);
 			for (size_t i = 0; i < s->nthreads; i++)
-				s->threads[i].pending &= ~BIT(sig);
+				if (s->threads[i].proc == s->p)
+					s->threads[i].pending &= ~BIT(sig);
+			timers_flush_signal(s, s->p, (int)sig);
 		}
 	}
 	return oact && mem_write(s, oact, old, sizeof(old)) < 0 ? -EFAULT : 0;
@@ -406,104 +532,41 @@ int64_t sys_rt_sigpending(struct sim *s, uint64_t set)
 	return mem_write(s, set, &p, 8) < 0 ? -EFAULT : 0;
 }
 
-/* --- interval timers (setitimer, getitimer, alarm) ---------------------------- */
-
-#define NS_PER_US 1000ULL
-#define NS_PER_S 1000000000ULL
-
-static const int timer_signal[3] = {SIGALRM, SIGVTALRM, SIGPROF};
-
-/* The clock of timer k: simulated time for ITIMER_REAL, the program's own
- * (instructions, without sleeps) for the others. */
-static uint64_t timer_now(struct sim *s, int k, int in_syscall)
+/* rt_sigtimedwait(set, info, timeout, sigsetsize) (kernel/signal.c, do_sigtimedwait): takes
+ * a pending signal of set, or waits for one with the set unblocked; EAGAIN when the
+ * timeout passes, EINTR when another signal's handler is to run. */
+int64_t sys_rt_sigtimedwait(struct sim *s, const uint64_t *a)
 {
-	uint64_t insns = in_syscall ? bstream_insns_before(s->bs, s->syscall_pc) + 1 : bstream_insns(s->bs);
-	return k == 0 ? insns + s->time_offset_ns : insns;
-}
-
-void signal_timers_due(struct sim *s)
-{
-	for (int k = 0; k < 3; k++) {
-		struct itimer *it = &s->p->itimers[k];
-		uint64_t now = timer_now(s, k, 0);
-		if (!it->deadline || it->deadline > now)
-			continue;
-		signal_send(s, NULL, timer_signal[k], SI_KERNEL_C, 0);
-		if (it->interval) {
-			it->deadline += it->interval;
-			if (it->deadline <= now)
-				it->deadline = now + it->interval;
-		} else {
-			it->deadline = 0;
-		}
+	struct thread *t = cur_thread(s);
+	uint64_t set, deadline = UINT64_MAX;
+	int retried = t->sigwait, timed_out = retried && t->sigwait_timed_out;
+	if (retried) {
+		deadline = t->sigwait_deadline;
+		signal_wait_end(t);
 	}
-}
-
-uint64_t signal_timer_insns(struct sim *s)
-{
-	uint64_t at = UINT64_MAX;
-	for (int k = 0; k < 3; k++) {
-		uint64_t d = s->p->itimers[k].deadline;
-		if (!d)
-			continue;
-		if (k == 0)
-			d = d > s->time_offset_ns ? d - s->time_offset_ns : 0;
-		if (d < at)
-			at = d;
-	}
-	return at;
-}
-
-uint64_t signal_timer_real_ns(struct sim *s)
-{
-	return s->p->itimers[0].deadline ? s->p->itimers[0].deadline : UINT64_MAX;
-}
-
-static void ns_to_tv(uint64_t ns, int64_t tv[2])
-{
-	tv[0] = (int64_t)(ns / NS_PER_S);
-	tv[1] = (int64_t)(ns % NS_PER_S / NS_PER_US);
-}
-
-static void timer_get(struct sim *s, int k, int64_t out[4])
-{
-	const struct itimer *it = &s->p->itimers[k];
-	uint64_t now = timer_now(s, k, 1);
-	ns_to_tv(it->interval, out);
-	ns_to_tv(it->deadline > now ? it->deadline - now : 0, out + 2);
-}
-
-int64_t sys_itimer(struct sim *s, long nr, const uint64_t *a)
-{
-	int64_t cur[4];
-	if (nr == 37) { /* alarm(seconds) */
-		timer_get(s, 0, cur);
-		int64_t left = cur[2] + (cur[3] > 0);
-		s->p->itimers[0].interval = 0;
-		s->p->itimers[0].deadline = a[0] ? timer_now(s, 0, 1) + a[0] * NS_PER_S : 0;
-		sched_update_attention(s);
-		return left;
-	}
-	if (a[0] > 2)
+	if (a[3] != 8)
 		return -EINVAL;
-	int k = (int)a[0];
-	if (nr == 36) { /* getitimer */
-		timer_get(s, k, cur);
-		return mem_write(s, a[1], cur, sizeof(cur)) < 0 ? -EFAULT : 0;
-	}
-	/* setitimer(which, new, old) */
-	int64_t nv[4] = {0};
-	if (a[1] && mem_read(s, a[1], nv, sizeof(nv)) < 0)
+	if (mem_read(s, a[0], &set, 8) < 0)
 		return -EFAULT;
-	for (int i = 0; i < 4; i++)
-		if (nv[i] < 0 || ((i & 1) && nv[i] >= 1000000))
+	set &= ~UNBLOCKABLE;
+	if (!retried && a[2]) {
+		int64_t ts[2];
+		if (mem_read(s, a[2], ts, sizeof(ts)) < 0)
+			return -EFAULT;
+		if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000)
 			return -EINVAL;
-	timer_get(s, k, cur);
-	if (a[2] && mem_write(s, a[2], cur, sizeof(cur)) < 0)
-		return -EFAULT;
-	uint64_t value = (uint64_t)nv[2] * NS_PER_S + (uint64_t)nv[3] * NS_PER_US;
-	s->p->itimers[k].interval = (uint64_t)nv[0] * NS_PER_S + (uint64_t)nv[1] * NS_PER_US;
-	s->p->itimers[k].deadline = value ? timer_now(s, k, 1) + value : 0;
-	sched_update_attention(s);
-	return 0;
+		deadline = sim_now_ns(s) + (uint64_t)ts[0] * 1000000000ULL + (uint64_t)ts[1];
+	}
+	struct sig_info_rec rec;
+	int sig = signal_dequeue(s, set, &rec);
+	if (sig) {
+		unsigned char info[128];
+		signal_siginfo(sig, &rec, info);
+		return a[1] && mem_write(s, a[1], info, sizeof(info)) < 0 ? -EFAULT : sig;
+	}
+	if (timed_out || deadline <= sim_now_ns(s))
+		return -EAGAIN;
+	if (signal_deliverable(s))
+		return -EINTR;
+	return signal_wait(s, set, 1, deadline);
 }

@@ -78,14 +78,41 @@ struct thread {
 	int ss_flags;
 	struct { uint64_t frame; uc_context *regs; } sigctx[SIG_CTX_DEPTH];
 	int nsigctx;
-	struct sig_info_rec { int code; uint64_t addr; uint32_t pid; } info[65];
+	/* what a pending signal carries into the handler's siginfo (signal_siginfo) */
+	struct sig_info_rec {
+		int code;                /* si_code; SIG_INFO_NONE: only timers' instances pend */
+		uint64_t addr;           /* faults: si_addr */
+		uint32_t pid;            /* SI_USER, SI_TKILL: the sender */
+		int32_t timerid, overrun;/* SI_TIMER */
+		uint64_t value;          /* SI_TIMER: sigev_value */
+	} info[65];
+	/* rt_sigtimedwait or a blocking signalfd read (TS_SIGWAIT, sigwait set): a signal in
+	 * sigwait_set (or one not blocked) makes the call run again. sigtimedwait unblocks the
+	 * set while it waits (Linux's real_blocked): sigwait_mask is the mask to restore. */
+	int sigwait, sigwait_unblocks, sigwait_timed_out;
+	uint64_t sigwait_set, sigwait_mask;
+	uint64_t sigwait_deadline;   /* simulated ns, UINT64_MAX: none */
+	/* CPU time (its clock, CLOCK_THREAD_CPUTIME_ID): instructions it retired before it
+	 * last lost the CPU, and the machine's count when it last got it */
+	uint64_t cpu_ns, ran_from;
 };
 
-/* An interval timer (setitimer / alarm): counts simulated time. */
-struct itimer {
+#define SIG_INFO_NONE (-0x7fffffff - 1)
+
+/* A timer on a simulated clock (setitimer's, timer_create's; sim/sys_timer.c). */
+enum timer_clock {
+	TCLK_SIM = 0,        /* simulated time (CLOCK_MONOTONIC, _REALTIME, _BOOTTIME, ITIMER_REAL) */
+	TCLK_PROC_CPU,       /* the process's CPU time (ITIMER_VIRTUAL, _PROF, CLOCK_PROCESS_CPUTIME_ID) */
+	TCLK_THREAD_CPU,     /* one thread's (CLOCK_THREAD_CPUTIME_ID) */
+};
+struct ktimer {
 	uint64_t deadline;         /* ns of its clock, 0 when disarmed */
 	uint64_t interval;
+	int clock;                 /* enum timer_clock */
+	uint32_t tid;              /* TCLK_THREAD_CPU: the thread */
 };
+struct ptimers;
+struct sigfds;
 
 struct hooked_site {
 	struct dc_special sp;
@@ -135,7 +162,9 @@ struct proc {
 	uint64_t sig_flags[65], sig_restorer[65], sig_mask[65];
 	uint64_t proc_pending;       /* process-directed pending signals */
 	struct sig_info_rec proc_info[65];
-	struct itimer itimers[3];    /* ITIMER_REAL, _VIRTUAL, _PROF */
+	struct ktimer itimers[3];    /* ITIMER_REAL, _VIRTUAL, _PROF */
+	struct ptimers *ptimers;     /* timer_create's (sys_timer.c), NULL before the first */
+	uint64_t cpu_ns;             /* CPU time of its threads before their last switch */
 	struct sim_mapping exec_maps[SIM_MAX_MAPPINGS];
 	size_t nexec_maps;
 	char *map_paths[SIM_MAX_MAPPINGS]; /* paths of the files mapped at run time */
@@ -204,6 +233,7 @@ struct sim {
 	void (*code_listener)(void *ctx, uint32_t pid, uint64_t addr, const uint8_t *bytes, size_t len);
 	void *code_listener_ctx;
 	struct sim_task_listener task;
+	struct sigfds *sigfds;       /* signalfd descriptors (signalfd.c), NULL before the first */
 	/* the software REP tracer (rep_patch.c) */
 	uint64_t *patch_sites;       /* REP instructions of the program, by address */
 	size_t npatch, patch_cur;    /* patch_cur: the one patched */
@@ -351,7 +381,6 @@ int64_t sys_sigaltstack(struct sim *s, uint64_t ss, uint64_t oss);
 int64_t sys_rt_sigsuspend(struct sim *s, uint64_t mask);
 int64_t sys_pause(struct sim *s);
 int64_t sys_rt_sigpending(struct sim *s, uint64_t set);
-int64_t sys_itimer(struct sim *s, long nr, const uint64_t *a);
 /* Sends sig to thread t (t NULL: to the process). code: si_code. */
 int64_t signal_send(struct sim *s, struct thread *t, int sig, int code, uint64_t addr);
 /* A deliverable signal is pending for the running thread. */
@@ -364,12 +393,55 @@ uint64_t signal_deliver(struct sim *s, uint64_t pc);
 int signal_fault(struct sim *s, int sig, int code, uint64_t pc, uint64_t addr, uint64_t *pc_out);
 /* rt_sigreturn: restores the frame at RSP-8; returns the PC to go on at. */
 uint64_t signal_return(struct sim *s);
-/* Timers that expired by now become pending signals. */
-void signal_timers_due(struct sim *s);
-/* Earliest armed timer deadline as an instruction count (UINT64_MAX none). */
-uint64_t signal_timer_insns(struct sim *s);
-/* Earliest armed real-time deadline in ns (UINT64_MAX none). */
-uint64_t signal_timer_real_ns(struct sim *s);
+/* rt_sigtimedwait(set, info, timeout, sigsetsize): a[0..3]. */
+int64_t sys_rt_sigtimedwait(struct sim *s, const uint64_t *a);
+/* Takes the first pending signal in set for the running thread, blocked or not (its own
+ * before its process's): its number and *rec, or 0 when none. */
+int signal_dequeue(struct sim *s, uint64_t set, struct sig_info_rec *rec);
+/* The 128-byte siginfo_t of sig as a handler and sigwaitinfo see it
+ * (uapi/asm-generic/siginfo.h). */
+void signal_siginfo(int sig, const struct sig_info_rec *rec, unsigned char out[128]);
+/* The running thread waits in its system call (which runs again when woken) for a signal
+ * of set (unblock: sigtimedwait unblocks them meanwhile) until deadline (simulated ns,
+ * UINT64_MAX: none; then the call sees sigwait_timed_out). Returns 0. */
+int signal_wait(struct sim *s, uint64_t set, int unblock, uint64_t deadline);
+/* Ends t's signal wait (the call ran again or was woken): its mask comes back. */
+void signal_wait_end(struct thread *t);
+/* A timer's signal becomes pending for thread t (NULL: the process s->p), its
+ * instance kept on the timer (sys_timer.c): 1, or 0 when it is discarded. */
+int signal_post_timer(struct sim *s, struct thread *t, int sig);
+/* A timer of p dropped its pending instance of sig for thread tid (0: the process):
+ * the pending bit goes when nothing else keeps it. */
+void signal_timer_dropped(struct sim *s, struct proc *p, uint32_t tid, int sig);
+
+/* sys_timer.c: clocks, interval and POSIX timers on the simulated clocks. */
+/* clock_gettime(id, tsp) in a system call. */
+int64_t timer_clock_gettime(struct sim *s, int64_t id, uint64_t tsp);
+/* Timers that expired by now send their signals. */
+void timers_due(struct sim *s);
+/* The instruction count at which the next timer expires while the running thread keeps
+ * the CPU (UINT64_MAX: none). */
+uint64_t timers_next_insns(struct sim *s);
+/* The first deadline in simulated ns of the timers counting simulated time (UINT64_MAX:
+ * none), to which time jumps when every thread waits. */
+uint64_t timers_next_sim_ns(struct sim *s);
+/* Takes the oldest pending instance of sig from the running process's timers that
+ * target thread tid (0: the process): 1 and *rec (SI_TIMER), or 0. */
+int timer_take_signal(struct sim *s, uint32_t tid, int sig, struct sig_info_rec *rec);
+/* Whether a timer of p has sig pending for tid (0: the process). */
+int timer_signal_queued(const struct proc *p, uint32_t tid, int sig);
+/* sig became ignored: p's timers forget their pending instances of it. */
+void timers_flush_signal(struct sim *s, struct proc *p, int sig);
+/* execve deletes p's POSIX timers (interval timers stay). */
+void timers_exec(struct sim *s, struct proc *p);
+void timers_free(struct proc *p);
+
+/* signalfd.c: signalfd descriptors. */
+/* After the readiness of a signalfd may have changed, before the host's poll(2) looks at
+ * it: each one's host pipe holds a byte exactly when its owner has a signal of its mask
+ * pending. */
+void signalfd_refresh(struct sim *s);
+void signalfd_free(struct sim *s);
 
 /* cpuid.c */
 void cpuid_query(uint32_t leaf, uint32_t subleaf, uint32_t out[4]);

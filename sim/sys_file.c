@@ -402,6 +402,9 @@ int sys_file(struct sim *s, const struct sysargs *x, int64_t *ret)
 			return 1;
 		}
 	}
+	if (s->sigfds && (x->nr == SYS_read || x->nr == SYS_readv || x->nr == SYS_write || x->nr == SYS_writev) &&
+	    signalfd_io(s, x, h, ret))
+		return 1;
 	switch (x->nr) {
 	case SYS_read: case SYS_readv:
 		if (io_must_wait(s, h, POLLIN))

@@ -77,6 +77,7 @@ static int64_t do_poll(struct sim *s, uint64_t ufds, uint64_t nfds, int has_time
 {
 	if (nfds > POLL_MAX)
 		return -EINVAL;
+	signalfd_refresh(s); /* signalfds tell the host what they hold */
 	struct pollfd *g = calloc(nfds ? nfds : 1, sizeof(*g)), *h = calloc(nfds ? nfds : 1, sizeof(*h));
 	int64_t r = -ENOMEM;
 	if (!g || !h)
@@ -126,6 +127,7 @@ static int64_t do_select(struct sim *s, uint64_t nfds, const uint64_t sets[3], i
 {
 	if (nfds > POLL_MAX)
 		return -EINVAL;
+	signalfd_refresh(s);
 	size_t words = (nfds + 63) / 64;
 	uint64_t bits[3][POLL_MAX / 64] = {{0}};
 	for (int k = 0; k < 3; k++)
@@ -197,6 +199,7 @@ static int64_t do_epoll_wait(struct sim *s, uint64_t epfd, uint64_t events, int6
 		return -EBADF;
 	if (maxevents <= 0 || maxevents > POLL_MAX)
 		return -EINVAL;
+	signalfd_refresh(s);
 	struct epoll_event *ev = calloc((size_t)maxevents, sizeof(*ev));
 	if (!ev)
 		return -ENOMEM;

@@ -24,17 +24,6 @@ static int64_t put(struct sim *s, uint64_t addr, const void *v, size_t n)
 	return mem_write(s, addr, v, n) < 0 ? -EFAULT : 0;
 }
 
-static int64_t do_clock_gettime(struct sim *s, uint64_t clk, uint64_t tsp)
-{
-	uint64_t ns = sim_now_ns(s);
-	if (clk == CLOCK_REALTIME || clk == CLOCK_REALTIME_COARSE || clk == CLOCK_TAI)
-		ns += s->realtime_base_ns;
-	else if (clk > CLOCK_TAI)
-		return -EINVAL;
-	int64_t ts[2] = {(int64_t)(ns / 1000000000ULL), (int64_t)(ns % 1000000000ULL)};
-	return tsp ? put(s, tsp, ts, sizeof(ts)) : 0;
-}
-
 static int64_t do_uname(struct sim *s, uint64_t addr)
 {
 	struct utsname u;
@@ -160,7 +149,8 @@ static int64_t do_misc(struct sim *s, const struct sysargs *x, int *handled)
 	case SYS_pause: return sys_pause(s);
 	case SYS_rt_sigsuspend: return a[1] == 8 ? sys_rt_sigsuspend(s, a[0]) : -EINVAL;
 	case SYS_rt_sigpending: return sys_rt_sigpending(s, a[0]);
-	case SYS_getitimer: case SYS_setitimer: case SYS_alarm: return sys_itimer(s, x->nr, a);
+	case SYS_rt_sigtimedwait: return sys_rt_sigtimedwait(s, a);
+	case SYS_signalfd: case SYS_signalfd4: return sys_signalfd(s, x);
 	case SYS_getppid: return s->p->ppid;
 	case SYS_set_tid_address:
 		cur_thread(s)->clear_child_tid = a[0];
@@ -187,7 +177,6 @@ static int64_t do_misc(struct sim *s, const struct sysargs *x, int *handled)
 	case SYS_getrlimit: return do_prlimit(s, a[0], 0, a[1]);
 	case SYS_setrlimit: return 0;
 	case SYS_uname: return do_uname(s, a[0]);
-	case SYS_clock_gettime: return do_clock_gettime(s, a[0], a[1]);
 	case SYS_clock_getres: {
 		int64_t ts[2] = {0, 1};
 		return a[1] ? put(s, a[1], ts, sizeof(ts)) : 0;
@@ -279,7 +268,7 @@ int64_t syscall_run(struct sim *s, const struct sysargs *x)
 	int64_t ret;
 	int handled;
 	if (!sys_file(s, x, &ret) && !sys_mem(s, x, &ret) && !sys_meta(s, x, &ret) && !sys_poll(s, x, &ret) &&
-	    !sys_net(s, x, &ret) && !sys_ident(s, x, &ret)) {
+	    !sys_net(s, x, &ret) && !sys_ident(s, x, &ret) && !sys_timer(s, x, &ret)) {
 		ret = do_misc(s, x, &handled);
 		if (!handled)
 			sim_warn_unsupported(s, x->nr);

@@ -47,5 +47,13 @@ int io_must_wait(struct sim *s, int hfd, short events);
 int sys_poll(struct sim *s, const struct sysargs *x, int64_t *ret);
 int sys_net(struct sim *s, const struct sysargs *x, int64_t *ret);
 int sys_ident(struct sim *s, const struct sysargs *x, int64_t *ret);
+/* Clocks and timers (sys_timer.c): clock_gettime, setitimer, getitimer, alarm, timer_*. */
+int sys_timer(struct sim *s, const struct sysargs *x, int64_t *ret);
+
+/* signalfd and signalfd4 (signalfd.c). */
+int64_t sys_signalfd(struct sim *s, const struct sysargs *x);
+/* read, readv, write or writev x on host descriptor hfd: 1 and *ret when hfd is a
+ * signalfd's. */
+int signalfd_io(struct sim *s, const struct sysargs *x, int hfd, int64_t *ret);
 
 #endif

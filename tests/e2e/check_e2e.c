@@ -52,6 +52,8 @@ static const struct native_case native_cases[] = {
 	{__LINE__, "cpu_state.dyn", {0}, NULL},
 	{__LINE__, "reserve", {0}, NULL},
 	{__LINE__, "spawn", {0}, NULL},
+	/* POSIX timers (glibc's SIGEV_THREAD too), sigwaitinfo, signalfd and its readiness */
+	{__LINE__, "timers", {0}, NULL},
 	{__LINE__, "/bin/busybox", {"echo", "hello", "from", "busybox"}, NULL},
 	{__LINE__, "/bin/busybox", {"wc"}, "alpha beta\ngamma\n\ndelta epsilon zeta\n"},
 	{__LINE__, "/bin/busybox", {"sort", "-r"}, "pear\napple\nfig\nbanana\n"},
