@@ -23,6 +23,7 @@
 #include "profiler/input.h"
 #include "profiler/script_text.h"
 #include "tests/unit/run_suite.h"
+#include "tests/unit/self_map.h"
 #include "tests/unit/tmp_dir.h"
 
 #define NSAMPLES 300
@@ -39,24 +40,13 @@
 static char self[PATH_MAX];
 static uint64_t map_addr, map_len, map_pgoff;
 
-/* The executable mapping of this program from /proc/self/maps. */
+/* The executable mapping of this program. */
 static void find_self(void)
 {
-	ck_assert_ptr_nonnull(realpath("/proc/self/exe", self));
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[PATH_MAX + 128], path[PATH_MAX + 1], perm[8];
-	unsigned long long a, e, off;
-	map_len = 0;
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4096s", &a, &e, perm, &off, path) ==
-		        5 &&
-		    strcmp(perm, "r-xp") == 0 && strcmp(path, self) == 0) {
-			map_addr = a, map_len = e - a, map_pgoff = off;
-			break;
-		}
-	if (f)
-		fclose(f);
-	ck_assert_msg(map_len, "no r-xp mapping of %s", self);
+	struct self_map m;
+	self_map_find(&m);
+	memcpy(self, m.path, sizeof(self));
+	map_addr = m.addr, map_len = m.len, map_pgoff = m.pgoff;
 }
 
 /* ---- the samples: paths through this program's code ---- */
