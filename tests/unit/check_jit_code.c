@@ -128,7 +128,7 @@ START_TEST(fdata_lines_come_back_to_addresses)
 	static const char libc[] = "/usr/lib/x86_64-linux-gnu/libc.so.6";
 	static const uint8_t file_code[] = {0xc3};
 	struct binary *b;
-	char msg[256], path[PATH_MAX + 16];
+	char msg[256], path[PATH_MAX + 64];
 	ck_assert_int_eq(binary_from_code(file_code, sizeof(file_code), 0x401000, &b), 0);
 	ck_assert_msg(binary_add_file(b, libc, 0x7f0000000000, msg, sizeof(msg)) == 0, "%s", msg);
 	ck_assert_int_eq(binary_add_anon(b, JIT & ~0xfffULL, 0x2000), 0);
@@ -212,7 +212,7 @@ static void write_recording(const char *path, int poke)
 
 START_TEST(text_poke_round_trip)
 {
-	char path[PATH_MAX + 16], msg[256];
+	char path[PATH_MAX + 64], msg[256];
 	snprintf(path, sizeof(path), "%s/poke.data", dir);
 	find_self();
 	write_recording(path, 1);
@@ -255,7 +255,7 @@ static const struct edge *edge_of(struct edges *e, uint64_t from, uint64_t to)
  * back edge's kind and find the never-taken js between the branch records. */
 START_TEST(profile_walks_poked_code)
 {
-	char path[PATH_MAX + 16], msg[256];
+	char path[PATH_MAX + 64], msg[256];
 	find_self();
 	for (int poke = 0; poke < 2; poke++) {
 		snprintf(path, sizeof(path), "%s/p%d.data", dir, poke);
