@@ -113,7 +113,8 @@ static int names_load(struct names *nm, const char *own, char *err, size_t len)
 	int rc = 0;
 	while (rc == 0 && fgets(line, sizeof(line), f)) {
 		if (elf) {
-			if (sscanf(line, "%*s %7s %1023s", type, name) == 2 && strchr("TtW", type[0]))
+			if (sscanf(line, "%*s %7s %1023s", type, name) == 2 &&
+			    strchr("TtW", type[0]))
 				rc = names_add(nm, name);
 		} else if (sscanf(line, "%1023s", name) == 1) {
 			rc = names_add(nm, name);
@@ -142,10 +143,10 @@ static void names_free(struct names *nm)
 
 static int is_prefix(const char *w)
 {
-	static const char *const prefixes[] = {"rep", "repz", "repe", "repnz", "repne", "lock",
-					       "bnd", "notrack", "cs", "ds", "es", "ss", "fs", "gs",
-					       "data16", "data32", "addr16", "addr32", "xacquire",
-					       "xrelease"};
+	static const char *const prefixes[] = {
+	    "rep",     "repz",   "repe",   "repnz",  "repne",    "lock",    "bnd",
+	    "notrack", "cs",     "ds",     "es",     "ss",       "fs",      "gs",
+	    "data16",  "data32", "addr16", "addr32", "xacquire", "xrelease"};
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (strcmp(w, prefixes[i]) == 0)
 			return 1;
@@ -190,8 +191,8 @@ static int classify(const char *text, uint64_t *target)
 struct parse {
 	struct site_table *t;
 	struct names *nm;
-	long func;       /* index in t->funcs of the function being listed, or -1 */
-	int have_prev;   /* the previous instruction line, whose end the next one gives */
+	long func;     /* index in t->funcs of the function being listed, or -1 */
+	int have_prev; /* the previous instruction line, whose end the next one gives */
 	uint64_t prev;
 	long prev_site, prev_func;
 	size_t cap_sites, cap_funcs;
@@ -250,8 +251,8 @@ static int on_insn(struct parse *ps, uint64_t addr, const char *text)
 			return -1;
 		t->sites = s;
 	}
-	t->sites[t->nsites] = (struct site){.addr = addr, .target = target, .kind = kind,
-					    .func = (size_t)ps->func};
+	t->sites[t->nsites] =
+	    (struct site){.addr = addr, .target = target, .kind = kind, .func = (size_t)ps->func};
 	ps->prev_site = (long)t->nsites++;
 	return 0;
 }
@@ -283,17 +284,18 @@ static int cmp_site(const void *a, const void *b)
 /* Every own name labels one function, and every conditional branch has a known
  * fall-through (it is how a not-taken execution is told from a taken one). */
 static int check_table(const struct site_table *t, const struct names *nm, const char *prog,
-		       char *err, size_t len)
+                       char *err, size_t len)
 {
 	for (size_t i = 0; i < nm->n; i++)
 		if (nm->seen[i] != 1) {
-			fail(err, len, "%s labels %zu functions in %s's disassembly, not one", nm->v[i],
-			     nm->seen[i], prog);
+			fail(err, len, "%s labels %zu functions in %s's disassembly, not one",
+			     nm->v[i], nm->seen[i], prog);
 			return -1;
 		}
 	for (size_t i = 0; i < t->nsites; i++)
 		if (t->sites[i].kind == SITE_COND && !t->sites[i].next) {
-			fail(err, len, "conditional branch at %#llx: no next instruction in the listing",
+			fail(err, len,
+			     "conditional branch at %#llx: no next instruction in the listing",
 			     (unsigned long long)t->sites[i].addr);
 			return -1;
 		}

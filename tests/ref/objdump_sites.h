@@ -19,8 +19,8 @@ struct site {
 	uint64_t next;   /* the next instruction's address (fall-through, return address) */
 	uint64_t target; /* direct branches: the destination objdump prints; else 0 */
 	enum site_kind kind;
-	size_t func;     /* index in site_table.funcs */
-	uint8_t orig;    /* the instruction's first byte, while an INT3 replaces it */
+	size_t func;  /* index in site_table.funcs */
+	uint8_t orig; /* the instruction's first byte, while an INT3 replaces it */
 	uint64_t executions, taken, not_taken; /* taken/not_taken: SITE_COND only */
 };
 

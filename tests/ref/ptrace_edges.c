@@ -53,21 +53,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/ref/edge_report.h"
 #include "tests/ref/objdump_sites.h"
 
 #define TOOL_FAILED 125
 #define MAX_THREADS 256
 #define INT3 0xcc
-
-struct edge {
-	uint64_t from, to, count;
-};
-
-/* Open addressing on (from, to); from == 0 marks a free slot (no code at address 0). */
-struct edge_map {
-	struct edge *e;
-	size_t n, cap;
-};
 
 /* RUNNING: resumed, nothing of it waited for. HELD: stopped by our interrupt, to be
  * resumed after the step. DEFERRED: stopped for a reason of its own (status), handled
@@ -101,37 +92,9 @@ static void fatal(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	if (current && current->pid > 0)
+	if (current && current->alive) /* while a thread is unreaped, the pid is the program's */
 		kill(current->pid, SIGKILL);
 	exit(TOOL_FAILED);
-}
-
-static size_t edge_slot(const struct edge_map *m, uint64_t from, uint64_t to)
-{
-	uint64_t h = from * 0x9e3779b97f4a7c15ull ^ to * 0xc2b2ae3d27d4eb4full;
-	size_t i = (size_t)(h ^ h >> 29) & (m->cap - 1);
-	while (m->e[i].from && (m->e[i].from != from || m->e[i].to != to))
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-static void edge_add(struct edge_map *m, uint64_t from, uint64_t to)
-{
-	if (2 * (m->n + 1) > m->cap) {
-		struct edge_map g = {calloc(m->cap ? 2 * m->cap : 1024, sizeof(struct edge)), 0,
-				     m->cap ? 2 * m->cap : 1024};
-		if (!g.e)
-			fatal("out of memory");
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->e[i].from)
-				g.e[edge_slot(&g, m->e[i].from, m->e[i].to)] = m->e[i], g.n++;
-		free(m->e);
-		*m = g;
-	}
-	struct edge *e = &m->e[edge_slot(m, from, to)];
-	if (!e->from)
-		*e = (struct edge){from, to, 0}, m->n++;
-	e->count++;
 }
 
 static struct thread *thread_find(struct tracer *tr, pid_t tid)
@@ -189,7 +152,8 @@ static void get_regs(pid_t tid, struct user_regs_struct *r)
 static void on_exec(struct tracer *tr)
 {
 	if (tr->execs++)
-		fatal("the program executed another program: refused (its image is not instrumented)");
+		fatal("the program executed another program: refused (its image is not "
+		      "instrumented)");
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tr->pid);
 	tr->mem = open(path, O_RDWR | O_CLOEXEC);
@@ -225,8 +189,8 @@ static int cond_eval(struct tracer *tr, const struct site *s, uint64_t flags, ui
 	else if (b[i] >= 0xe0 && b[i] <= 0xe3)
 		code[n++] = b[i];
 	else
-		fatal("conditional branch at %#" PRIx64 ": opcode %#x is not Jcc/LOOP/JrCXZ", s->addr,
-		      b[i]);
+		fatal("conditional branch at %#" PRIx64 ": opcode %#x is not Jcc/LOOP/JrCXZ",
+		      s->addr, b[i]);
 	static const uint8_t tail[] = {0x03, 0x31, 0xc0, 0xc3, 0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3};
 	memcpy(code + n, tail, sizeof(tail));
 	void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -246,7 +210,8 @@ static int cond_eval(struct tracer *tr, const struct site *s, uint64_t flags, ui
 static void count(struct tracer *tr, struct site *s, uint64_t to, int eval)
 {
 	s->executions++;
-	edge_add(&tr->edges, s->addr, to);
+	if (edge_add(&tr->edges, s->addr, to) < 0)
+		fatal("out of memory");
 	if (s->kind == SITE_JMP || s->kind == SITE_CALL) {
 		if (to != s->target)
 			fatal("%s at %#" PRIx64 " went to %#" PRIx64 ", objdump says %#" PRIx64,
@@ -270,7 +235,7 @@ static void count(struct tracer *tr, struct site *s, uint64_t to, int eval)
  * it went), 0 when it raised a signal itself (*sig), -1 when the thread ended. A signal
  * that arrives before the instruction runs is kept in *sig and delivered after it. */
 static int single_step(struct tracer *tr, struct thread *th, const struct site *s, uint64_t *to,
-		       int *sig)
+                       int *sig)
 {
 	*sig = 0;
 	for (;;) {
@@ -304,7 +269,8 @@ static int single_step(struct tracer *tr, struct thread *th, const struct site *
 		if (got == *sig)
 			return 0; /* raised again by the instruction: its own fault */
 		if (*sig)
-			fatal("signals %d and %d before the branch at %#" PRIx64, *sig, got, s->addr);
+			fatal("signals %d and %d before the branch at %#" PRIx64, *sig, got,
+			      s->addr);
 		*sig = got; /* arrived before the instruction ran; dropped for now */
 	}
 }
@@ -341,8 +307,7 @@ static void release_others(struct tracer *tr)
 }
 
 /* th stopped on the INT3 of s. */
-static void on_hit(struct tracer *tr, struct thread *th, struct site *s,
-		   struct user_regs_struct *r)
+static void on_hit(struct tracer *tr, struct thread *th, struct site *s, struct user_regs_struct *r)
 {
 	hold_others(tr, th);
 	int eval = -1;
@@ -491,75 +456,11 @@ static void spawn(struct tracer *tr, char *const argv[])
 	close(go[0]);
 	tr->pid = pid;
 	long opts = PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
-		    PTRACE_O_TRACEVFORK | PTRACE_O_EXITKILL;
+	            PTRACE_O_TRACEVFORK | PTRACE_O_EXITKILL;
 	if (ptrace(PTRACE_SEIZE, pid, 0, (void *)opts) < 0)
 		fatal("PTRACE_SEIZE: %s", strerror(errno));
 	close(go[1]);
 	thread_add(tr, pid);
-}
-
-static int cmp_edge(const void *a, const void *b)
-{
-	const struct edge *x = a, *y = b;
-	if (x->from != y->from)
-		return x->from < y->from ? -1 : 1;
-	return x->to < y->to ? -1 : x->to > y->to;
-}
-
-static void write_report(struct tracer *tr, FILE *f)
-{
-	const struct site_table *t = &tr->t;
-	for (size_t i = 0; i < t->nfuncs; i++)
-		fprintf(f, "func %s %#" PRIx64 " %#" PRIx64 "\n", t->funcs[i].name, t->funcs[i].start,
-			t->funcs[i].end);
-	for (size_t i = 0; i < t->nsites; i++) {
-		const struct site *s = &t->sites[i];
-		fprintf(f, "site %#" PRIx64 " %s %#" PRIx64 " ", s->addr, site_kind_name(s->kind),
-			s->next);
-		if (s->kind == SITE_COND || s->kind == SITE_JMP || s->kind == SITE_CALL)
-			fprintf(f, "%#" PRIx64, s->target);
-		else
-			fputc('-', f);
-		fprintf(f, " %" PRIu64 "\n", s->executions);
-	}
-	struct edge *e = malloc((tr->edges.n + 1) * sizeof(*e));
-	if (!e)
-		fatal("out of memory");
-	size_t n = 0;
-	for (size_t i = 0; i < tr->edges.cap; i++)
-		if (tr->edges.e[i].from)
-			e[n++] = tr->edges.e[i];
-	qsort(e, n, sizeof(*e), cmp_edge);
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "edge %#" PRIx64 " %#" PRIx64 " %" PRIu64 "\n", e[i].from, e[i].to,
-			e[i].count);
-	free(e);
-	for (size_t i = 0; i < t->nsites; i++) {
-		const struct site *s = &t->sites[i];
-		if (s->kind == SITE_COND && s->executions)
-			fprintf(f, "cond %#" PRIx64 " %" PRIu64 " %" PRIu64 "\n", s->addr, s->taken,
-				s->not_taken);
-	}
-	fprintf(f, "exit %d\n", tr->status);
-}
-
-/* Written to OUT.tmp and renamed: a reader never sees half a report. */
-static void write_output(struct tracer *tr, const char *out)
-{
-	if (!out) {
-		write_report(tr, stdout);
-		if (fflush(stdout) != 0)
-			fatal("writing the report: %s", strerror(errno));
-		return;
-	}
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		fatal("%s: %s", tmp, strerror(errno));
-	write_report(tr, f);
-	if (fclose(f) != 0 || rename(tmp, out) < 0)
-		fatal("%s: %s", out, strerror(errno));
 }
 
 static void usage(void)
@@ -587,9 +488,10 @@ int main(int argc, char **argv)
 		fatal("%s", err);
 	spawn(&tr, prog);
 	trace(&tr);
-	write_output(&tr, out);
+	if (report_write(out, &tr.t, &tr.edges, tr.status) < 0)
+		fatal("%s: %s", out ? out : "standard output", strerror(errno));
 	sites_free(&tr.t);
-	free(tr.edges.e);
+	edge_map_free(&tr.edges);
 	if (tr.mem >= 0)
 		close(tr.mem);
 	return tr.status;
