@@ -142,10 +142,15 @@ static void poke(struct tracer *tr, uint64_t addr, uint8_t byte)
 		fatal("cannot write the program's code at %#" PRIx64 ": %s", addr, strerror(errno));
 }
 
-static void get_regs(pid_t tid, struct user_regs_struct *r)
+/* 0, or -1 when the thread is gone: SIGKILL (another thread's exit_group) ends a
+ * stopped thread too, and its end is reported to the main loop. */
+static int get_regs(pid_t tid, struct user_regs_struct *r)
 {
-	if (ptrace(PTRACE_GETREGS, tid, 0, r) < 0)
+	if (ptrace(PTRACE_GETREGS, tid, 0, r) == 0)
+		return 0;
+	if (errno != ESRCH)
 		fatal("PTRACE_GETREGS %d: %s", tid, strerror(errno));
+	return -1;
 }
 
 /* The program's image is the one objdump read: an INT3 on every site. */
@@ -239,8 +244,11 @@ static int single_step(struct tracer *tr, struct thread *th, const struct site *
 {
 	*sig = 0;
 	for (;;) {
-		if (ptrace(PTRACE_SINGLESTEP, th->tid, 0, 0) < 0)
+		if (ptrace(PTRACE_SINGLESTEP, th->tid, 0, 0) < 0) {
+			if (errno == ESRCH)
+				return -1; /* killed: its end is reported to the main loop */
 			fatal("PTRACE_SINGLESTEP %d: %s", th->tid, strerror(errno));
+		}
 		int st;
 		if (waitpid(th->tid, &st, __WALL) < 0)
 			fatal("waitpid %d: %s", th->tid, strerror(errno));
@@ -253,7 +261,8 @@ static int single_step(struct tracer *tr, struct thread *th, const struct site *
 		if (st >> 16)
 			fatal("event %d while stepping at %#" PRIx64, st >> 16, s->addr);
 		struct user_regs_struct r;
-		get_regs(th->tid, &r);
+		if (get_regs(th->tid, &r) < 0)
+			return -1;
 		int got = WSTOPSIG(st);
 		siginfo_t si = {0};
 		/* a branch to itself retires with RIP unchanged: the trap's code tells */
@@ -275,6 +284,40 @@ static int single_step(struct tracer *tr, struct thread *th, const struct site *
 	}
 }
 
+/* Whether the program's first thread has ended ('Z' in /proc/PID/stat): the kernel
+ * reports its end only once every other thread is reaped, so a wait for it now would
+ * never return. */
+static int leader_ended(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')'); /* after the command name, which may hold ')' */
+	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+}
+
+/* Waits for th's stop after PTRACE_INTERRUPT: 1 with its status, 0 when it is the
+ * first thread and has ended (it is reaped by the main loop, last). */
+static int wait_stop(struct tracer *tr, struct thread *th, int *st)
+{
+	for (;;) {
+		int leader = th->tid == tr->pid;
+		pid_t r = waitpid(th->tid, st, __WALL | (leader ? WNOHANG : 0));
+		if (r == th->tid)
+			return 1;
+		if (r < 0)
+			fatal("waitpid %d: %s", th->tid, strerror(errno));
+		if (leader_ended(tr->pid))
+			return 0;
+		sched_yield(); /* the CPU to the interrupted thread, which shares it */
+	}
+}
+
 /* Stops every other running thread: a stop that is its own is kept for the main loop. */
 static void hold_others(struct tracer *tr, const struct thread *self)
 {
@@ -288,8 +331,8 @@ static void hold_others(struct tracer *tr, const struct thread *self)
 			fatal("PTRACE_INTERRUPT %d: %s", th->tid, strerror(errno));
 		}
 		int st;
-		if (waitpid(th->tid, &st, __WALL) < 0)
-			fatal("waitpid %d: %s", th->tid, strerror(errno));
+		if (!wait_stop(tr, th, &st))
+			continue;
 		if (WIFSTOPPED(st) && st >> 16 == PTRACE_EVENT_STOP) {
 			th->state = TH_HELD;
 		} else {
@@ -314,8 +357,12 @@ static void on_hit(struct tracer *tr, struct thread *th, struct site *s, struct 
 	if (s->kind == SITE_COND && s->target == s->next)
 		eval = cond_eval(tr, s, r->eflags, r->rcx);
 	r->rip = s->addr;
-	if (ptrace(PTRACE_SETREGS, th->tid, 0, r) < 0)
-		fatal("PTRACE_SETREGS %d: %s", th->tid, strerror(errno));
+	if (ptrace(PTRACE_SETREGS, th->tid, 0, r) < 0) {
+		if (errno != ESRCH)
+			fatal("PTRACE_SETREGS %d: %s", th->tid, strerror(errno));
+		release_others(tr); /* killed while stopped: the branch never ran */
+		return;
+	}
 	poke(tr, s->addr, s->orig);
 	uint64_t to = 0;
 	int sig, rc = single_step(tr, th, s, &to, &sig);
@@ -329,16 +376,15 @@ static void on_hit(struct tracer *tr, struct thread *th, struct site *s, struct 
 
 static void on_event(struct tracer *tr, struct thread *th, int ev)
 {
-	unsigned long msg = 0;
 	switch (ev) {
 	case PTRACE_EVENT_EXEC:
 		on_exec(tr);
 		break;
 	case PTRACE_EVENT_CLONE:
-		/* the new thread's first stop may have come first: then it is known */
-		if (ptrace(PTRACE_GETEVENTMSG, th->tid, 0, &msg) < 0)
-			fatal("PTRACE_GETEVENTMSG: %s", strerror(errno));
-		thread_add(tr, (pid_t)msg);
+		/* Nothing to do: the new thread is known from its first stop (a seized
+		 * thread stops before its first instruction, so it needs no holding until
+		 * then). Adding it here could add a thread that has already stopped, run,
+		 * ended and been reaped: its first stop may come before this event. */
 		break;
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
@@ -353,7 +399,7 @@ static void on_event(struct tracer *tr, struct thread *th, int ev)
 
 static void handle(struct tracer *tr, pid_t tid, int st)
 {
-	struct thread *th = thread_add(tr, tid); /* a new thread may stop before its clone event */
+	struct thread *th = thread_add(tr, tid); /* a new thread: its first stop */
 	if (WIFEXITED(st) || WIFSIGNALED(st)) {
 		thread_gone(tr, th, st);
 		return;
@@ -367,7 +413,8 @@ static void handle(struct tracer *tr, pid_t tid, int st)
 	int sig = WSTOPSIG(st);
 	if (sig == SIGTRAP && tr->mem >= 0) {
 		struct user_regs_struct r;
-		get_regs(tid, &r);
+		if (get_regs(tid, &r) < 0)
+			return;
 		struct site *s = sites_find(&tr->t, r.rip - 1);
 		if (s) {
 			on_hit(tr, th, s, &r);
