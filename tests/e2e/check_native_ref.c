@@ -9,14 +9,14 @@
  * not-taken counts, direct and indirect jumps, calls and returns with each target.
  *
  * Workloads left out, each for a reason of its own: threads (its waits depend on the
- * schedule: 17 mismatches, all in the queue's wait loops), signals (an interval timer
- * interrupts a loop: natively 231 iterations under ptrace, 1,666,663 simulated),
- * seeded and cpu_probe (time, randomness and CPUID differ natively), syscalls (a
- * branch on two clock readings), jit and jit_loop (calls into memory whose address mmap
- * picks), pie_hello (the tool wants the file's addresses), spawn (starts a process:
- * the tool refuses), deadlock (hangs natively), probe_areas (reads an address given
- * on its command line), retpoline (6.3 million branch executions: five minutes at
- * two ptrace stops each). */
+ * schedule: 17 mismatches in one run, all in the queue's wait loops), signals (an
+ * interval timer interrupts a loop: natively 231 iterations under ptrace, 1,666,663
+ * simulated), seeded and cpu_probe (time, randomness and CPUID differ natively),
+ * syscalls (a branch on two clock readings), jit and jit_loop (calls into memory whose
+ * address mmap picks), pie_hello (the tool wants the file's addresses), spawn (starts a
+ * process: the tool refuses), deadlock (hangs natively), probe_areas (reads an address
+ * given on its command line), retpoline (6.3 million branch executions: five minutes
+ * at two ptrace stops each). */
 #include <check.h>
 #include <inttypes.h>
 #include <stdarg.h>

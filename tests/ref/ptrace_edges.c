@@ -36,7 +36,8 @@
  * Cost: two ptrace stops per executed branch (the INT3, the single-step trap), about
  * 50 us in a KVM guest, where the debug exception's DR6/DR7 accesses leave the guest.
  * The tracer and the program share one CPU: a stop then wakes the tracer without a
- * cross-CPU interrupt (2-3 times faster measured in such a guest). */
+ * cross-CPU interrupt (measured in such a guest: workloads/loops 1.1, switch 1.7,
+ * callstacks 2.2, recursion 3 times faster). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -179,8 +180,8 @@ static void on_exec(struct tracer *tr)
  * becomes Jcc rel8, the same condition). */
 static int cond_eval(struct tracer *tr, const struct site *s, uint64_t flags, uint64_t rcx)
 {
-	uint8_t b[16];
-	if (pread(tr->mem, b, sizeof(b), (off_t)s->addr) != (ssize_t)sizeof(b))
+	uint8_t b[8] = {0}; /* up to 4 prefixes, 2 opcode bytes */
+	if (pread(tr->mem, b, sizeof(b), (off_t)s->addr) < 2)
 		fatal("cannot read the branch at %#" PRIx64, s->addr);
 	b[0] = s->orig;
 	uint8_t code[32] = {0x48, 0x89, 0xf1, 0x57, 0x9d};
