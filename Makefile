@@ -43,6 +43,12 @@ E2E_BIN := $(E2E_SRC:tests/e2e/%.c=$(BUILD)/tests/%)
 REAL_SRC := $(wildcard tests/e2e_real/check_*.c)
 REAL_BIN := $(REAL_SRC:tests/e2e_real/%.c=$(BUILD)/tests/%)
 
+# The native reference (tests/ref/): ptrace_edges runs a program on the real CPU and
+# counts its branch edges; it shares no code with pmusim (no LIB_OBJ).
+REF_SRC := $(wildcard tests/ref/*.c)
+REF_OBJ := $(REF_SRC:%.c=$(BUILD)/%.o)
+PTRACE_EDGES := $(BUILD)/tests/ptrace_edges
+
 # Workloads: static programs with known branch structure (see workloads/*.c, *.S).
 WL_DIR := build/workloads
 WL_C := $(filter-out workloads/musl_%.c,$(wildcard workloads/*.c))
@@ -51,8 +57,9 @@ WL_S := $(wildcard workloads/*.S)
 WORKLOADS := $(WL_C:workloads/%.c=$(WL_DIR)/%) $(WL_MUSL:workloads/%.c=$(WL_DIR)/%) \
 	$(WL_S:workloads/%.S=$(WL_DIR)/%)
 
-# Debian 12 packages the project, its tests and benchmarks use.
-DEPS := build-essential pkg-config libunicorn-dev libcapstone-dev libelf-dev check \
+# Debian 12 packages the project, its tests and benchmarks use (binutils: objdump and nm,
+# which tests/ref/ptrace_edges reads the workloads' branches from).
+DEPS := build-essential binutils pkg-config libunicorn-dev libcapstone-dev libelf-dev check \
 	valgrind libc6-dbg musl-tools busybox-static python3 linux-perf bolt-16 autofdo llvm \
 	debootstrap
 
@@ -70,6 +77,10 @@ $(PMUSIM): $(CLI_OBJ) $(LIB_OBJ)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(PTRACE_EDGES): $(REF_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^
 
 $(BUILD)/tests/check_%: tests/unit/check_%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -176,8 +187,8 @@ deps-real:
 unit: $(UNIT_BIN)
 	@tests/run_suites.sh $(UNIT_BIN)
 
-e2e: $(PMUSIM) workloads $(E2E_BIN)
-	@PMUSIM=$(PMUSIM) WORKLOADS=$(WL_DIR) tests/run_suites.sh $(E2E_BIN)
+e2e: $(PMUSIM) workloads $(E2E_BIN) $(PTRACE_EDGES)
+	@PMUSIM=$(PMUSIM) PTRACE_EDGES=$(PTRACE_EDGES) WORKLOADS=$(WL_DIR) tests/run_suites.sh $(E2E_BIN)
 
 # Real Debian programs (python3, perl, gcc, node, compressors...) run by a shell
 # natively and under pmusim, compared byte for byte; minutes, not part of make test.
@@ -189,8 +200,9 @@ asan-unit:
 
 # The end-to-end suite against pmusim built with ASan+UBSan.
 e2e-asan: $(E2E_BIN) workloads
-	$(MAKE) MODE=asan build/asan/pmusim
-	@PMUSIM=build/asan/pmusim WORKLOADS=$(WL_DIR) tests/run_suites.sh $(E2E_BIN)
+	$(MAKE) MODE=asan build/asan/pmusim build/asan/tests/ptrace_edges
+	@PMUSIM=build/asan/pmusim PTRACE_EDGES=build/asan/tests/ptrace_edges WORKLOADS=$(WL_DIR) \
+		tests/run_suites.sh $(E2E_BIN)
 
 # All tests: unit suites and end-to-end suite with ASan+UBSan, then in the release
 # build (tests/test_all.sh). Ends with the total of every suite: "total: N passed, N failed".
@@ -241,9 +253,10 @@ syscall-names:
 	  echo '		return NULL;'; echo '	return names[nr];'; echo '}'; } > sim/syscall_names.c
 
 format:
-	clang-format -i $(LIB_SRC) $(CLI_SRC) $(wildcard */*.h) $(UNIT_SRC) $(E2E_SRC) $(REAL_SRC)
+	clang-format -i $(LIB_SRC) $(CLI_SRC) $(wildcard */*.h) $(UNIT_SRC) $(E2E_SRC) $(REAL_SRC) \
+		$(REF_SRC) $(wildcard tests/ref/*.h)
 
 clean:
 	rm -rf build
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(REF_OBJ:.o=.d)

@@ -353,6 +353,47 @@ int truth_jumps(const char *path, struct jump_rec **out, size_t *n)
 	return 0;
 }
 
+int truth_records(const char *path, struct truth_rec **out, size_t *n)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char line[8192];
+	size_t cap = 0;
+	int section = 0, rc = 0;
+	*out = NULL;
+	*n = 0;
+	while (rc == 0 && fgets(line, sizeof(line), f)) {
+		section = json_section(line, section);
+		struct truth_rec r = {0};
+		if ((section != 1 && section != 2) || json_kind(line, r.kind, sizeof(r.kind)) < 0)
+			continue;
+		if (section == 1) {
+			json_u64(line, "addr", &r.from);
+			json_u64(line, "target", &r.to);
+			json_u64(line, "fallthrough", &r.fallthrough);
+			json_u64(line, "taken", &r.taken);
+			json_u64(line, "not_taken", &r.not_taken);
+		} else {
+			json_u64(line, "from", &r.from);
+			json_u64(line, "to", &r.to);
+			json_u64(line, "count", &r.taken);
+		}
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 256;
+			struct truth_rec *v = realloc(*out, cap * sizeof(*v));
+			if (!v) {
+				rc = -1;
+				break;
+			}
+			*out = v;
+		}
+		(*out)[(*n)++] = r;
+	}
+	fclose(f);
+	return rc;
+}
+
 long long truth_instructions(const char *path)
 {
 	FILE *f = fopen(path, "r");

@@ -50,6 +50,17 @@ int callgrind_jumps(const char *path, struct jump_rec **out, size_t *n);
  * jumps from "transfers". */
 int truth_jumps(const char *path, struct jump_rec **out, size_t *n);
 
+/* One record of a truth JSON's "branches" (cond, jmp: from = addr, to = target, taken,
+ * not_taken, fallthrough) or "transfers" (call, call_ind, jmp_ind, ret: from, to,
+ * taken = count). */
+struct truth_rec {
+	char kind[16];
+	uint64_t from, to, fallthrough, taken, not_taken;
+};
+
+/* Every record of both sections, in file order (caller frees *out). */
+int truth_records(const char *path, struct truth_rec **out, size_t *n);
+
 /* The top-level "instructions" count of a truth JSON, or -1. */
 long long truth_instructions(const char *path);
 
