@@ -37,17 +37,7 @@
 
 /* ---- this program, as loaded ---- */
 
-static char self[PATH_MAX];
-static uint64_t map_addr, map_len, map_pgoff;
-
-/* The executable mapping of this program. */
-static void find_self(void)
-{
-	struct self_map m;
-	self_map_find(&m);
-	memcpy(self, m.path, sizeof(self));
-	map_addr = m.addr, map_len = m.len, map_pgoff = m.pgoff;
-}
+static struct self_map me; /* this program, as loaded */
 
 /* ---- the samples: paths through this program's code ---- */
 
@@ -125,9 +115,9 @@ static void make_samples(void)
 	};
 	char msg[256];
 	struct binary *b;
-	find_self();
-	uint64_t bias = elf_mapping_bias(self, map_addr, map_pgoff);
-	ck_assert_msg(binary_open(self, bias, &b, msg, sizeof(msg)) == 0, "%s", msg);
+	self_map_find(&me);
+	uint64_t bias = elf_mapping_bias(me.path, me.addr, me.pgoff);
+	ck_assert_msg(binary_open(me.path, bias, &b, msg, sizeof(msg)) == 0, "%s", msg);
 	struct rng r;
 	rng_init(&r, 7);
 	struct perf_branch tmp[DEPTH];
@@ -197,12 +187,12 @@ static void write_perf_data(const char *path)
 	              msg);
 	ck_assert_int_eq(perfdata_write_comm(w, PID, PID, "check_input", 1), 0);
 	ck_assert_int_eq(
-	    perfdata_write_mmap2(w, PID, PID, map_addr, map_len, map_pgoff, 5, 2, self, 2), 0);
+	    perfdata_write_mmap2(w, PID, PID, me.addr, me.len, me.pgoff, 5, 2, me.path, 2), 0);
 	for (size_t i = 0; i < NSAMPLES; i++)
 		ck_assert_int_eq(perfdata_write_sample(w, &smp[i]), 0);
-	int n = elf_build_id(self, id);
+	int n = elf_build_id(me.path, id);
 	if (n > 0)
-		ck_assert_int_eq(perfdata_add_build_id(w, self, id, (size_t)n), 0);
+		ck_assert_int_eq(perfdata_add_build_id(w, me.path, id, (size_t)n), 0);
 	ck_assert_int_eq(perfdata_writer_close(w), 0);
 }
 
@@ -218,7 +208,7 @@ static void write_text(const char *path, enum form form, const char *map_name, i
 	char head[32] = "", tail[2 * BUILD_ID_MAX + 3] = "08:01 1234 0";
 	uint8_t id[BUILD_ID_MAX];
 	ck_assert_ptr_nonnull(f);
-	int n = bid ? elf_build_id(self, id) : 0;
+	int n = bid ? elf_build_id(me.path, id) : 0;
 	ck_assert(!bid || n > 0);
 	if (bid) {
 		tail[0] = '<';
@@ -235,8 +225,8 @@ static void write_text(const char *path, enum form form, const char *map_name, i
 			        s->pid);
 			fprintf(f,
 			        "%sPERF_RECORD_MMAP2 %u/%u: [%#llx(%#llx) @ %#llx %s]: r-xp %s\n",
-			        head, s->pid, s->pid, (unsigned long long)map_addr,
-			        (unsigned long long)map_len, (unsigned long long)map_pgoff, tail,
+			        head, s->pid, s->pid, (unsigned long long)me.addr,
+			        (unsigned long long)me.len, (unsigned long long)me.pgoff, tail,
 			        map_name);
 			continue;
 		}
@@ -318,7 +308,7 @@ static void expect_format_or_ok(const char *path, const char *what, size_t at, i
 	struct profile *p;
 	struct binary *b;
 	char msg[512];
-	int rc = load(path, self, NULL, METHOD_CBT, 0, &p, &b, msg, sizeof(msg));
+	int rc = load(path, me.path, NULL, METHOD_CBT, 0, &p, &b, msg, sizeof(msg));
 	ck_assert_msg(rc == 0 || rc == PMUSIM_ERR_FORMAT || (also_arg && rc == PMUSIM_ERR_ARG),
 	              "%s %zu: result %d (%s)", what, at, rc, msg);
 	ck_assert_msg(rc == 0 || (msg[0] && !strchr(msg, '\n')), "%s %zu: message '%s'", what, at,
@@ -367,7 +357,7 @@ END_TEST
 START_TEST(truncated_text)
 {
 	size_t len;
-	write_text(in_dir("p.txt"), F_PID, self, 0);
+	write_text(in_dir("p.txt"), F_PID, me.path, 0);
 	uint8_t *buf = slurp(in_dir("p.txt"), &len);
 	for (size_t cut = 0; cut < len; cut += cut < 2048 ? 1 : 1 + cut % 499) {
 		spit(in_dir("cut.txt"), buf, cut);
@@ -396,13 +386,13 @@ static const struct {
 START_TEST(text_gives_the_edges_of_perf_data)
 {
 	char moved[PATH_MAX + 32], bdir[PATH_MAX];
-	const char *base = strrchr(self, '/') + 1;
+	const char *base = strrchr(me.path, '/') + 1;
 	snprintf(moved, sizeof(moved), "/recorded/elsewhere/%s", base);
-	snprintf(bdir, sizeof(bdir), "%.*s", (int)(base - 1 - self), self);
+	snprintf(bdir, sizeof(bdir), "%.*s", (int)(base - 1 - me.path), me.path);
 	int map = text_rows[_i].map;
 	write_perf_data(in_dir("p.data"));
 	write_text(in_dir("p.txt"), text_rows[_i].form,
-	           map == 0   ? self
+	           map == 0   ? me.path
 	           : map == 1 ? "/x/renamed"
 	                      : moved,
 	           map == 1);
@@ -413,10 +403,10 @@ START_TEST(text_gives_the_edges_of_perf_data)
 		char msg[512], what[64];
 		snprintf(what, sizeof(what), "row %d, %s", text_rows[_i].line,
 		         prof_method_name(methods[m]));
-		ck_assert_msg(load(in_dir("p.data"), self, NULL, methods[m], 0, &pd, &bd, msg,
+		ck_assert_msg(load(in_dir("p.data"), me.path, NULL, methods[m], 0, &pd, &bd, msg,
 		                   sizeof(msg)) == 0,
 		              "%s: %s", what, msg);
-		ck_assert_msg(load(in_dir("p.txt"), text_rows[_i].use_binary ? self : NULL,
+		ck_assert_msg(load(in_dir("p.txt"), text_rows[_i].use_binary ? me.path : NULL,
 		                   map == 2 ? bdir : NULL, methods[m], 0, &pt, &bt, msg,
 		                   sizeof(msg)) == 0,
 		              "%s: %s", what, msg);
@@ -469,13 +459,13 @@ START_TEST(text_errors)
 			spit(in_dir("x.txt"), (const uint8_t *)rows[i].text, strlen(rows[i].text));
 		} else { /* the samples with the mapping line cut out */
 			size_t len;
-			write_text(in_dir("p.txt"), F_IP, self, 0);
+			write_text(in_dir("p.txt"), F_IP, me.path, 0);
 			uint8_t *buf = slurp(in_dir("p.txt"), &len);
 			char *nl = strchr(strchr((char *)buf, '\n') + 1, '\n') + 1;
 			spit(in_dir("x.txt"), (uint8_t *)nl, len - (size_t)(nl - (char *)buf));
 			free(buf);
 		}
-		struct input_opts io = {.binary = rows[i].binary ? self : NULL,
+		struct input_opts io = {.binary = rows[i].binary ? me.path : NULL,
 		                        .event = rows[i].event};
 		struct profile_opts po = {.method = METHOD_CBT};
 		int rc = input_profile(in_dir("x.txt"), &io, &po, &p, &b, msg, sizeof(msg));
@@ -487,9 +477,9 @@ START_TEST(text_errors)
 	struct binary *b;
 	char msg[512];
 	ck_assert_int_eq(
-	    load("/nonexistent/p.txt", self, NULL, METHOD_CBT, 0, &p, &b, msg, sizeof(msg)),
+	    load("/nonexistent/p.txt", me.path, NULL, METHOD_CBT, 0, &p, &b, msg, sizeof(msg)),
 	    PMUSIM_ERR_IO);
-	ck_assert_int_eq(load(dir, self, NULL, METHOD_CBT, 0, &p, &b, msg, sizeof(msg)),
+	ck_assert_int_eq(load(dir, me.path, NULL, METHOD_CBT, 0, &p, &b, msg, sizeof(msg)),
 	                 PMUSIM_ERR_IO);
 }
 END_TEST

@@ -163,17 +163,7 @@ END_TEST
 
 /* ---- a recording through "//anon" code ---- */
 
-static char self[PATH_MAX];
-static uint64_t map_addr, map_len, map_pgoff;
-
-/* The executable mapping of this program. */
-static void find_self(void)
-{
-	struct self_map m;
-	self_map_find(&m);
-	memcpy(self, m.path, sizeof(self));
-	map_addr = m.addr, map_len = m.len, map_pgoff = m.pgoff;
-}
+static struct self_map me; /* this program, as loaded */
 
 /* 50 samples of br_inst_retired.near_taken, each with 16 back edges of the loop;
  * the loop's code in a TEXT_POKE when poke is set. */
@@ -194,7 +184,7 @@ static void write_recording(const char *path, int poke)
 	char msg[256];
 	ck_assert_msg(perfdata_writer_open(&w, path, &ev, 1, NULL, msg, sizeof(msg)) == 0, "%s", msg);
 	ck_assert_int_eq(perfdata_write_comm(w, PID, PID, "check_jit_code", 1), 0);
-	ck_assert_int_eq(perfdata_write_mmap2(w, PID, PID, map_addr, map_len, map_pgoff, 5, 2, self, 2), 0);
+	ck_assert_int_eq(perfdata_write_mmap2(w, PID, PID, me.addr, me.len, me.pgoff, 5, 2, me.path, 2), 0);
 	ck_assert_int_eq(perfdata_write_mmap2(w, PID, PID, JIT & ~0xfffULL, 0x2000, JIT & ~0xfffULL, 5, 2,
 					      "//anon", 3), 0);
 	if (poke)
@@ -214,7 +204,7 @@ START_TEST(text_poke_round_trip)
 {
 	char path[PATH_MAX + 64], msg[256];
 	snprintf(path, sizeof(path), "%s/poke.data", dir);
-	find_self();
+	self_map_find(&me);
 	write_recording(path, 1);
 	struct perfdata *pd;
 	ck_assert_msg(perfdata_open(path, &pd, msg, sizeof(msg)) == 0, "%s", msg);
@@ -256,7 +246,7 @@ static const struct edge *edge_of(struct edges *e, uint64_t from, uint64_t to)
 START_TEST(profile_walks_poked_code)
 {
 	char path[PATH_MAX + 64], msg[256];
-	find_self();
+	self_map_find(&me);
 	for (int poke = 0; poke < 2; poke++) {
 		snprintf(path, sizeof(path), "%s/p%d.data", dir, poke);
 		write_recording(path, poke);
