@@ -32,7 +32,10 @@ static const char validate_usage[] =
 	"                       of all edges otherwise) is below X (0..1, default 0)\n"
 	"  --format F           text (default) or json (keys overlap_edges, overlap_taken,\n"
 	"                       overlap_calls, hot_edge_max_rel_err, samples, samples_dropped,\n"
-	"                       span: the window of instruction- and cycle-triggered samples)\n"
+	"                       span: the window of instruction- and cycle-triggered samples,\n"
+	"                       samples_truncated: cycle-triggered samples whose trace did not\n"
+	"                       cover that window, overflow_estimated: cycle-triggered samples\n"
+	"                       without pmusim's overflow cycle, as real recordings)\n"
 	"  --rep                check the REP records of a pmusim record --rep recording\n"
 	"                       against --truth TRUTH.json (--truth-json): exit 1 on any\n"
 	"                       mismatch; json keys sites, mismatches, mode\n"
@@ -106,11 +109,13 @@ static void print_result(const struct validate_args *a, const struct overlap *o,
 		printf("{\"method\": \"%s\", \"overlap_edges\": %.6f, \"overlap_taken\": %.6f, "
 		       "\"overlap_calls\": %.6f, \"hot_edge_max_rel_err\": %.6f, \"samples\": %llu, "
 		       "\"samples_used\": %llu, \"samples_dropped\": %llu, \"truth_edges\": %zu, "
-		       "\"profile_edges\": %zu, \"truth_lines_unresolved\": %zu, \"span\": %llu}\n",
+		       "\"profile_edges\": %zu, \"truth_lines_unresolved\": %zu, \"span\": %llu, "
+		       "\"samples_truncated\": %llu, \"overflow_estimated\": %llu}\n",
 		       prof_method_name(a->pa.po.method), o->all, o->taken, o->calls, o->hot_max_rel_err,
 		       (unsigned long long)st->samples, (unsigned long long)st->used,
 		       (unsigned long long)st->dropped, o->truth_edges, o->profile_edges, unknown,
-		       (unsigned long long)profile_span(prof));
+		       (unsigned long long)profile_span(prof), (unsigned long long)st->truncated,
+		       (unsigned long long)st->estimated);
 		return;
 	}
 	printf("method %s: %llu samples, %llu used, %llu dropped\n", prof_method_name(a->pa.po.method),

@@ -46,6 +46,7 @@ struct pmu {
 	int pending;
 	uint64_t land;      /* instruction number (1-based) or quarter cycle it lands at */
 	uint64_t pend_period[PMU_MAX_COUNTERS]; /* 0: counter not in it */
+	uint64_t pend_cycle[PMU_MAX_COUNTERS];  /* cycles counters: cycle of the first overflow */
 	struct lbr_entry snap[LBR_MAX_DEPTH];
 };
 
@@ -217,6 +218,8 @@ static void deliver_pmi(struct pmu *p, uint64_t ip, uint32_t tid)
 			.counter = c, .tid = tid, .ip = ip, .cycle = p->q >> 2,
 			.period = p->pend_period[c], .nbr = nbr, .br = p->snap,
 		};
+		if (p->ctr[c].ev == EV_CYCLES && nbr)
+			s.ovf_after_newest = (int64_t)(p->pend_cycle[c] - p->lbr.last_cycle);
 		p->pend_period[c] = 0;
 		p->samples++;
 		if (p->sink.sample)
@@ -229,11 +232,15 @@ static void deliver_pmi(struct pmu *p, uint64_t ip, uint32_t tid)
 }
 
 /* Counts `ev_n` events of counter c at the current instruction; overflows
- * schedule (or join) the PMI. */
-static void count_events(struct pmu *p, uint32_t c, uint64_t ev_n)
+ * schedule (or join) the PMI. cycle0: the cycle before this instruction (a
+ * cycles counter's overflow happens at cycle0 + the events it still needed). */
+static void count_events(struct pmu *p, uint32_t c, uint64_t ev_n, uint64_t cycle0)
 {
 	struct counter *k = &p->ctr[c];
 	while (ev_n >= k->left) {
+		if (!p->pend_period[c])
+			p->pend_cycle[c] = cycle0 + k->left;
+		cycle0 += k->left;
 		ev_n -= k->left;
 		p->pend_period[c] += k->cur;
 		if (!p->pending) {
@@ -269,7 +276,7 @@ static void replay(struct pmu *p, const struct blk *b)
 				   : ev == EV_CYCLES	   ? (p->q >> 2) - (q0 >> 2)
 				   : term ? term_events(ev, b->kind, b->taken, b->mis, b->rb->rep_iters) : 0;
 			if (e)
-				count_events(p, c, e);
+				count_events(p, c, e, q0 >> 2);
 		}
 		if (term && b->taken && p->lbr.filter)
 			lbr_record(&p->lbr, b->bi->term, b->rb->next, b->kind, b->mis, p->q >> 2);

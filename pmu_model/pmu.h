@@ -17,6 +17,13 @@
  * instruction after it. Overflows that happen while a PMI is pending join it
  * (one sample per overflowed counter, its period the sum of the periods).
  *
+ * The cycle of the overflow: a cycles counter's sample also says how many cycles
+ * after the newest LBR entry's branch retired the counter reached its period
+ * (the first overflow of the sample). The LBR's cycle fields time every entry
+ * but the sample point; with this one figure a profile can anchor a window of W
+ * cycles at the overflow itself, which every cycle is equally likely to be, and
+ * so count every branch with the same probability (docs/cycle-windows.md).
+ *
  * One CPU: blocks of all threads arrive in the order they ran. At a block
  * marked new_context (a context switch, or an execve that replaced the address
  * space) the LBR is emptied, as Linux does when it switches tasks and the
@@ -62,6 +69,11 @@ struct pmu_sample {
 	uint64_t period;           /* events this sample stands for */
 	uint32_t nbr;              /* LBR entries, newest first */
 	const struct lbr_entry *br;
+	int64_t ovf_after_newest;  /* cycles counter with nbr > 0: the cycle at which it
+	                            * overflowed minus the cycle at which the newest LBR
+	                            * entry's branch retired (negative when that branch
+	                            * retired at or after the overflow: the eventing
+	                            * instruction itself, or skid); 0 otherwise */
 };
 
 struct pmu_sample_sink {

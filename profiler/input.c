@@ -388,17 +388,25 @@ static int recording_trigger(const char *path, const struct input_opts *io)
 int input_profile(const char *path, const struct input_opts *io, const struct profile_opts *po,
                   struct profile **prof, struct binary **bin, char *msg, size_t ml)
 {
-	if (po->method != METHOD_CBT || po->cbt || recording_trigger(path, io) < TRIG_COND)
+	int trigger = po->method == METHOD_CBT ? recording_trigger(path, io) : TRIG_TAKEN;
+	int in_time = trigger == TRIG_INSNS || trigger == TRIG_CYCLES;
+	if (po->method != METHOD_CBT || (trigger < TRIG_COND && !in_time) || (in_time ? po->span : po->cbt))
 		return read_all(path, io, po, prof, bin, msg, ml);
-	/* a window counted in events of a trigger that not every branch is: as many
-	 * events as all but 2 % of the full traces hold (a census of the recording) */
+	/* A census of the recording first. A window counted in events of a trigger
+	 * that not every branch is: as many events as all but 2 % of the full traces
+	 * hold. A window of instructions or cycles: as long as every full trace
+	 * covers whole, so that no sample misses part of it. */
 	struct profile_opts census = *po;
 	census.census = 1;
 	int err = read_all(path, io, &census, prof, bin, msg, ml);
 	if (err < 0)
 		return err;
 	census.census = 0;
-	census.cbt = profile_census_window(*prof, 0.02);
+	census.lbr_depth = profile_depth(*prof);
+	if (in_time)
+		census.span = profile_census_window(*prof, 0);
+	else
+		census.cbt = profile_census_window(*prof, 0.02);
 	profile_free(*prof);
 	binary_free(*bin);
 	return read_all(path, io, &census, prof, bin, msg, ml);

@@ -123,6 +123,14 @@ struct perf_sample {
 	const uint8_t *stack;
 	uint64_t stack_dyn;
 };
+/* pmusim's PERF_SAMPLE_RAW payload of a cycles sample with a branch stack (a
+ * fact no perf field holds; docs/cycle-windows.md): u32 tag PERFDATA_RAW_CYCLE_TAG,
+ * then s64 cycles from the newest branch-stack entry's retirement to the
+ * counter's overflow (pmu_model/pmu.h: ovf_after_newest), little endian, 12
+ * bytes. Samples of the recording's other events carry an empty payload. */
+#define PERFDATA_RAW_CYCLE_TAG 0x63796c6fu /* "olyc" */
+#define PERFDATA_RAW_CYCLE_SIZE 12u
+
 /* Longest callchain a sample can carry (perf_event_header.size is a u16). */
 #define PERFDATA_MAX_CHAIN 8000u
 

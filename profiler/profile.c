@@ -57,7 +57,7 @@ struct profile {
 	struct profile_stats st;
 	uint64_t depth;   /* most LBR entries of a sample so far: the recording's LBR depth */
 	uint64_t full_taken; /* widest taken-trigger window so far (taken branches) */
-	uint32_t *census;    /* census: per sample, entries << 16 | events of the trigger */
+	uint64_t *census;    /* census: per sample, entries << 48 | reach (trace_reach) */
 	size_t ncensus, census_cap;
 	struct br_outcome out[TRACE_MAX_OUT];
 };
@@ -71,6 +71,7 @@ int profile_new(const struct profile_opts *o, struct binary *bin, struct profile
 	}
 	p->o = *o;
 	p->bin = bin;
+	p->depth = o->lbr_depth;
 	*out = p;
 	return 0;
 }
@@ -100,47 +101,83 @@ static int drop(struct profile *p, enum trace_drop why)
 	return 0;
 }
 
-/* Census: how many events of the trigger the sample's trace holds. */
-static int count_events(struct profile *p, const struct perf_sample *s, int trigger, size_t n)
+/* Census: how far back the sample's trace reaches, in units of the trigger
+ * (see profile_census_window). */
+static int census_add(struct profile *p, const struct perf_sample *s, uint64_t reach)
 {
-	uint32_t events = 0;
-	for (size_t i = 0; i < n; i++)
-		events += (uint32_t)trigger_counts(trigger, &p->out[i]);
 	if (p->ncensus == p->census_cap) {
 		size_t cap = p->census_cap ? 2 * p->census_cap : 1024;
-		uint32_t *c = realloc(p->census, cap * sizeof(*c));
+		uint64_t *c = realloc(p->census, cap * sizeof(*c));
 		if (!c)
 			return PMUSIM_ERR_NOMEM;
 		p->census = c;
 		p->census_cap = cap;
 	}
-	uint32_t nbr = s->nbr < 0xffff ? (uint32_t)s->nbr : 0xffff;
-	p->census[p->ncensus++] = nbr << 16 | (events < 0xffff ? events : 0xffff);
+	uint64_t nbr = s->nbr < 0xffff ? s->nbr : 0xffff, max = (1ull << 48) - 1;
+	p->census[p->ncensus++] = nbr << 48 | (reach < max ? reach : max);
 	p->st.used++;
 	return 0;
 }
 
-static int cmp_u32(const void *a, const void *b)
+static int cmp_u64(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return x < y ? -1 : x > y;
 }
 
 uint64_t profile_census_window(struct profile *p, double q)
 {
-	uint32_t depth = 0;
+	uint64_t depth = 0, mask = (1ull << 48) - 1;
 	for (size_t i = 0; i < p->ncensus; i++)
-		if (p->census[i] >> 16 > depth)
-			depth = p->census[i] >> 16;
+		if (p->census[i] >> 48 > depth)
+			depth = p->census[i] >> 48;
 	size_t k = 0; /* full traces only: an LBR emptied by a context switch says nothing */
 	for (size_t i = 0; i < p->ncensus; i++)
-		if (p->census[i] >> 16 == depth)
-			p->census[k++] = p->census[i] & 0xffff;
+		if (p->census[i] >> 48 == depth)
+			p->census[k++] = p->census[i] & mask;
 	if (k == 0)
 		return 1;
-	qsort(p->census, k, sizeof(*p->census), cmp_u32);
-	uint32_t e = p->census[(size_t)(q * (double)(k - 1))];
-	return e > 2 ? e - 1 : 1;
+	qsort(p->census, k, sizeof(*p->census), cmp_u64);
+	uint64_t e = p->census[(size_t)(q * (double)(k - 1))];
+	return e > 1 ? e : 1;
+}
+
+/* The cycle of a cycle-triggered sample's overflow on its trace's clock (that
+ * of br_outcome.cycle). pmusim's recordings say it (perfdata.h,
+ * PERFDATA_RAW_CYCLE_TAG). Real ones do not: the cycles between the newest entry
+ * and the overflow are then estimated as the instructions walked from the
+ * newest entry to the sample IP at the trace's own cycles per instruction (an
+ * approximation: docs/cycle-windows.md). */
+static int64_t overflow_cycle(const struct perf_sample *s, const struct br_outcome *o, size_t n,
+			      uint64_t end_insn, uint64_t end_cycle, int *exact)
+{
+	uint32_t tag;
+	int64_t d;
+	*exact = 0;
+	if (s->raw_size >= PERFDATA_RAW_CYCLE_SIZE && (memcpy(&tag, s->raw, 4), tag == PERFDATA_RAW_CYCLE_TAG)) {
+		memcpy(&d, s->raw + 4, 8);
+		*exact = 1;
+		return (int64_t)end_cycle + d;
+	}
+	size_t newest = trace_newest_taken(o, n);
+	if (newest == n || newest == 0 || o[newest].insn <= o[0].insn || end_insn <= o[newest].insn)
+		return (int64_t)end_cycle;
+	double cpi = (double)(o[newest].cycle - o[0].cycle) / (double)(o[newest].insn - o[0].insn);
+	return (int64_t)end_cycle + (int64_t)((double)(end_insn - o[newest].insn) * cpi + 0.5);
+}
+
+/* How far back a trace reaches: events of the trigger before its newest one,
+ * instructions or cycles before the sample point that the trace covers whole. */
+static uint64_t trace_reach(const struct br_outcome *o, size_t n, int trigger, uint64_t end_insn, int64_t x)
+{
+	if (trigger == TRIG_INSNS)
+		return end_insn >= o[0].insn ? end_insn - o[0].insn : 0;
+	if (trigger == TRIG_CYCLES)
+		return x - 1 > (int64_t)o[0].cycle ? (uint64_t)(x - 1 - (int64_t)o[0].cycle) : 0;
+	uint64_t events = 0;
+	for (size_t i = 0; i < n; i++)
+		events += (uint64_t)trigger_counts(trigger, &o[i]);
+	return events ? events - 1 : 0;
 }
 
 static int add_cbt(struct profile *p, const struct perf_sample *s, int trigger, int whole)
@@ -154,8 +191,12 @@ static int add_cbt(struct profile *p, const struct perf_sample *s, int trigger, 
 		return drop(p, why);
 	if (whole) /* ranges: everything, once per sample */
 		return p->st.used++, add_outcomes(p, p->out, n, 1.0);
+	int exact = 0;
+	int64_t x = trigger == TRIG_CYCLES ? overflow_cycle(s, p->out, n, end_insn, end_cycle, &exact) : 0;
+	if (s->nbr > p->depth)
+		p->depth = s->nbr;
 	if (p->o.census)
-		return count_events(p, s, trigger, n);
+		return census_add(p, s, trace_reach(p->out, n, trigger, end_insn, x));
 	double w;
 	uint64_t cbt = p->o.cbt && p->o.cbt < s->nbr ? p->o.cbt : s->nbr;
 	if (trigger >= TRIG_COND) /* events per window: no more than a trace holds */
@@ -164,9 +205,16 @@ static int add_cbt(struct profile *p, const struct perf_sample *s, int trigger, 
 	 * entry fewer if the newest was a Skylake duplicate). A sample with fewer
 	 * entries than the LBR holds saw it emptied by a context switch: its window
 	 * is as long as the others' (weight period / span), it just has less in it. */
-	if (s->nbr > p->depth)
-		p->depth = s->nbr;
 	uint64_t span = p->o.span ? p->o.span : (p->depth > 2 ? p->depth - 2 : 1);
+	if (trigger == TRIG_CYCLES) {
+		size_t end;
+		int cut;
+		size_t first = trace_cycle_window(p->out, n, x, span, s->period ? s->period : 1, &end, &w, &cut);
+		p->st.used++;
+		p->st.truncated += (uint64_t)(cut && s->nbr == p->depth); /* a partial LBR holds less anyway */
+		p->st.estimated += (uint64_t)!exact;
+		return add_outcomes(p, p->out + first, end - first, w);
+	}
 	size_t first = trace_window(p->out, n, trigger, cbt, span, end_insn, end_cycle,
 				    s->period ? s->period : 1, &w);
 	if (first >= n)
@@ -232,6 +280,11 @@ int profile_add(struct profile *p, const struct perf_sample *s, int trigger)
 	case METHOD_CALLS: return add_entries(p, s, 1);
 	default: return add_ip(p, s);
 	}
+}
+
+uint64_t profile_depth(const struct profile *p)
+{
+	return p->depth;
 }
 
 uint64_t profile_span(const struct profile *p)

@@ -39,9 +39,11 @@ struct profile_opts {
 	                   * per window (input_profile's 0: found by a census) */
 	uint64_t span;    /* window of instructions or cycles for those triggers; 0: the
 	                   * LBR depth (most entries of any sample so far) - 2, which
-	                   * every full trace spans */
+	                   * every full trace spans (input_profile's 0: found by a census) */
 	int precise;      /* sample IPs are precise (the eventing instruction retired) */
 	int skylake_dup;  /* a newest entry repeating the one before is one branch */
+	uint64_t lbr_depth; /* the recording's LBR depth when known (a census found it), else 0:
+	                   * learnt from the samples as they come */
 	int census;       /* cbt: only count the trigger's events per trace (no edges), for
 	                   * profile_census_window */
 };
@@ -52,6 +54,10 @@ struct profile_stats {
 	uint64_t dropped;            /* samples dropped, by any reason */
 	uint64_t drop[DROP_COUNT];   /* by reason (enum trace_drop) */
 	uint64_t outcomes;           /* branch outcomes counted */
+	uint64_t truncated;          /* cbt, cycles: samples with a full LBR whose window reached back
+	                              * past the trace */
+	uint64_t estimated;          /* cbt, cycles: samples whose overflow cycle was estimated (real
+	                              * recordings: no pmusim payload) */
 };
 
 struct profile;
@@ -63,11 +69,15 @@ void profile_free(struct profile *p);
 /* Adds one sample taken with the given trigger. 0 or PMUSIM_ERR_NOMEM. */
 int profile_add(struct profile *p, const struct perf_sample *s, int trigger);
 
-/* After a census: the events per window for triggers counted in their own
- * units (TRIG_COND …): the q-quantile of (events in a full trace - 1), at least 1,
- * so that all but a fraction q of the samples see their whole window. Reorders
- * the census. */
+/* After a census: the window for the trigger, in its own units: the q-quantile
+ * over full traces of how far back a trace reaches (events of the trigger before
+ * its newest one; instructions, or cycles, before the sample point that it covers
+ * whole), at least 1, so that all but a fraction q of the samples see their whole
+ * window. Reorders the census. */
 uint64_t profile_census_window(struct profile *p, double q);
+
+/* The most branch entries of any sample so far (the LBR's depth). */
+uint64_t profile_depth(const struct profile *p);
 
 /* The span given (instructions or cycles; 0: per sample, its entries - 1). */
 uint64_t profile_span(const struct profile *p);

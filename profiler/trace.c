@@ -197,13 +197,41 @@ size_t trace_window(const struct br_outcome *o, size_t n, int trigger, uint64_t 
 		*weight = (double)period / (double)c;
 		return i + 1;
 	}
-	uint64_t end = trigger == TRIG_INSNS ? end_insn : end_cycle;
-	uint64_t first = trigger == TRIG_INSNS ? o[0].insn : o[0].cycle;
-	if (span == 0 || end < first || end - first < span)
+	(void)end_cycle;
+	if (trigger != TRIG_INSNS || span == 0 || end_insn < o[0].insn || end_insn - o[0].insn < span)
 		return n;
 	size_t i = n;
-	while (i > 0 && end - (trigger == TRIG_INSNS ? o[i - 1].insn : o[i - 1].cycle) < span)
+	while (i > 0 && end_insn - o[i - 1].insn < span)
 		i--;
 	*weight = (double)period / (double)span;
 	return i;
+}
+
+size_t trace_newest_taken(const struct br_outcome *o, size_t n)
+{
+	size_t i = n;
+	while (i > 0 && !o[i - 1].taken)
+		i--;
+	return i ? i - 1 : n;
+}
+
+size_t trace_cycle_window(const struct br_outcome *o, size_t n, int64_t x, uint64_t span, uint64_t period,
+			  size_t *end, double *weight, int *truncated)
+{
+	*weight = span ? (double)period / (double)span : 0;
+	*truncated = 0;
+	size_t newest = trace_newest_taken(o, n);
+	if (n == 0 || span == 0 || newest == n) {
+		*end = 0;
+		return 0;
+	}
+	size_t hi = newest + 1;
+	while (hi > 0 && (int64_t)o[hi - 1].cycle >= x)
+		hi--;
+	size_t lo = hi;
+	while (lo > 0 && (int64_t)o[lo - 1].cycle >= x - (int64_t)span)
+		lo--;
+	*truncated = x - (int64_t)span <= (int64_t)o[0].cycle;
+	*end = hi;
+	return lo;
 }

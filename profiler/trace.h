@@ -102,13 +102,34 @@ size_t trace_rebuild(struct binary *b, const struct perf_sample *s, unsigned fla
  *   trace holding fewer than cbt+1 events is kept whole (its window reaches back
  *   before the LBR's oldest entry, where nothing can be seen) with the same
  *   weight; one without the triggering event is kept none of;
- * - TRIG_INSNS / TRIG_CYCLES: the outcomes in the last `span` instructions
- *   (cycles) before the sample, which needs the trace to span at least that much.
+ * - TRIG_INSNS: the outcomes in the last `span` instructions before the sample
+ *   (end_insn: the sample IP's position), which needs the trace to span at least
+ *   that much;
+ * - TRIG_CYCLES: see trace_cycle_window (trace_window keeps none).
  * Each kept outcome stands for weight = period / cbt (period / span) executions,
  * so every branch execution is counted with the same expectation. Returns the
  * index of the first kept outcome and sets *weight; returns n (keep none) when
  * the trace is too short. */
 size_t trace_window(const struct br_outcome *o, size_t n, int trigger, uint64_t cbt, uint64_t span,
 		    uint64_t end_insn, uint64_t end_cycle, uint64_t period, double *weight);
+
+/* The window of a cycle-triggered sample: the outcomes whose cycle (that of the
+ * taken branch at or after them, br_outcome.cycle) lies in [x - span, x), where
+ * x is the cycle of the counter's overflow on the trace's clock. Every cycle is
+ * equally likely to be an overflow, so a branch retiring at cycle t is in the
+ * window exactly when x falls in (t, t + span]: `span` cycles out of every
+ * `period`, whatever the code around it (docs/cycle-windows.md). Outcomes after
+ * the newest taken branch (the walk to the sample IP) are never in it: the
+ * taken branch that closes them retires after the overflow. The window must
+ * not reach back to the oldest entry (x - span > o[0].cycle): the not-taken
+ * branches before it are not in the trace; a window that does is kept as far
+ * as the trace goes, and *truncated is set. Returns the first kept index and
+ * sets *end (exclusive; first == *end: an empty window, a legitimate count of
+ * zero) and *weight = period / span. */
+size_t trace_cycle_window(const struct br_outcome *o, size_t n, int64_t x, uint64_t span, uint64_t period,
+			  size_t *end, double *weight, int *truncated);
+
+/* The index of the newest taken outcome of a trace (n: none). */
+size_t trace_newest_taken(const struct br_outcome *o, size_t n);
 
 #endif

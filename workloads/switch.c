@@ -1,6 +1,9 @@
 /* switch: a dense 10-case switch that gcc -O2 compiles to a jump table
- * (indirect jmp in classify). FACTS: prints the count of each case; exit 0. */
+ * (indirect jmp in classify). FACTS: prints the count of each case; exit 0.
+ * An optional argument N runs N calls of classify instead of 50,000 (one
+ * indirect jump each). */
 #include <stdio.h>
+#include <stdlib.h>
 
 __attribute__((noinline)) static int classify(unsigned v)
 {
@@ -18,11 +21,12 @@ __attribute__((noinline)) static int classify(unsigned v)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	long counts[4] = {0};
 	unsigned x = 12345;
-	for (int i = 0; i < 50000; i++) {
+	long n = argc > 1 ? strtol(argv[1], NULL, 10) : 50000;
+	for (long i = 0; i < n; i++) {
 		x = x * 1103515245u + 12345u;
 		counts[classify(x >> 8) & 3]++;
 	}

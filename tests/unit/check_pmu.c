@@ -142,6 +142,35 @@ START_TEST(cycles_overflow_at_exact_instruction)
 }
 END_TEST
 
+/* The overflow's cycle against the newest LBR entry: the loop's branches retire
+ * at quarters 9, 18, 27 (cycles 2, 4, 6); a period of 5 cycles overflows at
+ * cycle 5, one cycle after the 2nd branch. With 2 cycles of skid the PMI comes
+ * after the 3rd branch (cycle 6): the overflow was 1 cycle before it. */
+START_TEST(cycles_overflow_against_newest_entry)
+{
+	for (int skid = 0; skid <= 2; skid += 2) {
+		struct pmu_config cfg = {.nctr = 2, .ctr = {{EV_CYCLES, 5}, {EV_INSTRUCTIONS, 7}}, .skid = (uint64_t)skid,
+					 .skid_in_cycles = 1, .lbr_depth = 4, .lbr_filter = LBR_F_ANY};
+		cfg.cpu = flat_cpu();
+		struct pmu *p = mk(&cfg);
+		for (int i = 0; i < 4; i++)
+			loop_iter(p, 1);
+		ck_assert_uint_ge(ngot, 2);
+		size_t c = 0, o = 0;
+		while (c < ngot && got[c].counter != 0)
+			c++;
+		while (o < ngot && got[o].counter != 1)
+			o++;
+		ck_assert_uint_lt(c, ngot);
+		ck_assert_uint_lt(o, ngot);
+		ck_assert_uint_eq(got[c].nbr, skid ? 3 : 2);
+		ck_assert_int_eq(got[c].ovf_after_newest, skid ? -1 : 1);
+		ck_assert_int_eq(got[o].ovf_after_newest, 0); /* an instructions sample says nothing of cycles */
+		pmu_free(p);
+	}
+}
+END_TEST
+
 /* Taken-branch sampling: every 3rd taken branch; the sample IP is the branch
  * and the newest LBR entry is that very branch (precise, skid 0). */
 START_TEST(taken_branch_trigger_is_newest_lbr_entry)
@@ -546,6 +575,7 @@ int main(void)
 	tcase_add_test(tc, overflow_at_exact_instruction);
 	tcase_add_test(tc, context_switch_empties_lbr);
 	tcase_add_test(tc, cycles_overflow_at_exact_instruction);
+	tcase_add_test(tc, cycles_overflow_against_newest_entry);
 	tcase_add_test(tc, taken_branch_trigger_is_newest_lbr_entry);
 	tcase_add_test(tc, event_counts);
 	tcase_add_test(tc, delta_distribution_and_seed);

@@ -215,6 +215,109 @@ START_TEST(instruction_window)
 }
 END_TEST
 
+/* Cycle window: outcomes whose cycle (that of the taken branch at or after
+ * them) lies in [x - span, x), x the overflow's cycle. Figure 3's cycles: j0 1,
+ * bc1 3, bc2 6, bc3 and bc4 11 (bc3 falls through before bc4), the appended
+ * trigger after bc4 (never in the window: it retires after the overflow). */
+START_TEST(cycle_window)
+{
+	struct perf_sample s = sample(0x1041, fig3, 4);
+	enum trace_drop why;
+	uint64_t ei, ec;
+	size_t n = trace_rebuild(bin, &s, TRACE_APPEND_TRIGGER, out, &why, &ei, &ec), end;
+	ck_assert_uint_eq(n, 6);
+	ck_assert_uint_eq(ec, 11);
+	ck_assert_uint_eq(out[2].cycle, 6);
+	ck_assert_uint_eq(out[3].cycle, 11);
+	ck_assert_uint_eq(trace_newest_taken(out, n), 4);
+	double w;
+	int cut;
+	size_t first = trace_cycle_window(out, n, 13, 7, 700, &end, &w, &cut);
+	ck_assert_uint_eq(first, 2); /* cycles 6..12: bc2, bc3, bc4 */
+	ck_assert_uint_eq(end, 5);
+	ck_assert_double_eq_tol(w, 100.0, 1e-12);
+	ck_assert_int_eq(cut, 0);
+	first = trace_cycle_window(out, n, 11, 7, 700, &end, &w, &cut); /* overflow as bc4 retires */
+	ck_assert_uint_eq(first, 2); /* cycles 4..10: bc2 only */
+	ck_assert_uint_eq(end, 3);
+	first = trace_cycle_window(out, n, 13, 12, 700, &end, &w, &cut); /* reaches back to j0 */
+	ck_assert_int_eq(cut, 1);
+	ck_assert_uint_eq(first, 0);
+}
+END_TEST
+
+/* The cycle window counts every branch the same: on a made-up timeline (taken
+ * branches 1 to 7 cycles apart, with not-taken ones between them), every cycle
+ * from one to the last is tried as the overflow; the trace of each is what an
+ * 8-entry LBR holds then (its oldest taken entry first, the branches retired by
+ * cycle x: a branch that retires in the overflow's own cycle may be in it). A
+ * window of `span` cycles must hold every branch execution for exactly `span`
+ * of the overflow cycles, whatever the gaps around it. The same enumeration
+ * with the window anchored at the newest entry (the old rule) does not. */
+enum { TL_TAKEN = 400, TL_DEPTH = 8 };
+static struct br_outcome timeline[3 * TL_TAKEN];
+static size_t tl_n;
+
+static void make_timeline(void)
+{
+	uint64_t t = 0, r = 12345;
+	tl_n = 0;
+	for (int i = 0; i < TL_TAKEN; i++) {
+		r = r * 6364136223846793005ull + 1442695040888963407ull;
+		t += 1 + (r >> 33) % 7;
+		for (unsigned k = 0; k <= (r >> 40) % 3; k++, tl_n++) /* not taken ones retire with the taken one after them */
+			timeline[tl_n] = (struct br_outcome){.from = tl_n, .cycle = t, .taken = k == (r >> 40) % 3};
+	}
+}
+
+/* times[i]: how many overflow cycles put timeline outcome i in the window. */
+static void enumerate_windows(uint64_t span, int anchor_at_newest, uint32_t *times)
+{
+	memset(times, 0, tl_n * sizeof(*times));
+	for (int64_t x = 1; x <= (int64_t)timeline[tl_n - 1].cycle; x++) {
+		size_t hi = 0; /* outcomes retired by cycle x */
+		while (hi < tl_n && (int64_t)timeline[hi].cycle <= x)
+			hi++;
+		size_t lo = hi, taken = 0;
+		while (lo > 0 && taken < TL_DEPTH)
+			taken += timeline[--lo].taken;
+		if (taken < TL_DEPTH)
+			continue;
+		size_t end, first;
+		double w;
+		int cut;
+		int64_t at = anchor_at_newest ? (int64_t)timeline[hi - 1].cycle + 1 : x;
+		first = trace_cycle_window(timeline + lo, hi - lo, at, span, 1, &end, &w, &cut);
+		ck_assert_int_eq(cut, 0);
+		for (size_t i = first; i < end; i++)
+			times[lo + i]++;
+	}
+}
+
+START_TEST(cycle_window_counts_every_branch_alike)
+{
+	static uint32_t times[3 * TL_TAKEN];
+	make_timeline();
+	const uint64_t span = TL_DEPTH - 2; /* 7 gaps of at least 1 cycle reach back */
+	enumerate_windows(span, 0, times);
+	size_t checked = 0;
+	for (size_t i = 0; i < tl_n; i++) {
+		if (timeline[i].cycle < 60 || timeline[i].cycle + span > timeline[tl_n - 1].cycle)
+			continue; /* the ends of the timeline: windows before the LBR fills or after it */
+		ck_assert_msg(times[i] == span, "outcome %zu (cycle %llu): in %u windows, not %llu", i,
+			      (unsigned long long)timeline[i].cycle, times[i], (unsigned long long)span);
+		checked++;
+	}
+	ck_assert_uint_gt(checked, 3 * TL_TAKEN / 2);
+	enumerate_windows(span, 1, times);
+	size_t off = 0;
+	for (size_t i = 0; i < tl_n; i++)
+		off += timeline[i].cycle >= 60 && timeline[i].cycle + span <= timeline[tl_n - 1].cycle &&
+		       times[i] != span;
+	ck_assert_uint_gt(off, checked / 4);
+}
+END_TEST
+
 static const struct {
 	int line;
 	struct perf_branch br[2];
@@ -344,6 +447,8 @@ int main(void)
 	tcase_add_test(tc, taken_window);
 	tcase_add_test(tc, event_windows);
 	tcase_add_test(tc, instruction_window);
+	tcase_add_test(tc, cycle_window);
+	tcase_add_test(tc, cycle_window_counts_every_branch_alike);
 	tcase_add_loop_test(tc, contradictions_drop_the_sample, 0, (int)(sizeof(bad_rows) / sizeof(bad_rows[0])));
 	tcase_add_test(tc, trap_in_range);
 	tcase_add_test(tc, duplicate_newest_entry);
