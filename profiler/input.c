@@ -392,10 +392,10 @@ int input_profile(const char *path, const struct input_opts *io, const struct pr
 	int in_time = trigger == TRIG_INSNS || trigger == TRIG_CYCLES;
 	if (po->method != METHOD_CBT || (trigger < TRIG_COND && !in_time) || (in_time ? po->span : po->cbt))
 		return read_all(path, io, po, prof, bin, msg, ml);
-	/* A census of the recording first. A window counted in events of a trigger
-	 * that not every branch is: as many events as all but 2 % of the full traces
-	 * hold. A window of instructions or cycles: as long as every full trace
-	 * covers whole, so that no sample misses part of it. */
+	/* A census of the recording first: the window, in events of a trigger that
+	 * not every branch is or in instructions or cycles, is as long as every full
+	 * trace covers whole, so that no sample misses part of its window (a sample
+	 * that did would count the branches there less often than the others). */
 	struct profile_opts census = *po;
 	census.census = 1;
 	int err = read_all(path, io, &census, prof, bin, msg, ml);
@@ -406,7 +406,7 @@ int input_profile(const char *path, const struct input_opts *io, const struct pr
 	if (in_time)
 		census.span = profile_census_window(*prof, 0);
 	else
-		census.cbt = profile_census_window(*prof, 0.02);
+		census.cbt = profile_census_window(*prof, 0);
 	profile_free(*prof);
 	binary_free(*bin);
 	return read_all(path, io, &census, prof, bin, msg, ml);
