@@ -16,6 +16,11 @@
  * terminators by kind and outcome, mispredictions, REP iterations), so a
  * counting-only counter costs nothing per block; only sampling counters are
  * visited per block, to find their overflows. */
+/* One overflow of a cycles counter waiting for its PMI. */
+struct pend_ovf {
+	uint64_t period, cycle;
+};
+
 struct counter {
 	enum pmu_event ev;
 	uint64_t period;   /* 0: counting */
@@ -46,7 +51,8 @@ struct pmu {
 	int pending;
 	uint64_t land;      /* instruction number (1-based) or quarter cycle it lands at */
 	uint64_t pend_period[PMU_MAX_COUNTERS]; /* 0: counter not in it */
-	uint64_t pend_cycle[PMU_MAX_COUNTERS];  /* cycles counters: cycle of the first overflow */
+	struct pend_ovf *ovf[PMU_MAX_COUNTERS]; /* cycles counters: every overflow of the PMI */
+	uint32_t novf[PMU_MAX_COUNTERS], ovf_cap[PMU_MAX_COUNTERS];
 	struct lbr_entry snap[LBR_MAX_DEPTH];
 };
 
@@ -137,6 +143,8 @@ void pmu_free(struct pmu *p)
 	if (!p)
 		return;
 	bpred_fini(&p->bp);
+	for (uint32_t c = 0; c < PMU_MAX_COUNTERS; c++)
+		free(p->ovf[c]);
 	free(p->cost);
 	free(p);
 }
@@ -218,17 +226,42 @@ static void deliver_pmi(struct pmu *p, uint64_t ip, uint32_t tid)
 			.counter = c, .tid = tid, .ip = ip, .cycle = p->q >> 2,
 			.period = p->pend_period[c], .nbr = nbr, .br = p->snap,
 		};
-		if (p->ctr[c].ev == EV_CYCLES && nbr)
-			s.ovf_after_newest = (int64_t)(p->pend_cycle[c] - p->lbr.last_cycle);
+		/* a cycles counter: one sample per overflow, each with its own cycle */
+		for (uint32_t k = 0; k < p->novf[c] || (k == 0 && !p->novf[c]); k++) {
+			if (p->novf[c]) {
+				s.period = p->ovf[c][k].period;
+				s.ovf_after_newest = nbr ? (int64_t)(p->ovf[c][k].cycle - p->lbr.last_cycle) : 0;
+			}
+			p->samples++;
+			if (p->sink.sample)
+				p->sink.sample(p->sink.ctx, &s);
+		}
 		p->pend_period[c] = 0;
-		p->samples++;
-		if (p->sink.sample)
-			p->sink.sample(p->sink.ctx, &s);
+		p->novf[c] = 0;
 	}
 	if (p->cfg.lbr_depth)
 		lbr_unfreeze(&p->lbr);
 	p->pending = 0;
 	p->debt_q += (uint64_t)p->cfg.refill_cycles * 4;
+}
+
+/* Notes an overflow of cycles counter c at `cycle` for the pending PMI. Without
+ * memory for it, it joins the one before (its period added, its cycle lost). */
+static void add_overflow(struct pmu *p, uint32_t c, uint64_t period, uint64_t cycle)
+{
+	if (p->novf[c] == p->ovf_cap[c]) {
+		uint32_t cap = p->ovf_cap[c] ? 2 * p->ovf_cap[c] : 4;
+		struct pend_ovf *o = realloc(p->ovf[c], cap * sizeof(*o));
+		if (!o && p->novf[c]) {
+			p->ovf[c][p->novf[c] - 1].period += period;
+			return;
+		}
+		if (!o)
+			return; /* the sample keeps the summed period, without a cycle */
+		p->ovf[c] = o;
+		p->ovf_cap[c] = cap;
+	}
+	p->ovf[c][p->novf[c]++] = (struct pend_ovf){period, cycle};
 }
 
 /* Counts `ev_n` events of counter c at the current instruction; overflows
@@ -238,9 +271,9 @@ static void count_events(struct pmu *p, uint32_t c, uint64_t ev_n, uint64_t cycl
 {
 	struct counter *k = &p->ctr[c];
 	while (ev_n >= k->left) {
-		if (!p->pend_period[c])
-			p->pend_cycle[c] = cycle0 + k->left;
 		cycle0 += k->left;
+		if (k->ev == EV_CYCLES)
+			add_overflow(p, c, k->cur, cycle0);
 		ev_n -= k->left;
 		p->pend_period[c] += k->cur;
 		if (!p->pending) {

@@ -15,7 +15,10 @@
  * retired up to and including it, then the LBR is frozen while the sample is
  * handed over (FREEZE_LBRS_ON_PMI), and `refill` cycles are charged to the
  * instruction after it. Overflows that happen while a PMI is pending join it
- * (one sample per overflowed counter, its period the sum of the periods).
+ * (one sample per overflowed counter, its period the sum of the periods), but
+ * for a cycles counter: each of its overflows is a sample of that PMI (same IP
+ * and LBR, its own period and overflow cycle), so that a window anchored at
+ * each overflow stays exact when one instruction spans several periods.
  *
  * The cycle of the overflow: a cycles counter's sample also says how many cycles
  * after the newest LBR entry's branch retired the counter reached its period

@@ -171,6 +171,29 @@ START_TEST(cycles_overflow_against_newest_entry)
 }
 END_TEST
 
+/* A cycles counter whose period is shorter than one instruction (a REP of 40
+ * iterations after a taken branch that retired at cycle 2): every overflow is
+ * a sample of its own at the PMI, period 3 each, overflowing at cycles 3, 6, 9
+ * ..., that is 1, 4, 7 ... cycles after the newest LBR entry. */
+START_TEST(cycles_overflows_in_one_instruction_are_samples_each)
+{
+	struct pmu_config cfg = {.nctr = 1, .ctr = {{EV_CYCLES, 3}}, .lbr_depth = 4, .lbr_filter = LBR_F_ANY};
+	cfg.cpu = flat_cpu();
+	struct pmu *p = mk(&cfg);
+	loop_iter(p, 1);
+	feed(p, &S, 2, BK_REP, 0, 0x403006, 40);
+	uint64_t cycles = pmu_cycles(p);
+	ck_assert_uint_ge(cycles, 40);
+	ck_assert_uint_eq(ngot, cycles / 3);
+	for (size_t i = 0; i < ngot; i++) {
+		ck_assert_uint_eq(got[i].period, 3);
+		ck_assert_uint_eq(got[i].nbr, 1);
+		ck_assert_int_eq(got[i].ovf_after_newest, (int64_t)(3 * (i + 1)) - 2);
+	}
+	pmu_free(p);
+}
+END_TEST
+
 /* Taken-branch sampling: every 3rd taken branch; the sample IP is the branch
  * and the newest LBR entry is that very branch (precise, skid 0). */
 START_TEST(taken_branch_trigger_is_newest_lbr_entry)
@@ -576,6 +599,7 @@ int main(void)
 	tcase_add_test(tc, context_switch_empties_lbr);
 	tcase_add_test(tc, cycles_overflow_at_exact_instruction);
 	tcase_add_test(tc, cycles_overflow_against_newest_entry);
+	tcase_add_test(tc, cycles_overflows_in_one_instruction_are_samples_each);
 	tcase_add_test(tc, taken_branch_trigger_is_newest_lbr_entry);
 	tcase_add_test(tc, event_counts);
 	tcase_add_test(tc, delta_distribution_and_seed);
