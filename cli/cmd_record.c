@@ -254,8 +254,8 @@ struct recorder {
 	                                * machine frees a process's paths with its image) */
 	size_t nfiles;
 	int data_maps;       /* the file's other segments too (perf record -d): DWARF unwinding reads them */
-	uint32_t cycle_raw;  /* bit i: counter i samples cycles with the LBR (its samples carry
-	                      * the overflow's cycle, perfdata.h PERFDATA_RAW_CYCLE_TAG) */
+	int lbr_raw;         /* samples with a branch stack carry pmusim's payload
+	                      * (perfdata.h PERFDATA_RAW_LBR_TAG) */
 };
 
 static uint64_t now_ns(const struct recorder *r)
@@ -304,11 +304,12 @@ static void on_sample(void *ctx, const struct pmu_sample *s)
 		.period = s->period, .pid = pid_of(r, s->tid), .tid = s->tid, .misc = PERF_RECORD_MISC_USER,
 		.nbr = s->nbr, .br = r->br,
 	};
-	uint8_t raw[PERFDATA_RAW_CYCLE_SIZE];
-	if (r->cycle_raw && s->nbr && r->cycle_raw & (1u << s->counter)) {
-		uint32_t tag = PERFDATA_RAW_CYCLE_TAG;
+	uint8_t raw[PERFDATA_RAW_LBR_SIZE];
+	if (r->lbr_raw && s->nbr) {
+		uint32_t tag = PERFDATA_RAW_LBR_TAG, flags = s->ip_after_newest ? PERFDATA_RAW_IP_AFTER : 0;
 		memcpy(raw, &tag, 4); /* x86-64: the file's byte order is the host's */
-		memcpy(raw + 4, &s->ovf_after_newest, 8);
+		memcpy(raw + 4, &flags, 4);
+		memcpy(raw + 8, &s->ovf_after_newest, 8);
 		ps.raw = raw;
 		ps.raw_size = sizeof(raw);
 	}
@@ -341,10 +342,8 @@ static int open_output(struct recorder *r, const struct record_args *a, const st
 		st |= PERF_SAMPLE_IDENTIFIER;
 	if (a->rep_mode >= 0)
 		st |= PERF_SAMPLE_RAW;
-	for (size_t i = 0; i < a->el.n && a->lbr; i++)
-		if (a->el.spec[i].ev == EV_CYCLES)
-			r->cycle_raw |= 1u << i;
-	if (r->cycle_raw)
+	r->lbr_raw = a->lbr && a->el.n > 0;
+	if (r->lbr_raw)
 		st |= PERF_SAMPLE_RAW;
 	if (a->ts.on)
 		st |= PERF_SAMPLE_CALLCHAIN;

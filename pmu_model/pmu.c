@@ -212,7 +212,7 @@ struct blk {
 	uint64_t term_extra_q; /* REP iterations and misprediction, on the terminator */
 };
 
-static void deliver_pmi(struct pmu *p, uint64_t ip, uint32_t tid)
+static void deliver_pmi(struct pmu *p, uint64_t ip, uint32_t tid, int ip_is_newest)
 {
 	uint32_t nbr = 0;
 	if (p->cfg.lbr_depth) {
@@ -225,6 +225,7 @@ static void deliver_pmi(struct pmu *p, uint64_t ip, uint32_t tid)
 		struct pmu_sample s = {
 			.counter = c, .tid = tid, .ip = ip, .cycle = p->q >> 2,
 			.period = p->pend_period[c], .nbr = nbr, .br = p->snap,
+			.ip_after_newest = (uint8_t)(nbr && !ip_is_newest),
 		};
 		/* a cycles counter: one sample per overflow, each with its own cycle */
 		for (uint32_t k = 0; k < p->novf[c] || (k == 0 && !p->novf[c]); k++) {
@@ -311,10 +312,12 @@ static void replay(struct pmu *p, const struct blk *b)
 			if (e)
 				count_events(p, c, e, q0 >> 2);
 		}
+		uint32_t head = p->lbr.head, count = p->lbr.count;
 		if (term && b->taken && p->lbr.filter)
 			lbr_record(&p->lbr, b->bi->term, b->rb->next, b->kind, b->mis, p->q >> 2);
 		if (p->pending && (p->cfg.skid_in_cycles ? p->q >= p->land : p->insns >= p->land))
-			deliver_pmi(p, b->bi->start + b->bi->off[i], b->rb->tid);
+			deliver_pmi(p, b->bi->start + b->bi->off[i], b->rb->tid,
+				    p->lbr.head != head || p->lbr.count != count);
 	}
 }
 

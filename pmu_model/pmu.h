@@ -77,6 +77,9 @@ struct pmu_sample {
 	                            * entry's branch retired (negative when that branch
 	                            * retired at or after the overflow: the eventing
 	                            * instruction itself, or skid); 0 otherwise */
+	uint8_t ip_after_newest;   /* nbr > 0: 1 when the instruction at ip is not the newest
+	                            * LBR entry's branch (it retired after it: a branch
+	                            * not taken, or any other instruction) */
 };
 
 struct pmu_sample_sink {

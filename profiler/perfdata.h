@@ -123,13 +123,17 @@ struct perf_sample {
 	const uint8_t *stack;
 	uint64_t stack_dyn;
 };
-/* pmusim's PERF_SAMPLE_RAW payload of a cycles sample with a branch stack (a
- * fact no perf field holds; docs/cycle-windows.md): u32 tag PERFDATA_RAW_CYCLE_TAG,
- * then s64 cycles from the newest branch-stack entry's retirement to the
- * counter's overflow (pmu_model/pmu.h: ovf_after_newest), little endian, 12
- * bytes. Samples of the recording's other events carry an empty payload. */
-#define PERFDATA_RAW_CYCLE_TAG 0x63796c6fu /* "olyc" */
-#define PERFDATA_RAW_CYCLE_SIZE 12u
+/* pmusim's PERF_SAMPLE_RAW payload of a hardware event's sample with a branch
+ * stack: facts no perf field holds (docs/cycle-windows.md), 16 bytes, little
+ * endian: u32 tag PERFDATA_RAW_LBR_TAG; u32 flags: bit 0 (PERFDATA_RAW_IP_AFTER)
+ * set when the instruction at the sample IP is not the newest entry's branch but
+ * retired after it (a branch not taken, a same branch taken earlier); s64 cycles
+ * from the newest entry's retirement to the counter's overflow (cycles samples;
+ * pmu_model/pmu.h ovf_after_newest), else 0. Samples without a branch stack
+ * carry an empty payload. */
+#define PERFDATA_RAW_LBR_TAG 0x6c726270u /* "pbrl" */
+#define PERFDATA_RAW_LBR_SIZE 16u
+#define PERFDATA_RAW_IP_AFTER 1u
 
 /* Longest callchain a sample can carry (perf_event_header.size is a u16). */
 #define PERFDATA_MAX_CHAIN 8000u

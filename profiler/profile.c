@@ -142,20 +142,26 @@ uint64_t profile_census_window(struct profile *p, double q)
 	return e > 1 ? e : 1;
 }
 
+/* 1 when the sample carries pmusim's payload (perfdata.h PERFDATA_RAW_LBR_TAG). */
+static int pmusim_payload(const struct perf_sample *s)
+{
+	uint32_t tag;
+	return s->raw_size >= PERFDATA_RAW_LBR_SIZE && (memcpy(&tag, s->raw, 4), tag == PERFDATA_RAW_LBR_TAG);
+}
+
 /* The cycle of a cycle-triggered sample's overflow on its trace's clock (that
  * of br_outcome.cycle). pmusim's recordings say it (perfdata.h,
- * PERFDATA_RAW_CYCLE_TAG). Real ones do not: the cycles between the newest entry
+ * PERFDATA_RAW_LBR_TAG). Real ones do not: the cycles between the newest entry
  * and the overflow are then estimated as the instructions walked from the
  * newest entry to the sample IP at the trace's own cycles per instruction (an
  * approximation: docs/cycle-windows.md). */
 static int64_t overflow_cycle(const struct perf_sample *s, const struct br_outcome *o, size_t n,
 			      uint64_t end_insn, uint64_t end_cycle, int *exact)
 {
-	uint32_t tag;
 	int64_t d;
 	*exact = 0;
-	if (s->raw_size >= PERFDATA_RAW_CYCLE_SIZE && (memcpy(&tag, s->raw, 4), tag == PERFDATA_RAW_CYCLE_TAG)) {
-		memcpy(&d, s->raw + 4, 8);
+	if (pmusim_payload(s)) {
+		memcpy(&d, s->raw + 8, 8);
 		*exact = 1;
 		return (int64_t)end_cycle + d;
 	}
@@ -186,6 +192,9 @@ static int add_cbt(struct profile *p, const struct perf_sample *s, int trigger, 
 	uint64_t end_insn, end_cycle;
 	unsigned flags = (p->o.skylake_dup ? TRACE_DEDUP_NEWEST : 0) |
 			 (trigger == TRIG_BRANCHES || (p->o.precise && trigger != TRIG_TAKEN) ? TRACE_APPEND_TRIGGER : 0);
+	uint32_t pf = 0;
+	if (pmusim_payload(s) && (memcpy(&pf, s->raw + 4, 4), pf & PERFDATA_RAW_IP_AFTER))
+		flags |= TRACE_IP_AFTER_NEWEST;
 	size_t n = trace_rebuild(p->bin, s, flags, p->out, &why, &end_insn, &end_cycle);
 	if (n == 0)
 		return drop(p, why);

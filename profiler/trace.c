@@ -87,10 +87,13 @@ static int source_kind(struct binary *b, uint64_t from, int *kind)
 }
 
 /* After the newest entry: on to the sample IP, appending a not-taken trigger. */
-static void walk_to_ip(struct walker *w, const struct perf_sample *s, size_t newest, int append_trigger)
+static void walk_to_ip(struct walker *w, const struct perf_sample *s, size_t newest, int append_trigger,
+		       int ip_after)
 {
 	const struct perf_branch *e0 = &s->br[newest];
-	if (s->ip == e0->from)
+	/* an IP at the newest entry's branch is that entry, unless the recording says
+	 * the branch ran again, not taken, after it */
+	if (s->ip == e0->from && !ip_after)
 		return;
 	struct walker save = *w;
 	int kind, r = walk(w, e0->to, s->ip, 0, &kind);
@@ -133,7 +136,7 @@ size_t trace_rebuild(struct binary *b, const struct perf_sample *s, unsigned fla
 		}
 		w.insn++;
 	}
-	walk_to_ip(&w, s, newest, (flags & TRACE_APPEND_TRIGGER) != 0);
+	walk_to_ip(&w, s, newest, (flags & TRACE_APPEND_TRIGGER) != 0, (flags & TRACE_IP_AFTER_NEWEST) != 0);
 	*end_insn = w.insn;
 	*end_cycle = w.cycle;
 	return w.k;

@@ -74,6 +74,8 @@ int trigger_counts(int trigger, const struct br_outcome *o);
 /* Flags of trace_rebuild. */
 #define TRACE_APPEND_TRIGGER 1u /* a not-taken conditional branch at the IP is appended */
 #define TRACE_DEDUP_NEWEST 2u   /* a newest entry repeating the one before is one branch */
+#define TRACE_IP_AFTER_NEWEST 4u /* the instruction at the IP retired after the newest entry
+                                  * even if it is that entry's branch (pmusim says so) */
 
 /* Rebuilds the branch trace of one sample, oldest outcome first, into out (room
  * for TRACE_MAX_OUT). With TRACE_APPEND_TRIGGER the walk goes on to the sample

@@ -211,7 +211,25 @@ START_TEST(taken_branch_trigger_is_newest_lbr_entry)
 		ck_assert_uint_eq(got[k].br[0].from, 0x40100e);
 		ck_assert_uint_eq(got[k].br[0].to, 0x401000);
 		ck_assert_uint_eq(got[k].br[0].kind, BK_COND);
+		ck_assert_uint_eq(got[k].ip_after_newest, 0); /* the IP is that entry */
 	}
+	pmu_free(p);
+}
+END_TEST
+
+/* A branches sample at a conditional branch that falls through after the same
+ * branch was taken: the IP equals the newest entry's source, but the
+ * instruction there retired after it. */
+START_TEST(ip_after_the_newest_entry)
+{
+	struct pmu_config cfg = {.nctr = 1, .ctr = {{EV_BRANCHES, 2}}, .lbr_depth = 8, .lbr_filter = LBR_F_ANY};
+	struct pmu *p = mk(&cfg);
+	loop_iter(p, 1);
+	loop_iter(p, 0);
+	ck_assert_uint_eq(ngot, 1);
+	ck_assert_uint_eq(got[0].ip, 0x40100e);
+	ck_assert_uint_eq(got[0].br[0].from, 0x40100e);
+	ck_assert_uint_eq(got[0].ip_after_newest, 1);
 	pmu_free(p);
 }
 END_TEST
@@ -599,6 +617,7 @@ int main(void)
 	tcase_add_test(tc, context_switch_empties_lbr);
 	tcase_add_test(tc, cycles_overflow_at_exact_instruction);
 	tcase_add_test(tc, cycles_overflow_against_newest_entry);
+	tcase_add_test(tc, ip_after_the_newest_entry);
 	tcase_add_test(tc, cycles_overflows_in_one_instruction_are_samples_each);
 	tcase_add_test(tc, taken_branch_trigger_is_newest_lbr_entry);
 	tcase_add_test(tc, event_counts);

@@ -215,6 +215,28 @@ START_TEST(instruction_window)
 }
 END_TEST
 
+/* A sample whose IP is the newest entry's branch is that entry, unless the
+ * recording says the instruction there retired after it (pmusim's payload:
+ * the loop branch ran again and fell through); then the walk goes round to it
+ * and appends it as not taken. The loop: 2000 nop; 2001 jne 2000; 2003 ud2. */
+START_TEST(ip_at_the_newest_entrys_branch)
+{
+	static const uint8_t loop[] = {0x90, 0x75, 0xfd, 0x0f, 0x0b};
+	struct binary *lb;
+	ck_assert_int_eq(binary_from_code(loop, sizeof(loop), 0x2000, &lb), 0);
+	static const struct perf_branch br[] = {{0x2001, 0x2000, 2, 0, 1, 1}, {0x2001, 0x2000, 2, 0, 1, 1}};
+	struct perf_sample s = sample(0x2001, br, 2);
+	enum trace_drop why;
+	uint64_t ei, ec;
+	ck_assert_uint_eq(trace_rebuild(lb, &s, TRACE_APPEND_TRIGGER, out, &why, &ei, &ec), 2);
+	ck_assert_uint_eq(trace_rebuild(lb, &s, TRACE_APPEND_TRIGGER | TRACE_IP_AFTER_NEWEST, out, &why, &ei, &ec), 3);
+	ck_assert_uint_eq(out[2].from, 0x2001);
+	ck_assert_uint_eq(out[2].to, 0x2003);
+	ck_assert_uint_eq(out[2].taken, 0);
+	binary_free(lb);
+}
+END_TEST
+
 /* Cycle window: outcomes whose cycle (that of the taken branch at or after
  * them) lies in [x - span, x), x the overflow's cycle. Figure 3's cycles: j0 1,
  * bc1 3, bc2 6, bc3 and bc4 11 (bc3 falls through before bc4), the appended
@@ -448,6 +470,7 @@ int main(void)
 	tcase_add_test(tc, event_windows);
 	tcase_add_test(tc, instruction_window);
 	tcase_add_test(tc, cycle_window);
+	tcase_add_test(tc, ip_at_the_newest_entrys_branch);
 	tcase_add_test(tc, cycle_window_counts_every_branch_alike);
 	tcase_add_loop_test(tc, contradictions_drop_the_sample, 0, (int)(sizeof(bad_rows) / sizeof(bad_rows[0])));
 	tcase_add_test(tc, trap_in_range);
