@@ -143,7 +143,7 @@ $(WL_DIR)/%.o: workloads/%.S
 
 $(WL_DIR)/%: $(WL_DIR)/%.o
 	case "$*" in asm_*) gcc -static -nostdlib -o $@ $< ;; \
-	callstacks) gcc -static -no-pie -Wl,--eh-frame-hdr -o $@ $< ;; \
+	callstacks|sigstacks|recursion|threads|signals|getpc) gcc -static -no-pie -Wl,--eh-frame-hdr -o $@ $< ;; \
 	musl_*) musl-gcc -static -o $@ $< ;; \
 	pie_*) gcc -static-pie -o $@ $< ;; \
 	*) gcc -static -no-pie -o $@ $< ;; esac

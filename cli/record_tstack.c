@@ -254,8 +254,9 @@ static int add_mark(struct tstack_recording *tr, const char *spec, const struct 
 			return fprintf(stderr, "pmusim record: --tstack-mark: no function '%.*s' in the program\n",
 				       (int)len, where), -1;
 	}
-	if (tstack_add_marker(tr->unit, addr, kind) < 0)
-		return fprintf(stderr, "pmusim record: out of memory\n"), -1;
+	if (sim_tstack_mark(tr->sim, addr, kind) < 0)
+		return fprintf(stderr, "pmusim record: cannot mark 0x%llx for the thread-stack unit\n",
+			       (unsigned long long)addr), -1;
 	return 0;
 }
 
