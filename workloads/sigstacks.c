@@ -4,9 +4,13 @@
  * fall inside; a SIGUSR1 handler raises SIGUSR2 from two calls deep (a nested
  * delivery: two signal frames on the stack); a SIGSEGV handler on an alternate
  * stack calls two deep and leaves by siglongjmp; a SIGUSR2 handler on the
- * alternate stack returns normally. Built with CFI (gcc's .eh_frame) and frame
- * pointers; every function below is its own frame (noinline, no tail calls).
- * FACTS: prints "sigstacks: ticks 6 nested 3 escapes 3 alt 3" and exits 0. */
+ * alternate stack returns normally; a SIGILL handler moves the saved RIP past
+ * the ud2 that raised it and then works (the interrupted frame's return
+ * address is then the instruction after the ud2). Built with CFI (gcc's
+ * .eh_frame) and frame pointers; every function below is its own frame
+ * (noinline, no tail calls).
+ * FACTS: prints "sigstacks: ticks 6 nested 3 escapes 3 alt 3 skipped 3" and
+ * exits 0. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <signal.h>
@@ -14,12 +18,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
 #define ROUNDS 3
 
-static volatile sig_atomic_t ticks, nested, escapes, alt_runs;
+static volatile sig_atomic_t ticks, nested, escapes, alt_runs, skipped;
 static volatile unsigned long sink;
 static sigjmp_buf escape;
 static char altstack[64 * 1024];
@@ -117,6 +122,22 @@ NOINLINE static void fault_here(volatile int *p)
 	sink++;
 }
 
+/* SIGILL: go on after the 2-byte ud2, then work */
+static void on_ill(int sig, siginfo_t *si, void *ucp)
+{
+	ucontext_t *uc = ucp;
+	(void)sig, (void)si;
+	uc->uc_mcontext.gregs[REG_RIP] += 2;
+	skipped++;
+	sink += handler_work(15000);
+}
+
+NOINLINE static void trap_here(void)
+{
+	__asm__ volatile("ud2");
+	sink++;
+}
+
 static void install(int sig, void (*fn)(int), int flags)
 {
 	struct sigaction sa;
@@ -153,6 +174,14 @@ int main(void)
 	install(SIGUSR2, on_usr2, SA_ONSTACK);
 	for (int i = 0; i < ROUNDS; i++)
 		kill(getpid(), SIGUSR2);
-	printf("sigstacks: ticks %d nested %d escapes %d alt %d\n", ticks, nested - alt_runs, escapes, alt_runs);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_ill;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGILL, &sa, NULL);
+	for (int i = 0; i < ROUNDS; i++)
+		trap_here();
+	printf("sigstacks: ticks %d nested %d escapes %d alt %d skipped %d\n", ticks, nested - alt_runs, escapes,
+	       alt_runs, skipped);
 	return 0;
 }
