@@ -161,10 +161,13 @@ int sim_tstack_new(struct sim *s, const struct tstack_config *cfg, struct tstack
  * pmusim_err. */
 enum tstack_marker;
 int sim_tstack_mark(struct sim *s, uint64_t addr, enum tstack_marker kind);
-/* The true call stacks, for validation, independent of the unit: each call's
- * return-address slot is remembered, and a frame is in the stack while its
- * slot is at or above the thread's stack pointer and still holds the return
- * address. sim_true_stack gives the return addresses of thread tid's frames,
+/* The true call stacks, the machine's self-check (validate --stacks; the
+ * reference is perf's DWARF unwinder): each call's return-address slot is
+ * remembered, and a frame is in the stack while its slot is at or above the
+ * thread's stack pointer and still holds the return address. A signal
+ * delivery adds the frame's restorer slot and its saved RIP (whatever the
+ * handler leaves there); rt_sigreturn drops what was made since that frame.
+ * sim_true_stack gives the return addresses of thread tid's frames,
  * innermost first (at most max). Both: 0 or a negative pmusim_err. */
 int sim_track_true_stacks(struct sim *s);
 /* From now on the true stacks hold only the calls made after this moment

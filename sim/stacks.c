@@ -1,7 +1,8 @@
 /* Call stacks in the machine (see sim.h, "Call stacks"): the OS side of the
  * thread-stack unit (work areas in reserved guest memory, the unit told about
- * threads as they come and go) and the true call stack of every thread, kept
- * independently of the unit for validation. */
+ * threads as they come and go, signal deliveries and sigreturns, and marked
+ * instructions that are not branches) and the true call stack of every
+ * thread, kept apart from the unit as the machine's self-check. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>

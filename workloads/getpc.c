@@ -36,9 +36,9 @@ NOINLINE static int locate(unsigned long n, unsigned long *acc)
 {
 	unsigned long pc, want;
 	__asm__ volatile("call 1f\n"
-			 "1: pop %0\n"
-			 "lea 1b(%%rip), %1\n"
-			 : "=r"(pc), "=r"(want));
+	                 "1: pop %0\n"
+	                 "lea 1b(%%rip), %1\n"
+	                 : "=r"(pc), "=r"(want));
 	*acc += deeper(n);
 	*acc += deeper(n / 2);
 	return pc == want;

@@ -181,7 +181,7 @@ int main(void)
 	sigaction(SIGILL, &sa, NULL);
 	for (int i = 0; i < ROUNDS; i++)
 		trap_here();
-	printf("sigstacks: ticks %d nested %d escapes %d alt %d skipped %d\n", ticks, nested - alt_runs, escapes,
-	       alt_runs, skipped);
+	printf("sigstacks: ticks %d nested %d escapes %d alt %d skipped %d\n", ticks,
+	       nested - alt_runs, escapes, alt_runs, skipped);
 	return 0;
 }
