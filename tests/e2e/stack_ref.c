@@ -110,8 +110,6 @@ void facts_read(const char *prog, const char *alt, struct facts *f)
 {
 	memset(f, 0, sizeof(*f));
 	read_fdes(prog, f);
-	symbol_range(prog, "__clone3", &f->clone_lo,
-	             &f->clone_hi); /* programs without threads have none */
 	read_getpc_sites(prog, f);
 	if (alt)
 		ck_assert_msg(symbol_range(prog, alt, &f->alt_lo, &f->alt_hi), "%s: no %s", prog,
@@ -188,7 +186,7 @@ void snaps_free(struct snaps *ss)
 
 /* --- the comparison ------------------------------------------------------------ */
 
-const char *const exc_name[EXC_COUNT] = {"no_cfi", "alt_stack", "clone_child", "getpc_call"};
+const char *const exc_name[EXC_COUNT] = {"no_cfi", "alt_stack", "getpc_call"};
 
 /* Code address of perf's frame f (the IP's, a call's, or after a signal frame
  * where the interrupted code goes on), and whether frame f + 1 comes after a
@@ -239,17 +237,14 @@ void compare_one(const struct pair *p, const struct facts *fa, struct tally *t, 
 	t->signal_frames += sig;
 	if (ok == p->nd && p->nd == p->nu)
 		return;
+	/* past code without CFI perf stops, or guesses by the frame pointer
+	 * (libdw's fallback), which skips a caller that keeps none */
+	if (!fde_of(fa, code_of(p, ok - 1)))
+		return except(t, EXC_NO_CFI, p->nu > ok ? (long)(p->nu - ok) : 0);
 	size_t last = p->nd - 1;
-	if (ok == p->nd && p->nd < p->nu) {
-		/* perf stopped early: where, and why */
-		if (!fde_of(fa, code_of(p, last)))
-			return except(t, EXC_NO_CFI, (long)(p->nu - p->nd));
-		if (after_signal(p, fa, last) && p->sp >= fa->alt_lo && p->sp < fa->alt_hi)
-			return except(t, EXC_ALT_STACK, (long)(p->nu - p->nd));
-	}
-	if (p->nu == 1 && p->nd == 2 && p->ip >= fa->clone_lo && p->ip < fa->clone_hi &&
-	    p->d_unknown[1])
-		return except(t, EXC_CLONE_CHILD, 0);
+	if (ok == p->nd && p->nd < p->nu && after_signal(p, fa, last) && p->sp >= fa->alt_lo &&
+	    p->sp < fa->alt_hi)
+		return except(t, EXC_ALT_STACK, (long)(p->nu - p->nd)); /* perf stopped there */
 	if (p->nu == p->nd + 1 && p->nu > 1 && p->u[1] == p->u[0]) {
 		int site = 0;
 		for (size_t k = 0; k < fa->ngetpc; k++)

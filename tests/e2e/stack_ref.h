@@ -14,19 +14,20 @@
  * Where perf's unwinding cannot be the reference, the comparison names the
  * case, checks that it is that case, and counts it with the unit's frames it
  * leaves uncompared:
- *  - no_cfi: perf stops at code no FDE covers (the .plt stubs through which a
- *    static program calls its IFUNCs, crtstuff's register_tm_clones,
- *    hand-written assembly without .cfi directives); perf's frames up to there
- *    are the unit's;
+ *  - no_cfi: perf's frames are the unit's up to code no FDE covers: the
+ *    .plt stubs through which a static program calls its IFUNCs, crtstuff's
+ *    register_tm_clones, hand-written assembly without .cfi directives, and
+ *    the instructions after clone3's syscall, where glibc ends the CFI so
+ *    that a new thread's stack has no caller (a thread that has not run yet
+ *    stands there). Past it perf stops, or guesses by the frame pointer
+ *    (libdw's fallback for x86-64): the guess skips the caller of an assembly
+ *    function that keeps no frame pointer, and at a new thread reads one word
+ *    off the new stack, no code (perf names it [unknown]), where the unit,
+ *    rightly, has no frame;
  *  - alt_stack: a handler running on an alternate stack: the dump starts at
  *    RSP there, so perf reads the interrupted IP from the signal frame but not
  *    the interrupted code's frames on the thread's stack; perf ends at that
  *    IP, and RSP lies in the program's alternate stack;
- *  - clone_child: a new thread before its first instruction stands right
- *    after clone3's syscall, where glibc's CFI still describes the parent's
- *    frame (its cfi_undefined rip comes on the child's path, later): perf
- *    reads one "return address" off the new stack that is no code (perf names
- *    it [unknown]); the thread has called nothing and the unit has no frame;
  *  - getpc_call: between "call 1f" and "1: pop %reg" the call's return
  *    address is on the stack (the unit and the machine's truth have its
  *    frame), while the CFI describes the function's frame: the unit's first
@@ -46,8 +47,7 @@ struct fde {
 struct facts {
 	struct fde *fde;
 	size_t nfde;
-	uint64_t clone_lo, clone_hi; /* __clone3 */
-	uint64_t getpc[16];          /* addresses X with "call X" right before X */
+	uint64_t getpc[16]; /* addresses X with "call X" right before X */
 	size_t ngetpc;
 	uint64_t alt_lo, alt_hi; /* the alternate signal stack, if named */
 };
@@ -80,7 +80,7 @@ struct snaps {
 void perf_snaps(const char *data, int regs, struct snaps *ss);
 void snaps_free(struct snaps *ss);
 
-enum exc { EXC_NO_CFI, EXC_ALT_STACK, EXC_CLONE_CHILD, EXC_GETPC_CALL, EXC_COUNT };
+enum exc { EXC_NO_CFI, EXC_ALT_STACK, EXC_GETPC_CALL, EXC_COUNT };
 extern const char *const exc_name[EXC_COUNT];
 
 struct tally {
