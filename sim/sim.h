@@ -158,9 +158,8 @@ int sim_tstack_new(struct sim *s, const struct tstack_config *cfg, struct tstack
  * there: the machine hooks it in every process, gives a marked branch's block
  * its RSP, and tells the unit when any other marked instruction retired, with
  * RSP after it (tstack_mark_retired). After sim_tstack_new; 0 or a negative
- * pmusim_err. */
-enum tstack_marker;
-int sim_tstack_mark(struct sim *s, uint64_t addr, enum tstack_marker kind);
+ * pmusim_err. kind: an enum tstack_marker. */
+int sim_tstack_mark(struct sim *s, uint64_t addr, int kind);
 /* The true call stacks, the machine's self-check (validate --stacks; the
  * reference is perf's DWARF unwinder): each call's return-address slot is
  * remembered, and a frame is in the stack while its slot is at or above the

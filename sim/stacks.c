@@ -425,12 +425,12 @@ int stacks_add_hooks(struct sim *s, struct proc *p)
 	return s->stacks ? hook_marks(s, p, 0) : 0;
 }
 
-int sim_tstack_mark(struct sim *s, uint64_t addr, enum tstack_marker kind)
+int sim_tstack_mark(struct sim *s, uint64_t addr, int kind)
 {
 	struct sim_stacks *st = s->stacks;
 	if (!st || !st->unit)
 		return PMUSIM_ERR_ARG;
-	int err = tstack_add_marker(st->unit, addr, kind);
+	int err = tstack_add_marker(st->unit, addr, (enum tstack_marker)kind);
 	if (err < 0 || marked(st, addr))
 		return err;
 	uint64_t *nm = grow_array(st->marks, &st->capmarks, st->nmarks + 1, sizeof(*nm));
