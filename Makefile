@@ -90,6 +90,9 @@ $(BUILD)/tests/check_%: tests/e2e/check_%.c tests/e2e/e2e_util.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wno-write-strings -Wno-discarded-qualifiers $(CHECK_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CHECK_LIBS)
 
+# perf's DWARF unwinding as the thread-stack unit's reference: a module of its own
+$(BUILD)/tests/check_tstack_dwarf: tests/e2e/stack_ref.c
+
 $(BUILD)/tests/check_%: tests/e2e_real/check_%.c tests/e2e/e2e_util.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wno-write-strings -Wno-discarded-qualifiers $(CHECK_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CHECK_LIBS)
@@ -143,7 +146,7 @@ $(WL_DIR)/%.o: workloads/%.S
 
 $(WL_DIR)/%: $(WL_DIR)/%.o
 	case "$*" in asm_*) gcc -static -nostdlib -o $@ $< ;; \
-	callstacks) gcc -static -no-pie -Wl,--eh-frame-hdr -o $@ $< ;; \
+	callstacks|sigstacks|recursion|threads|signals|getpc) gcc -static -no-pie -Wl,--eh-frame-hdr -o $@ $< ;; \
 	musl_*) musl-gcc -static -o $@ $< ;; \
 	pie_*) gcc -static-pie -o $@ $< ;; \
 	*) gcc -static -no-pie -o $@ $< ;; esac

@@ -144,6 +144,18 @@ static int dump_stack(struct tstack_recording *tr, const struct sim_thread_info 
 	return 0;
 }
 
+/* An entry's return address. A signal frame's is where the interrupted code
+ * goes on: the saved RIP in the frame the OS built, at the entry's RSP field,
+ * which the handler may have changed since (a SIGILL handler skipping the
+ * instruction); the OS's tracer reads it there, as perf's unwinder does. */
+static uint64_t frame_return(struct tstack_recording *tr, uint32_t tid, const struct tstack_entry *e)
+{
+	uint8_t b[8];
+	if ((e->stamp & TSTACK_SIGNAL_BIT) && e->sp && sim_read_memory(tr->sim, tid, e->sp, b, 8) == 0)
+		return u64_at(b);
+	return e->ret;
+}
+
 static int snapshot_thread(struct tstack_recording *tr, const struct sim_thread_info *ti, uint64_t ip,
 			   uint64_t now)
 {
@@ -170,7 +182,7 @@ static int snapshot_thread(struct tstack_recording *tr, const struct sim_thread_
 	tr->chain[k++] = ip;
 	for (uint64_t i = n; i > 0 && k < PERFDATA_MAX_CHAIN; i--)
 		if (e[i - 1].ret) /* frames a "call" marker entered have no return address */
-			tr->chain[k++] = e[i - 1].ret;
+			tr->chain[k++] = frame_return(tr, ti->tid, &e[i - 1]);
 	struct perf_sample s = {
 		.id = tr->id, .ip = ip, .time = now, .period = tr->opt.period_ns, .pid = ti->pid,
 		.tid = ti->tid, .misc = PERF_RECORD_MISC_USER, .nchain = k, .chain = tr->chain,
@@ -254,8 +266,9 @@ static int add_mark(struct tstack_recording *tr, const char *spec, const struct 
 			return fprintf(stderr, "pmusim record: --tstack-mark: no function '%.*s' in the program\n",
 				       (int)len, where), -1;
 	}
-	if (tstack_add_marker(tr->unit, addr, kind) < 0)
-		return fprintf(stderr, "pmusim record: out of memory\n"), -1;
+	if (sim_tstack_mark(tr->sim, addr, kind) < 0)
+		return fprintf(stderr, "pmusim record: cannot mark 0x%llx for the thread-stack unit\n",
+			       (unsigned long long)addr), -1;
 	return 0;
 }
 

@@ -9,8 +9,10 @@
  * PERF_SAMPLE_CALLCHAIN as perf_event.h lays it out for user stacks:
  * PERF_CONTEXT_USER, IP, then the return addresses of the calls in progress,
  * innermost first (frames entered by a "call" marker have none and are left
- * out). With the truth asked for, the machine's true stack of the same thread
- * at the same moment goes to the truth ("stack_snapshots").
+ * out; a signal frame's return address is read from the frame's saved RIP,
+ * which the handler may have changed). With the truth asked for, the
+ * machine's true stack of the same thread at the same moment goes to the
+ * truth ("stack_snapshots").
  *
  * --tstack-start N sets the control bit only once N instructions retired:
  * tracking starts with calls in progress, which the unit never sees; the truth

@@ -118,7 +118,7 @@ static int is_function(struct tstack_unit *u, uint64_t a)
 	return lo < u->nfuncs && u->funcs[lo] == a;
 }
 
-static int marker_at(const struct tstack_unit *u, uint64_t addr)
+int tstack_marker_at(const struct tstack_unit *u, uint64_t addr)
 {
 	for (size_t i = 0; i < u->nmarks; i++)
 		if (u->marks[i].addr == addr)
@@ -245,6 +245,67 @@ static void ret_to(struct tstack_area *a, uint64_t to, uint64_t sp)
 	}
 }
 
+/* A marker at addr (a call or a return whatever the instruction is); next:
+ * where execution went on, sp: RSP after it (0: not known). */
+static void apply_mark(struct tstack_unit *u, struct tstack_area *a, int mark, uint64_t addr, uint64_t next,
+		       uint64_t sp)
+{
+	if (mark == TSTACK_MARK_CALL)
+		push(u, a, next, 0, sp, 0);
+	else if (u->cfg.mode == TSTACK_HISTORY)
+		push(u, a, addr, next, sp, TSTACK_EXIT_BIT | TSTACK_UNWIND_BIT);
+	else
+		unwind_to(a, sp);
+}
+
+void tstack_mark_retired(struct tstack_unit *u, uint32_t tid, uint64_t addr, uint64_t next, uint64_t sp)
+{
+	int mark = tstack_marker_at(u, addr);
+	struct tstack_area *a = u->enabled && mark >= 0 ? area_for(u, tid) : NULL;
+	if (a)
+		apply_mark(u, a, mark, addr, next, sp);
+}
+
+/* The newest signal frame's index + 1, or 0 when there is none. */
+static uint64_t newest_signal(const struct tstack_area *a)
+{
+	for (uint64_t i = a->top; i > 0; i--)
+		if (a->mem[i - 1].stamp & TSTACK_SIGNAL_BIT)
+			return i;
+	return 0;
+}
+
+/* rt_sigreturn in a stack: back to the interrupted code. */
+static void signal_return_to(struct tstack_area *a, uint64_t sp)
+{
+	uint64_t i = newest_signal(a);
+	if (i)
+		a->top = i - 1;
+	else
+		unwind_to(a, sp); /* the delivery came before tracking did */
+}
+
+void tstack_signal_enter(struct tstack_unit *u, const struct tstack_signal *sig)
+{
+	struct tstack_area *a = u->enabled ? area_for(u, sig->tid) : NULL;
+	if (!a)
+		return;
+	/* the interrupted frame: its "return address" is where the interrupt came from */
+	push(u, a, sig->restorer, sig->ip, sig->ip_slot, TSTACK_SIGNAL_BIT);
+	push(u, a, sig->handler, sig->restorer, sig->frame, 0);
+}
+
+void tstack_signal_return(struct tstack_unit *u, uint32_t tid, uint64_t ip, uint64_t sp)
+{
+	struct tstack_area *a = u->enabled ? area_for(u, tid) : NULL;
+	if (!a)
+		return;
+	if (u->cfg.mode == TSTACK_HISTORY)
+		push(u, a, 0, ip, sp, TSTACK_EXIT_BIT | TSTACK_SIGNAL_BIT);
+	else
+		signal_return_to(a, sp);
+}
+
 static void tstack_retire(void *ctx, const struct retired_block *rb)
 {
 	struct tstack_unit *u = ctx;
@@ -255,16 +316,16 @@ static void tstack_retire(void *ctx, const struct retired_block *rb)
 	struct tstack_area *a = area_for(u, rb->tid);
 	if (!a)
 		return;
-	int kind = rb->kind, mark = u->nmarks && kind != BK_NONE ? marker_at(u, bi->term) : -1;
+	int kind = rb->kind, mark = u->nmarks && br_kind_is_branch(kind) ? tstack_marker_at(u, bi->term) : -1;
 	int hist = u->cfg.mode == TSTACK_HISTORY;
-	if (mark == TSTACK_MARK_CALL || kind == BK_CALL || kind == BK_CALL_IND) {
-		push(u, a, rb->next, mark == TSTACK_MARK_CALL ? 0 : bi->end, rb->sp, 0);
-	} else if (mark == TSTACK_MARK_RETURN || kind == BK_RET) {
-		uint64_t unwind = mark == TSTACK_MARK_RETURN ? TSTACK_UNWIND_BIT : 0;
+	if (mark >= 0) {
+		/* a marked branch is what the marker says, not what it is */
+		apply_mark(u, a, mark, bi->term, rb->next, rb->sp);
+	} else if (kind == BK_CALL || kind == BK_CALL_IND) {
+		push(u, a, rb->next, bi->end, rb->sp, 0);
+	} else if (kind == BK_RET) {
 		if (hist)
-			push(u, a, bi->term, rb->next, rb->sp, TSTACK_EXIT_BIT | unwind);
-		else if (unwind)
-			unwind_to(a, rb->sp);
+			push(u, a, bi->term, rb->next, rb->sp, TSTACK_EXIT_BIT);
 		else
 			ret_to(a, rb->next, rb->sp);
 	} else if (kind == BK_JMP || kind == BK_JMP_IND) {
@@ -290,7 +351,9 @@ int tstack_replay(struct tstack_area *st, const struct tstack_entry *rec, size_t
 	for (size_t i = 0; i < n; i++) {
 		const struct tstack_entry *r = &rec[i];
 		if (r->stamp & TSTACK_EXIT_BIT) {
-			if (r->stamp & TSTACK_UNWIND_BIT)
+			if (r->stamp & TSTACK_SIGNAL_BIT)
+				signal_return_to(st, r->sp);
+			else if (r->stamp & TSTACK_UNWIND_BIT)
 				unwind_to(st, r->sp);
 			else
 				ret_to(st, r->ret, r->sp);

@@ -24,20 +24,39 @@
  *
  * Entries as they lie in the area (32 bytes, little-endian, like struct
  * tstack_entry): +0 callee, +8 return address, +16 stack pointer, +24 stamp
- * (bits 0..60: instructions retired, all threads, when it was written; bit 63:
+ * (bits 0..59: instructions retired, all threads, when it was written; bit 63:
  * an EXIT record of history mode, bit 62: the EXIT is an indirect jump that
- * may unwind frames, bit 61: a tail call replacing the newest routine).
+ * may unwind frames, bit 61: a tail call replacing the newest routine, bit 60:
+ * a signal frame, or on an EXIT, the signal's return).
  * History records: ENTRY {callee, return address, RSP}; EXIT {the ret or jump,
  * where it went, RSP after it}; tail call {the routine jumped to}.
+ *
+ * Signals: to the processor a signal delivery is an interrupt and an
+ * interrupt return into the handler, and rt_sigreturn another such pair back
+ * to the interrupted instruction; the OS tells the unit of both
+ * (tstack_signal_enter, tstack_signal_return). The delivery pushes two
+ * entries, as the frames lie in the signal frame the OS built: the
+ * interrupted frame {restorer, the interrupted IP, the slot of the saved RIP},
+ * marked as a signal frame, then the handler {handler, restorer, the frame's
+ * pretcode slot} (the handler is entered as if called from the restorer, which
+ * is where its ret goes). A callchain so reads handler, restorer, interrupted
+ * IP, the interrupted code's callers — the frames perf's DWARF unwinder shows
+ * (__restore_rt, then the interrupted function). The handler's ret pops its
+ * entry; the sigreturn pops every entry down to the newest signal frame and
+ * it; a siglongjmp out of the handler pops them as any longjmp does.
  *
  * Leaving routines without ret: an indirect jump that raises the stack pointer
  * above entries' slots pops them (longjmp, siglongjmp: the unwind heuristic,
  * needs rb->sp). Markers treat other instructions as a call or a return, by
- * address: "call" pushes at it (callee = where it goes, return address 0),
- * "return" pops the entries whose slots lie below the new stack pointer (just
- * the newest without one). The tail-call heuristic: a jump, direct or indirect,
- * whose target is a known function entry (tstack_add_function) replaces the
- * newest entry's callee (an indirect jump through the PLT is one too).
+ * address, instead of what they are: "call" pushes at it (callee = where it
+ * goes, return address 0), "return" pops the entries whose slots lie below
+ * the stack pointer after it (just the newest when that is not known). A
+ * marked branch is seen when its block retires; the machine tells the unit
+ * about any other marked instruction (tstack_mark_retired), since RSP inside
+ * a block is not in the retired-block record. The tail-call heuristic: a
+ * jump, direct or indirect, whose target is a known function entry
+ * (tstack_add_function) replaces the newest entry's callee (an indirect jump
+ * through the PLT is one too).
  * No Unicorn, no I/O. */
 #ifndef PMUSIM_PMU_MODEL_TSTACK_H
 #define PMUSIM_PMU_MODEL_TSTACK_H
@@ -59,7 +78,8 @@ struct tstack_entry {
 #define TSTACK_EXIT_BIT (1ULL << 63)
 #define TSTACK_UNWIND_BIT (1ULL << 62)
 #define TSTACK_TAIL_BIT (1ULL << 61)
-#define TSTACK_STAMP_MASK (TSTACK_TAIL_BIT - 1)
+#define TSTACK_SIGNAL_BIT (1ULL << 60)
+#define TSTACK_STAMP_MASK (TSTACK_SIGNAL_BIT - 1)
 #define TSTACK_ENTRY_SIZE 32
 
 /* A thread's work area and its registers. */
@@ -101,6 +121,29 @@ void tstack_enable(struct tstack_unit *u, int on);
 /* Markers by address, and function entries for the tail-call heuristic. */
 int tstack_add_marker(struct tstack_unit *u, uint64_t addr, enum tstack_marker kind);
 int tstack_add_function(struct tstack_unit *u, uint64_t entry);
+/* The marker at addr (enum tstack_marker), or -1. */
+int tstack_marker_at(const struct tstack_unit *u, uint64_t addr);
+/* A marked instruction that is not a branch retired on thread tid: next is
+ * the instruction after it, sp the stack pointer after it. Called in program
+ * order with the retired blocks (before the block holding the instruction
+ * retires, or right after it when the instruction ended its block). */
+void tstack_mark_retired(struct tstack_unit *u, uint32_t tid, uint64_t addr, uint64_t next, uint64_t sp);
+
+/* A signal delivered to thread tid, after the interrupted block retired and
+ * before the handler's first block (see "Signals" above). */
+struct tstack_signal {
+	uint32_t tid;
+	uint64_t ip;        /* the interrupted instruction: where the thread goes on */
+	uint64_t ip_slot;   /* where the frame keeps the saved RIP */
+	uint64_t handler;
+	uint64_t restorer;  /* the handler's return address (sa_restorer) */
+	uint64_t frame;     /* RSP at the handler's entry: the slot holding restorer */
+};
+void tstack_signal_enter(struct tstack_unit *u, const struct tstack_signal *sig);
+/* rt_sigreturn of thread tid, going on at ip with the stack pointer sp:
+ * the entries down to the newest signal frame go, that one too (none: those
+ * whose slots lie below sp). Before the block of the system call retires. */
+void tstack_signal_return(struct tstack_unit *u, uint32_t tid, uint64_t ip, uint64_t sp);
 
 /* The OS tells the unit about threads: one was created (its area is allocated
  * now; with copy_from, a thread whose entries it starts with: fork copies the

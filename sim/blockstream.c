@@ -18,6 +18,7 @@ struct bstream {
 	int nimage_sinks;
 	int image_on;
 	int want_sp;
+	int sp_once;              /* the pending TB's terminator wants RSP too */
 	int new_context;          /* the next block emitted starts a new context */
 	uint32_t tid;
 	uint64_t insns;
@@ -69,6 +70,11 @@ int bstream_add_image_sink(struct bstream *bs, struct block_sink sink)
 void bstream_want_sp(struct bstream *bs)
 {
 	bs->want_sp = 1;
+}
+
+void bstream_sp_after_block(struct bstream *bs)
+{
+	bs->sp_once = 1;
 }
 
 void bstream_set_image(struct bstream *bs, int on)
@@ -173,6 +179,10 @@ static int retire(struct bstream *bs, uint64_t next)
 	}
 	rb.ninsns = bi->ninsns;
 	rb.kind = bi->kind;
+	if (bs->sp_once) {
+		rb.sp = bs->cpu.read_reg(bs->cpu.ctx, BS_RSP);
+		bs->sp_once = 0;
+	}
 	switch (bi->kind) {
 	case BK_COND:
 		if (bi->flags & BI_COND_EQ_FT) {
@@ -243,6 +253,7 @@ int bstream_tb_run(struct bstream *bs, const struct block_info *bi, uint32_t siz
 			return err;
 	}
 	bs->cur = bi;
+	bs->sp_once = 0;
 	bs->tb_end = addr + size;
 	if (bs->tb_end > bi->end)
 		return PMUSIM_ERR_INTERNAL; /* the emulator ran past a terminator */

@@ -38,6 +38,9 @@ void bstream_free(struct bstream *bs);
 
 /* Retired calls, returns and indirect jumps carry RSP after them (rb->sp). */
 void bstream_want_sp(struct bstream *bs);
+/* The TB now executing carries RSP after it when its run's terminator
+ * retires, whatever its kind (a marked branch). */
+void bstream_sp_after_block(struct bstream *bs);
 
 /* Adds a consumer; returns 0 or PMUSIM_ERR_ARG when there are too many. */
 int bstream_add_sink(struct bstream *bs, struct block_sink sink);

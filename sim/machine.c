@@ -280,6 +280,8 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
 		sim_stop(s, SIM_END_SIGNAL, SIGINT);
 		return;
 	}
+	/* a marked instruction that ended the last TB acts before its block retires */
+	stacks_block_start(s, addr);
 	int is_new;
 	const struct block_info *bi = dcache_get(s->p->dc, addr, &is_new);
 	if (!bi) {
@@ -412,7 +414,8 @@ int machine_add_hooks(struct sim *s, struct proc *p)
 	    uc_hook_add(p->uc, &h, UC_HOOK_INSN, (void *)hook_syscall, s, 1, 0, UC_X86_INS_SYSCALL) ||
 	    uc_hook_add(p->uc, &h, UC_HOOK_INSN, (void *)hook_cpuid, s, 1, 0, UC_X86_INS_CPUID) ||
 	    uc_hook_add(p->uc, &h, UC_HOOK_INTR, (void *)hook_intr, s, 1, 0) ||
-	    uc_hook_add(p->uc, &h, UC_HOOK_MEM_INVALID, (void *)hook_mem_invalid, s, 1, 0))
+	    uc_hook_add(p->uc, &h, UC_HOOK_MEM_INVALID, (void *)hook_mem_invalid, s, 1, 0) ||
+	    stacks_add_hooks(s, p) < 0)
 		return PMUSIM_ERR_EMU;
 	return 0;
 }

@@ -343,6 +343,7 @@ static uint64_t enter_handler(struct sim *s, struct thread *t, int sig, const st
 	cpu_state_reset_fpu(s->p->uc); /* rt_sigreturn brings the interrupted code's back */
 	bstream_set_next_run_start(s->bs, 1);
 	uc_reg_write(s->p->uc, UC_X86_REG_RIP, &handler);
+	stacks_signal_enter(s, t->tid, pc, frame, frame + MC_OFF + 128, handler);
 	return handler;
 }
 
@@ -415,6 +416,7 @@ uint64_t signal_return(struct sim *s)
 	uc_reg_write(s->p->uc, UC_X86_REG_RFLAGS, &cur);
 	uc_reg_write(s->p->uc, UC_X86_REG_RIP, &mc[16]);
 	t->sigmask = mask & ~UNBLOCKABLE;
+	stacks_signal_return(s, t->tid, mc[16], mc[15], frame + MC_OFF + 128);
 	return mc[16];
 }
 

@@ -154,10 +154,19 @@ void sim_set_task_listener(struct sim *s, const struct sim_task_listener *l);
 struct tstack_config;
 struct tstack_unit;
 int sim_tstack_new(struct sim *s, const struct tstack_config *cfg, struct tstack_unit **out);
-/* The true call stacks, for validation, independent of the unit: each call's
- * return-address slot is remembered, and a frame is in the stack while its
- * slot is at or above the thread's stack pointer and still holds the return
- * address. sim_true_stack gives the return addresses of thread tid's frames,
+/* A marker of the unit (tstack_add_marker) at addr, whatever instruction is
+ * there: the machine hooks it in every process, gives a marked branch's block
+ * its RSP, and tells the unit when any other marked instruction retired, with
+ * RSP after it (tstack_mark_retired). After sim_tstack_new; 0 or a negative
+ * pmusim_err. kind: an enum tstack_marker. */
+int sim_tstack_mark(struct sim *s, uint64_t addr, int kind);
+/* The true call stacks, the machine's self-check (validate --stacks; the
+ * reference is perf's DWARF unwinder): each call's return-address slot is
+ * remembered, and a frame is in the stack while its slot is at or above the
+ * thread's stack pointer and still holds the return address. A signal
+ * delivery adds the frame's restorer slot and its saved RIP (whatever the
+ * handler leaves there); rt_sigreturn drops what was made since that frame.
+ * sim_true_stack gives the return addresses of thread tid's frames,
  * innermost first (at most max). Both: 0 or a negative pmusim_err. */
 int sim_track_true_stacks(struct sim *s);
 /* From now on the true stacks hold only the calls made after this moment

@@ -293,6 +293,17 @@ void stacks_thread_exited(struct sim *s, uint32_t tid);
 /* After execve of process p (its new engine is open) by thread tid. */
 void stacks_exec(struct sim *s, struct proc *p, uint32_t tid);
 void stacks_free(struct sim *s);
+/* A signal frame at `frame` (its saved RIP at ip_slot) sends thread tid from ip
+ * to handler; after the interrupted block retired. */
+void stacks_signal_enter(struct sim *s, uint32_t tid, uint64_t ip, uint64_t frame, uint64_t ip_slot,
+			 uint64_t handler);
+/* rt_sigreturn of the frame whose saved RIP was at ip_slot: thread tid goes on
+ * at ip with RSP sp; before the system call's block retires. */
+void stacks_signal_return(struct sim *s, uint32_t tid, uint64_t ip, uint64_t sp, uint64_t ip_slot);
+/* The markers' hooks in a new engine; 0 or a negative pmusim_err. */
+int stacks_add_hooks(struct sim *s, struct proc *p);
+/* Every TB entry, before the pending one retires (markers). */
+void stacks_block_start(struct sim *s, uint64_t addr);
 
 /* machine.c */
 size_t machine_read_code(void *ctx, uint64_t addr, void *buf, size_t len);

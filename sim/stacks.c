@@ -1,7 +1,8 @@
 /* Call stacks in the machine (see sim.h, "Call stacks"): the OS side of the
  * thread-stack unit (work areas in reserved guest memory, the unit told about
- * threads as they come and go) and the true call stack of every thread, kept
- * independently of the unit for validation. */
+ * threads as they come and go, signal deliveries and sigreturns, and marked
+ * instructions that are not branches) and the true call stack of every
+ * thread, kept apart from the unit as the machine's self-check. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -26,6 +27,16 @@ struct area_map {
 struct frame {
 	uint64_t slot, ret;
 	uint64_t seq;              /* calls made before it, all threads */
+	int saved_ip;              /* a signal frame's saved RIP: what the slot holds now counts */
+};
+
+/* A marked instruction that is not a branch has run on thread tid; its effect
+ * is known once the next instruction (after) is reached with nothing between. */
+struct mark_pending {
+	uint32_t tid;
+	uint64_t addr, after;
+	uint64_t insns;            /* retired before it */
+	int armed;
 };
 
 struct shadow {
@@ -44,6 +55,9 @@ struct sim_stacks {
 	uint64_t since;            /* the true stacks hold the calls from this one on */
 	struct shadow *sh;
 	size_t nsh, capsh, cur;
+	uint64_t *marks;           /* marker addresses, hooked in every engine */
+	size_t nmarks, capmarks;
+	struct mark_pending pending;
 };
 
 static struct sim_stacks *stacks_of(struct sim *s)
@@ -226,13 +240,13 @@ static struct shadow *shadow_of(struct sim_stacks *st, uint32_t tid, int create)
 	return &st->sh[st->cur = st->nsh++];
 }
 
-static int shadow_push(struct shadow *sh, uint64_t slot, uint64_t ret, uint64_t seq)
+static int shadow_push(struct shadow *sh, uint64_t slot, uint64_t ret, uint64_t seq, int saved_ip)
 {
 	struct frame *f = grow_array(sh->f, &sh->cap, sh->n + 1, sizeof(*f));
 	if (!f)
 		return PMUSIM_ERR_NOMEM;
 	sh->f = f;
-	sh->f[sh->n++] = (struct frame){slot, ret, seq};
+	sh->f[sh->n++] = (struct frame){slot, ret, seq, saved_ip};
 	return 0;
 }
 
@@ -253,7 +267,7 @@ static void truth_retire(void *ctx, const struct retired_block *rb)
 	while (sh->n > 0 && (call ? sh->f[sh->n - 1].slot <= rb->sp : sh->f[sh->n - 1].slot < rb->sp))
 		sh->n--;
 	if (call)
-		shadow_push(sh, rb->sp, rb->info->end, s->stacks->calls++);
+		shadow_push(sh, rb->sp, rb->info->end, s->stacks->calls++, 0);
 }
 
 int sim_track_true_stacks(struct sim *s)
@@ -289,11 +303,145 @@ int sim_true_stack(struct sim *s, uint32_t tid, uint64_t *rets, size_t max, size
 		uint64_t v = 0;
 		if (f->seq < s->stacks->since)
 			continue; /* made before tracking started */
-		if (f->slot < rsp || uc_mem_read(t->proc->uc, f->slot, &v, 8) != UC_ERR_OK || v != f->ret)
-			continue; /* popped, or overwritten since */
+		if (f->slot < rsp || uc_mem_read(t->proc->uc, f->slot, &v, 8) != UC_ERR_OK ||
+		    (v != f->ret && !f->saved_ip))
+			continue; /* popped, or overwritten since (a handler may rewrite the saved RIP) */
 		rets[(*n)++] = v;
 	}
 	return 0;
+}
+
+/* --- signals ----------------------------------------------------------------- */
+
+void stacks_signal_enter(struct sim *s, uint32_t tid, uint64_t ip, uint64_t frame, uint64_t ip_slot,
+			 uint64_t handler)
+{
+	struct sim_stacks *st = s->stacks;
+	if (!st)
+		return;
+	uint64_t restorer = 0;
+	mem_read(s, frame, &restorer, 8); /* the frame's pretcode, written just now */
+	if (st->unit) {
+		struct tstack_signal sig = {tid, ip, ip_slot, handler, restorer, frame};
+		tstack_signal_enter(st->unit, &sig);
+	}
+	/* the truth: two more return addresses on the stack, the handler's (the
+	 * restorer, at the frame's start) and the interrupted code's (the saved RIP) */
+	struct shadow *sh = st->truth ? shadow_of(st, tid, 1) : NULL;
+	if (sh) {
+		shadow_push(sh, ip_slot, ip, st->calls, 1);
+		shadow_push(sh, frame, restorer, st->calls++, 0);
+	}
+}
+
+void stacks_signal_return(struct sim *s, uint32_t tid, uint64_t ip, uint64_t sp, uint64_t ip_slot)
+{
+	struct sim_stacks *st = s->stacks;
+	if (!st)
+		return;
+	if (st->unit)
+		tstack_signal_return(st->unit, tid, ip, sp);
+	/* rt_sigreturn restores what the frame holding ip_slot saved: every frame
+	 * made since that frame was written is gone */
+	struct shadow *sh = st->truth ? shadow_of(st, tid, 0) : NULL;
+	for (size_t i = sh ? sh->n : 0; i > 0; i--)
+		if (sh->f[i - 1].saved_ip && sh->f[i - 1].slot == ip_slot) {
+			sh->n = i - 1;
+			break;
+		}
+}
+
+/* --- markers ------------------------------------------------------------------ */
+
+/* Every instruction from a marker's address up to 15 bytes on (the longest
+ * x86 instruction) is hooked, so that the one after it is seen too. */
+#define MARK_REACH 15
+
+static int marked(const struct sim_stacks *st, uint64_t addr)
+{
+	for (size_t i = 0; i < st->nmarks; i++)
+		if (st->marks[i] == addr)
+			return 1;
+	return 0;
+}
+
+/* The instruction after a marked one is reached: the marker acts now, with
+ * the registers as that instruction left them, if nothing ran in between. */
+static void mark_settle(struct sim *s, uint64_t addr)
+{
+	struct sim_stacks *st = s->stacks;
+	struct mark_pending *m = &st->pending;
+	if (!m->armed || addr != m->after)
+		return;
+	m->armed = 0;
+	if (m->tid != cur_thread(s)->tid || bstream_insns_before(s->bs, addr) != m->insns + 1)
+		return; /* it faulted, or a signal handler ran first */
+	uint64_t sp;
+	uc_reg_read(s->p->uc, UC_X86_REG_RSP, &sp);
+	tstack_mark_retired(st->unit, m->tid, m->addr, addr, sp);
+}
+
+static void hook_mark(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
+{
+	struct sim *s = ud;
+	struct sim_stacks *st = s->stacks;
+	(void)uc, (void)size;
+	mark_settle(s, addr);
+	const struct block_info *bi;
+	uint64_t tb_end;
+	if (!marked(st, addr) || !bstream_current(s->bs, &bi, &tb_end))
+		return;
+	int i = block_insn_index(bi, addr);
+	if (i < 0)
+		return;
+	if (addr == bi->term && br_kind_is_branch(bi->kind)) {
+		bstream_sp_after_block(s->bs); /* the unit sees it when the block retires */
+		return;
+	}
+	st->pending = (struct mark_pending){cur_thread(s)->tid, addr, bi->start + bi->off[i + 1],
+					    bstream_insns_before(s->bs, addr), 1};
+}
+
+void stacks_block_start(struct sim *s, uint64_t addr)
+{
+	if (s->stacks && s->stacks->pending.armed)
+		mark_settle(s, addr);
+}
+
+static int hook_marks(struct sim *s, struct proc *p, size_t from)
+{
+	for (size_t i = from; p->uc && i < s->stacks->nmarks; i++) {
+		uc_hook h;
+		uint64_t a = s->stacks->marks[i];
+		if (uc_hook_add(p->uc, &h, UC_HOOK_CODE, (void *)hook_mark, s, a, a + MARK_REACH) != UC_ERR_OK)
+			return PMUSIM_ERR_EMU;
+		uc_ctl_remove_cache(p->uc, a, a + MARK_REACH + 1); /* code translated before */
+	}
+	return 0;
+}
+
+int stacks_add_hooks(struct sim *s, struct proc *p)
+{
+	return s->stacks ? hook_marks(s, p, 0) : 0;
+}
+
+int sim_tstack_mark(struct sim *s, uint64_t addr, int kind)
+{
+	struct sim_stacks *st = s->stacks;
+	if (!st || !st->unit)
+		return PMUSIM_ERR_ARG;
+	int err = tstack_add_marker(st->unit, addr, (enum tstack_marker)kind);
+	if (err < 0 || marked(st, addr))
+		return err;
+	uint64_t *nm = grow_array(st->marks, &st->capmarks, st->nmarks + 1, sizeof(*nm));
+	if (!nm)
+		return PMUSIM_ERR_NOMEM;
+	st->marks = nm;
+	st->marks[st->nmarks++] = addr;
+	for (size_t i = 0; i < s->nprocs && err >= 0; i++)
+		if (s->procs[i]->state == PROC_LIVE)
+			err = hook_marks(s, s->procs[i], st->nmarks - 1);
+	return err;
 }
 
 /* --- threads coming and going ---------------------------------------------- */
@@ -312,7 +460,7 @@ void stacks_thread_created(struct sim *s, uint32_t tid, uint32_t copy_from)
 		from = &st->sh[fi];
 		sh->n = 0;
 		for (size_t i = 0; i < from->n; i++)
-			shadow_push(sh, from->f[i].slot, from->f[i].ret, from->f[i].seq);
+			shadow_push(sh, from->f[i].slot, from->f[i].ret, from->f[i].seq, from->f[i].saved_ip);
 	}
 }
 
@@ -356,6 +504,7 @@ void stacks_free(struct sim *s)
 		free(st->sh[i].f);
 	free(st->sh);
 	free(st->maps);
+	free(st->marks);
 	free(st);
 	s->stacks = NULL;
 }

@@ -13,12 +13,12 @@
 static struct guest_mem mem;
 static struct retired_block rec[MAXREC];
 static int nrec;
-static uint64_t fake_rflags, fake_rcx;
+static uint64_t fake_rflags, fake_rcx, fake_rsp;
 
 static uint64_t fake_reg(void *ctx, enum bs_reg r)
 {
 	(void)ctx;
-	return r == BS_RFLAGS ? fake_rflags : fake_rcx;
+	return r == BS_RFLAGS ? fake_rflags : r == BS_RSP ? fake_rsp : fake_rcx;
 }
 
 static void record(void *ctx, const struct retired_block *rb)
@@ -134,6 +134,40 @@ START_TEST(jmp_and_call_to_next_are_taken)
 	bstream_finish(bs, 0x2000, 0);
 	expect(0, 0x1700, 1, BK_JMP, 1, 0x1702, 1);
 	expect(1, 0x1702, 1, BK_CALL, 1, 0x1707, 1);
+}
+END_TEST
+
+/* RSP after the block: calls and returns carry it once a consumer asked;
+ * a conditional branch only when the machine asked for that TB (a marked
+ * branch), and the TB after it not. */
+START_TEST(stack_pointer_after_blocks)
+{
+	bstream_want_sp(bs);
+	fake_rsp = 0x7000;
+	bstream_tb(bs, 0x1000, 9);
+	bstream_sp_after_block(bs);
+	fake_rsp = 0x7010;
+	bstream_tb(bs, 0x1005, 4); /* the first TB retires: RSP now */
+	fake_rsp = 0x7020;
+	bstream_tb(bs, 0x1005, 4);
+	fake_rsp = 0x7030;
+	bstream_tb(bs, 0x1009, 2);
+	fake_rsp = 0x7040;
+	bstream_finish(bs, 0x2000, 0);
+	ck_assert_int_eq(nrec, 4);
+	ck_assert_uint_eq(rec[0].sp, 0x7010);
+	ck_assert_uint_eq(rec[1].sp, 0);
+	ck_assert_uint_eq(rec[2].sp, 0);
+	ck_assert_uint_eq(rec[3].sp, 0x7040); /* the ret */
+	/* asked for a TB that is cut before its terminator: the next one does not inherit it */
+	nrec = 0;
+	bstream_tb(bs, 0x1000, 5);
+	bstream_sp_after_block(bs);
+	bstream_tb(bs, 0x1005, 4);
+	bstream_tb(bs, 0x1009, 2);
+	ck_assert_int_eq(nrec, 2);
+	ck_assert_uint_eq(rec[0].sp, 0);
+	ck_assert_uint_eq(rec[1].sp, 0);
 }
 END_TEST
 
@@ -282,6 +316,7 @@ int main(void)
 	tcase_add_test(tc, tb_cut_short);
 	tcase_add_test(tc, branch_to_own_fallthrough);
 	tcase_add_test(tc, jmp_and_call_to_next_are_taken);
+	tcase_add_test(tc, stack_pointer_after_blocks);
 	tcase_add_test(tc, rep_iterations);
 	tcase_add_test(tc, repne_stops_early);
 	tcase_add_test(tc, rep_with_ecx_counts_32_bits);

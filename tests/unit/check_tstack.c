@@ -318,6 +318,166 @@ START_TEST(marker_frames_end_at_their_slot)
 }
 END_TEST
 
+/* The return addresses of a stack, innermost first, as a callchain lists them. */
+static size_t chain(const struct tstack_area *a, uint64_t *out, size_t max)
+{
+	size_t n = 0;
+	for (uint64_t i = a->top; i > 0 && n < max; i--)
+		if (a->mem[i - 1].ret)
+			out[n++] = a->mem[i - 1].ret;
+	return n;
+}
+
+/* Addresses of a handmade signal: the interrupted code at 0x402100 (slot of
+ * its caller's return address 0x7000), the frame at 0x6000 with its saved RIP
+ * at 0x60b0, the handler at 0x408000 and the restorer at 0x409000. */
+static const struct tstack_signal SIG = {7, 0x402100, 0x60b0, 0x408000, 0x409000, 0x6000};
+
+/* A delivery pushes the interrupted frame and the handler's; the handler's
+ * calls go on top; its ret to the restorer pops its own entry only; the
+ * sigreturn pops the interrupted frame; the caller's frame stays. */
+START_TEST(signal_frames)
+{
+	struct tstack_unit *u = mk(TSTACK_STACK, 8);
+	feed_sp(u, &C1, 7, 0x402000, 0, 0x7000);
+	tstack_signal_enter(u, &SIG);
+	feed_sp(u, &C2, 7, 0x403000, 0, 0x5f00); /* the handler calls */
+	const struct tstack_area *a = tstack_area(u, 7);
+	uint64_t c[8];
+	ck_assert_uint_eq(chain(a, c, 8), 4);
+	ck_assert_uint_eq(c[0], 0x402002);  /* in the handler's callee */
+	ck_assert_uint_eq(c[1], 0x409000);  /* the handler returns to the restorer */
+	ck_assert_uint_eq(c[2], 0x402100);  /* the interrupted instruction */
+	ck_assert_uint_eq(c[3], 0x401005);  /* the interrupted function's caller */
+	ck_assert_uint_eq(a->mem[1].callee, 0x409000);
+	ck_assert_uint_eq(a->mem[1].sp, 0x60b0);
+	ck_assert_uint_eq(a->mem[1].stamp & TSTACK_SIGNAL_BIT, TSTACK_SIGNAL_BIT);
+	ck_assert_uint_eq(a->mem[2].callee, 0x408000);
+	ck_assert_uint_eq(a->mem[2].sp, 0x6000);
+	ck_assert_uint_eq(a->mem[2].stamp & TSTACK_SIGNAL_BIT, 0);
+	feed_sp(u, &R, 7, 0x402002, 0, 0x5f08);
+	feed_sp(u, &R, 7, 0x409000, 0, 0x6008);  /* the handler's ret */
+	ck_assert_uint_eq(a->top, 2);
+	tstack_signal_return(u, 7, 0x402100, 0x6f80);
+	ck_assert_uint_eq(a->top, 1);
+	ck_assert_uint_eq(a->mem[0].ret, 0x401005);
+	tstack_free(u);
+}
+END_TEST
+
+/* A second signal while the first handler runs stacks a second pair; each
+ * sigreturn pops its own; a siglongjmp out of both handlers (an indirect
+ * jump raising RSP above their frames) pops everything they made. */
+START_TEST(nested_signals_and_siglongjmp)
+{
+	struct tstack_unit *u = mk(TSTACK_STACK, 4);
+	feed_sp(u, &C1, 7, 0x402000, 0, 0x7000);
+	tstack_signal_enter(u, &SIG);
+	feed_sp(u, &C2, 7, 0x403000, 0, 0x5f00);
+	struct tstack_signal inner = {7, 0x403010, 0x5db0, 0x408800, 0x409000, 0x5d00};
+	tstack_signal_enter(u, &inner);
+	const struct tstack_area *a = tstack_area(u, 7);
+	uint64_t c[8];
+	ck_assert_uint_eq(chain(a, c, 8), 6);
+	ck_assert_uint_eq(c[0], 0x409000);
+	ck_assert_uint_eq(c[1], 0x403010);
+	ck_assert_uint_eq(c[2], 0x402002);
+	ck_assert_uint_eq(tstack_overflows(u), 1);
+	tstack_signal_return(u, 7, 0x403010, 0x5f00); /* the inner handler returned */
+	ck_assert_uint_eq(a->top, 4);
+	tstack_signal_enter(u, &inner);
+	feed_sp(u, &X, 7, 0x402050, 0, 0x6ff0);      /* siglongjmp into the interrupted function */
+	ck_assert_uint_eq(a->top, 1);
+	tstack_signal_return(u, 7, 0x402100, 0x7008); /* a sigreturn with no signal frame left */
+	ck_assert_uint_eq(a->top, 0);                 /* pops by RSP: the slot at 0x7000 is below */
+	tstack_free(u);
+}
+END_TEST
+
+/* History mode records the deliveries and sigreturns; replayed, they give
+ * what the stack mode keeps. With the control bit off nothing is recorded. */
+START_TEST(signal_history_replays)
+{
+	struct tstack_unit *h = mk(TSTACK_HISTORY, 4), *k = mk(TSTACK_STACK, 4);
+	struct tstack_unit *both[2] = {h, k};
+	for (int i = 0; i < 2; i++) {
+		feed_sp(both[i], &C1, 7, 0x402000, 0, 0x7000);
+		tstack_signal_enter(both[i], &SIG);
+		feed_sp(both[i], &C2, 7, 0x403000, 0, 0x5f00);
+		tstack_signal_enter(both[i], &(struct tstack_signal){7, 0x403010, 0x5db0, 0x408800, 0x409000, 0x5d00});
+		tstack_signal_return(both[i], 7, 0x403010, 0x5f00);
+	}
+	const struct tstack_area *ha = tstack_area(h, 7), *ka = tstack_area(k, 7);
+	struct tstack_area st = {0};
+	ck_assert_int_eq(tstack_replay(&st, ha->mem, ha->top), 0);
+	ck_assert_uint_eq(ka->top, 4);
+	ck_assert_uint_eq(st.top, ka->top);
+	for (uint64_t i = 0; i < st.top; i++) {
+		ck_assert_uint_eq(st.mem[i].ret, ka->mem[i].ret);
+		ck_assert_uint_eq(st.mem[i].sp, ka->mem[i].sp);
+		ck_assert_uint_eq(st.mem[i].stamp & TSTACK_SIGNAL_BIT, ka->mem[i].stamp & TSTACK_SIGNAL_BIT);
+	}
+	free(st.mem);
+	tstack_free(h);
+	tstack_free(k);
+	struct tstack_config off = {TSTACK_STACK, 4, 0};
+	ck_assert_int_eq(tstack_new(&off, (struct tstack_os){0}, &k), 0);
+	tstack_signal_enter(k, &SIG);
+	tstack_signal_return(k, 7, 0x402100, 0x7000);
+	ck_assert_ptr_null(tstack_area(k, 7));
+	tstack_free(k);
+}
+END_TEST
+
+/* "call 1f; 1: pop %reg": the call pushes a frame nothing returns through;
+ * marked as a return, the pop (not a branch: the machine reports it with RSP
+ * after it) pops it, so the next call is the only frame under the caller's.
+ * Unmarked instructions change nothing; a call marker on a non-branch pushes a
+ * frame without return address; a marked call is what the marker says. */
+START_TEST(markers_on_any_instruction)
+{
+	static const struct block_info GETPC = {0x410000, 0x410005, 0x410000, 0x410005, 5, 1, BK_CALL, 0, 0, 5,
+						off5, cls};
+	for (int mode = 0; mode < 2; mode++) {
+		struct tstack_unit *u = mk(mode ? TSTACK_HISTORY : TSTACK_STACK, 8);
+		ck_assert_int_eq(tstack_add_marker(u, 0x410005, TSTACK_MARK_RETURN), 0);
+		ck_assert_int_eq(tstack_marker_at(u, 0x410005), TSTACK_MARK_RETURN);
+		ck_assert_int_eq(tstack_marker_at(u, 0x410006), -1);
+		feed_sp(u, &C1, 7, 0x402000, 0, 0x7000);
+		feed_sp(u, &GETPC, 7, 0x410005, 0, 0x6f00);
+		tstack_mark_retired(u, 7, 0x410006, 0x410007, 0x6f08); /* not a marker: nothing */
+		tstack_mark_retired(u, 7, 0x410005, 0x410007, 0x6f08); /* the pop */
+		feed_sp(u, &C2, 7, 0x403000, 0, 0x6f00);
+		struct tstack_area st = {0};
+		const struct tstack_area *a = tstack_area(u, 7);
+		if (mode) {
+			ck_assert_int_eq(tstack_replay(&st, a->mem, a->top), 0);
+			a = &st;
+		}
+		uint64_t c[8];
+		ck_assert_uint_eq(chain(a, c, 8), 2);
+		ck_assert_uint_eq(c[0], 0x402002);
+		ck_assert_uint_eq(c[1], 0x401005);
+		free(st.mem);
+		tstack_free(u);
+	}
+	struct tstack_unit *u = mk(TSTACK_STACK, 8);
+	ck_assert_int_eq(tstack_add_marker(u, 0x411000, TSTACK_MARK_CALL), 0);
+	ck_assert_int_eq(tstack_add_marker(u, 0x401000, TSTACK_MARK_RETURN), 0);
+	tstack_mark_retired(u, 7, 0x411000, 0x411004, 0x6e00);
+	const struct tstack_area *a = tstack_area(u, 7);
+	ck_assert_uint_eq(a->top, 1);
+	ck_assert_uint_eq(a->mem[0].callee, 0x411004);
+	ck_assert_uint_eq(a->mem[0].ret, 0);
+	ck_assert_uint_eq(a->mem[0].sp, 0x6e00);
+	feed_sp(u, &C1, 7, 0x402000, 0, 0x6df0); /* C1's call, marked as a return: no push */
+	ck_assert_uint_eq(a->top, 1);
+	feed_sp(u, &C1, 7, 0x402000, 0, 0x6e08); /* RSP above the marker frame's slot: popped */
+	ck_assert_uint_eq(a->top, 0);
+	tstack_free(u);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("tstack");
@@ -332,6 +492,10 @@ int main(void)
 	tcase_add_test(tc, os_notifications);
 	tcase_add_test(tc, history_replays_to_the_stack);
 	tcase_add_test(tc, marker_frames_end_at_their_slot);
+	tcase_add_test(tc, signal_frames);
+	tcase_add_test(tc, nested_signals_and_siglongjmp);
+	tcase_add_test(tc, signal_history_replays);
+	tcase_add_test(tc, markers_on_any_instruction);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
