@@ -69,7 +69,8 @@ static void *need(void *p)
 
 static int is_image(const struct sim *s)
 {
-	return s->rep_ref && s->p->pid == GUEST_PID && s->p->image == 0 && s->p->uc == s->rep_ref->uc;
+	return s->rep_ref && s->p->pid == GUEST_PID && s->p->image == 0 &&
+	       s->p->uc == s->rep_ref->uc;
 }
 
 static size_t watched_index(const struct rep_ref *r, uint64_t addr)
@@ -104,7 +105,8 @@ static struct ref_thread *thread_of(struct rep_ref *r, uint32_t tid)
 	return &r->th[r->last = r->nth++];
 }
 
-static void add(struct rep_ref *r, uint64_t site, uint64_t execs, uint64_t requested, uint64_t iters, uint64_t cond)
+static void add(struct rep_ref *r, uint64_t site, uint64_t execs, uint64_t requested,
+                uint64_t iters, uint64_t cond)
 {
 	if (truth_rep_add(r->t, site, execs, requested, iters, cond) < 0)
 		abort(); /* as need() */
@@ -144,7 +146,7 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
 	if (th->open.valid && th->open.next == addr)
 		end_part(r, th, rcx, 1);
 	if (!(w->role & ROLE_SITE) || (th->open.valid && th->open.site == addr))
-		return; /* not a REP, or a further iteration of the open one */
+		return;     /* not a REP, or a further iteration of the open one */
 	if (th->open.valid) /* never: an execution closes before another REP is entered */
 		end_part(r, th, rcx, 0);
 	struct execution e = {1, w->ecx, addr, w->next, 0};
@@ -170,9 +172,10 @@ static int rep_string_at(struct sim *s, uint64_t addr, int *len, int *ecx)
 			rep = 1;
 		else if (x == 0x67)
 			*ecx = 1;
-		else if (!(x == 0x66 || x == 0xf0 || x == 0x2e || x == 0x36 || x == 0x3e || x == 0x26 || x == 0x64 ||
-			   x == 0x65 || (x >= 0x40 && x <= 0x4f))) {
-			int string = (x >= 0xa4 && x <= 0xa7) || (x >= 0xaa && x <= 0xaf) || (x >= 0x6c && x <= 0x6f);
+		else if (!(x == 0x66 || x == 0xf0 || x == 0x2e || x == 0x36 || x == 0x3e ||
+		           x == 0x26 || x == 0x64 || x == 0x65 || (x >= 0x40 && x <= 0x4f))) {
+			int string = (x >= 0xa4 && x <= 0xa7) || (x >= 0xaa && x <= 0xaf) ||
+			             (x >= 0x6c && x <= 0x6f);
 			*len = (int)i + 1;
 			return rep && string;
 		}
@@ -194,7 +197,8 @@ static int watch(struct rep_ref *r, uint64_t addr, int role, int ecx, uint64_t n
 		w = &r->w[i];
 		*w = (struct watched){.addr = addr};
 		r->nw++;
-		if (uc_hook_add(r->uc, &w->hook, UC_HOOK_CODE, (void *)on_code, r, addr, addr) != UC_ERR_OK)
+		if (uc_hook_add(r->uc, &w->hook, UC_HOOK_CODE, (void *)on_code, r, addr, addr) !=
+		    UC_ERR_OK)
 			return PMUSIM_ERR_EMU;
 		/* code translated before the hook existed runs without it: translate again */
 		uc_ctl_remove_cache(r->uc, addr, addr + 1);
@@ -260,7 +264,8 @@ void rep_ref_signal(struct sim *s, uint64_t frame, uint64_t pc)
 		memmove(th->frames, th->frames + 1, (MAX_FRAMES - 1) * sizeof(*th->frames));
 		th->nframes--;
 	}
-	th->frames = need(grow_array(th->frames, &th->capframes, th->nframes + 1, sizeof(*th->frames)));
+	th->frames =
+	    need(grow_array(th->frames, &th->capframes, th->nframes + 1, sizeof(*th->frames)));
 	th->frames[th->nframes++] = (struct ref_frame){frame, held};
 }
 

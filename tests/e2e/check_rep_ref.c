@@ -65,7 +65,8 @@ static void native_run(const char *name, const char *arg, struct native *nat)
 	char own[256];
 	snprintf(own, sizeof(own), "%s.o", name);
 	const char *out = tmp_path("native.txt"), *err = tmp_path("native.err");
-	char *argv[] = {tool, "-o", (char *)out, (char *)wl(own), "--", (char *)wl(name), (char *)arg, NULL};
+	char *argv[] = {tool,        "-o", (char *)out, (char *)wl(own), "--", (char *)wl(name),
+	                (char *)arg, NULL};
 	int st = run_cmd(argv, NULL, "/dev/null", err);
 	char *msg = slurp(err, NULL);
 	ck_assert_msg(st == 0, "%s under ptrace_rep: exit %d: %s", name, st, msg ? msg : "");
@@ -83,16 +84,20 @@ static void native_run(const char *name, const char *arg, struct native *nat)
 			nat->funcs = realloc(nat->funcs, (nat->nfuncs + 1) * sizeof(*nat->funcs));
 			ck_assert_ptr_nonnull(nat->funcs);
 			nat->funcs[nat->nfuncs][0] = a, nat->funcs[nat->nfuncs++][1] = b;
-		} else if (sscanf(line, "rep %" SCNx64 " %" SCNx64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, &r.addr,
-				  &r.next, &r.executions, &r.requested, &r.iterations, &r.cond) == 6) {
+		} else if (sscanf(line,
+		                  "rep %" SCNx64 " %" SCNx64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		                  " %" SCNu64,
+		                  &r.addr, &r.next, &r.executions, &r.requested, &r.iterations,
+		                  &r.cond) == 6) {
 			nat->reps = realloc(nat->reps, (nat->nreps + 1) * sizeof(*nat->reps));
 			ck_assert_ptr_nonnull(nat->reps);
 			nat->reps[nat->nreps++] = r;
-		} else if (sscanf(line, "signal %d %" SCNu64 " %" SCNu64, &sig, &a, &b) == 3 && sig > 0 && sig < 65) {
+		} else if (sscanf(line, "signal %d %" SCNu64 " %" SCNu64, &sig, &a, &b) == 3 &&
+		           sig > 0 && sig < 65) {
 			nat->left[sig] = a, nat->resumed[sig] = b;
 		} else {
-			ck_assert_msg(sscanf(line, "exit %d", &nat->exit_status) == 1, "ptrace_rep report: unknown line %s",
-				      line);
+			ck_assert_msg(sscanf(line, "exit %d", &nat->exit_status) == 1,
+			              "ptrace_rep report: unknown line %s", line);
 		}
 	}
 	fclose(f);
@@ -116,7 +121,8 @@ static int own_addr(const struct native *nat, uint64_t a)
 
 /* pmusim's sites (of the report or the truth) against the CPU's, within the own
  * functions; how many sites pmusim reports there. */
-static size_t compare(const struct native *nat, const struct rep_site *g, size_t ng, int has_actual, const char *what)
+static size_t compare(const struct native *nat, const struct rep_site *g, size_t ng, int has_actual,
+                      const char *what)
 {
 	size_t own = 0;
 	for (size_t i = 0; i < ng; i++) {
@@ -127,18 +133,21 @@ static size_t compare(const struct native *nat, const struct rep_site *g, size_t
 		for (size_t j = 0; j < nat->nreps; j++)
 			if (nat->reps[j].addr == g[i].addr)
 				r = &nat->reps[j];
-		ck_assert_msg(r, "%s: a REP at %#" PRIx64 " that objdump does not list", what, g[i].addr);
+		ck_assert_msg(r, "%s: a REP at %#" PRIx64 " that objdump does not list", what,
+		              g[i].addr);
 		ck_assert_msg(r->executions == g[i].executions && r->requested == g[i].requested,
-			      "%s: REP at %#" PRIx64 ": %" PRIu64 " executions, %" PRIu64 " requested on the CPU; %" PRIu64
-			      " and %" PRIu64 " here",
-			      what, r->addr, r->executions, r->requested, g[i].executions, g[i].requested);
-		ck_assert_msg(g[i].has_actual == has_actual, "%s: REP at %#" PRIx64 ": actual %s", what, r->addr,
-			      g[i].has_actual ? "known" : "unknown");
+		              "%s: REP at %#" PRIx64 ": %" PRIu64 " executions, %" PRIu64
+		              " requested on the CPU; %" PRIu64 " and %" PRIu64 " here",
+		              what, r->addr, r->executions, r->requested, g[i].executions,
+		              g[i].requested);
+		ck_assert_msg(g[i].has_actual == has_actual, "%s: REP at %#" PRIx64 ": actual %s",
+		              what, r->addr, g[i].has_actual ? "known" : "unknown");
 		if (has_actual)
-			ck_assert_msg(r->iterations == g[i].actual && r->cond == g[i].cond,
-				      "%s: REP at %#" PRIx64 ": %" PRIu64 " iterations, %" PRIu64
-				      " ended by the condition on the CPU; %" PRIu64 " and %" PRIu64 " here",
-				      what, r->addr, r->iterations, r->cond, g[i].actual, g[i].cond);
+			ck_assert_msg(
+			    r->iterations == g[i].actual && r->cond == g[i].cond,
+			    "%s: REP at %#" PRIx64 ": %" PRIu64 " iterations, %" PRIu64
+			    " ended by the condition on the CPU; %" PRIu64 " and %" PRIu64 " here",
+			    what, r->addr, r->iterations, r->cond, g[i].actual, g[i].cond);
 	}
 	/* and every REP the CPU ran is there */
 	size_t ran = 0;
@@ -180,9 +189,11 @@ START_TEST(own_reps_match_the_cpu)
 	struct native nat;
 	native_run(w->name, w->arg, &nat);
 	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
-		const char *data = tmp_path("rep.data"), *json = tmp_path("rep.json"); /* 8 paths stay valid */
-		char *argv[32] = {(char *)pmusim(), "record", "--rep", (char *)modes[m].mode, "-o", (char *)data,
-				  "--truth-json", (char *)json};
+		const char *data = tmp_path("rep.data"),
+		           *json = tmp_path("rep.json"); /* 8 paths stay valid */
+		char *argv[32] = {(char *)pmusim(),      "record",    "--rep",
+		                  (char *)modes[m].mode, "-o",        (char *)data,
+		                  "--truth-json",        (char *)json};
 		int k = 8;
 		for (int e = 0; modes[m].extra[e]; e++)
 			argv[k++] = (char *)modes[m].extra[e];
@@ -192,14 +203,16 @@ START_TEST(own_reps_match_the_cpu)
 			argv[k++] = (char *)w->arg;
 		ck_assert_int_eq(run_cmd(argv, NULL, "/dev/null", NULL), 0);
 		char what[128];
-		snprintf(what, sizeof(what), "%s (line %d), --rep %s%s", w->name, w->line, modes[m].mode,
-			 modes[m].extra[0] ? " and more" : "");
+		snprintf(what, sizeof(what), "%s (line %d), --rep %s%s", w->name, w->line,
+		         modes[m].mode, modes[m].extra[0] ? " and more" : "");
 		int st;
-		char *r[] = {(char *)pmusim(), "report", "-i", (char *)data, "--rep", "--format", "json", NULL};
+		char *r[] = {(char *)pmusim(), "report",   "-i",   (char *)data,
+		             "--rep",          "--format", "json", NULL};
 		char *out = run_capture(r, &st);
 		struct rep_site *g, *t;
 		size_t ng, nt;
-		ck_assert_msg(st == 0 && rep_sites_of_report(out, &g, &ng) == 0, "%s: report --rep: %s", what, out);
+		ck_assert_msg(st == 0 && rep_sites_of_report(out, &g, &ng) == 0,
+		              "%s: report --rep: %s", what, out);
 		ck_assert_int_eq(rep_sites_of_truth(json, &t, &nt), 0);
 		size_t own = compare(&nat, g, ng, modes[m].has_actual, what);
 		char twhat[160];
@@ -226,7 +239,8 @@ START_TEST(tool_refuses_what_it_cannot_trace)
 	char *pie[] = {tool, wl("pie_hello.o"), "--", (char *)wl("pie_hello"), NULL};
 	ck_assert_int_eq(run_cmd(pie, NULL, "/dev/null", err), 125);
 	char *msg = slurp(err, NULL);
-	ck_assert_msg(msg && strstr(msg, "ptrace_rep: ") && strchr(msg, '\n') == strrchr(msg, '\n'), "%s", msg);
+	ck_assert_msg(msg && strstr(msg, "ptrace_rep: ") && strchr(msg, '\n') == strrchr(msg, '\n'),
+	              "%s", msg);
 	free(msg);
 	char *wrong[] = {tool, wl("loops.o"), "--", (char *)wl("rep_faults"), NULL};
 	ck_assert_int_eq(run_cmd(wrong, NULL, "/dev/null", err), 125);
@@ -240,7 +254,8 @@ int main(void)
 	Suite *s = suite_create("rep_ref");
 	TCase *tc = tcase_create("rep_ref");
 	tcase_set_timeout(tc, 300);
-	tcase_add_loop_test(tc, own_reps_match_the_cpu, 0, (int)(sizeof(workloads) / sizeof(workloads[0])));
+	tcase_add_loop_test(tc, own_reps_match_the_cpu, 0,
+	                    (int)(sizeof(workloads) / sizeof(workloads[0])));
 	tcase_add_test(tc, tool_refuses_what_it_cannot_trace);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

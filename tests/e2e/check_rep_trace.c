@@ -162,6 +162,39 @@ START_TEST(validate_finds_mismatches)
 }
 END_TEST
 
+/* An execution recorded in parts is one execution: workloads/rep_faults' copy_left
+ * runs 300 (left by siglongjmp after 100), 50 and 7 bytes, copy_resumed 300 (a
+ * handler returns into it after 100) and 20, three rounds each (its comment); their
+ * smallest and largest executions, as the report computes them from the records. */
+START_TEST(execution_extremes_span_parts)
+{
+	static const struct {
+		const char *sym;
+		const char *mode;
+		int min, max;
+	} want[] = {
+	    {"copy_left+", "last", 7, 100}, {"copy_resumed+", "last", 20, 300},
+	    {"copy_left+", "buffer", 7, 100}, {"copy_resumed+", "buffer", 20, 300},
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const char *data = tmp_path("x.data");
+		char *r[] = {(char *)pmusim(), "record", "--rep", (char *)want[i].mode, "-o", (char *)data, "--",
+			     (char *)wl("rep_faults"), NULL};
+		ck_assert_int_eq(run_cmd(r, NULL, "/dev/null", NULL), 0);
+		char *q[] = {(char *)pmusim(), "report", "-i", (char *)data, "--rep", "--format", "json", NULL};
+		int st, min = -1, max = -1;
+		char *out = run_capture(q, &st);
+		const char *p = out ? strstr(out, want[i].sym) : NULL;
+		ck_assert_msg(st == 0 && p, "no %s in %s", want[i].sym, out);
+		ck_assert_int_eq(sscanf(strstr(p, "\"min\""), "\"min\": %d", &min), 1);
+		ck_assert_int_eq(sscanf(strstr(p, "\"max\""), "\"max\": %d", &max), 1);
+		ck_assert_msg(min == want[i].min && max == want[i].max, "%s (%s): min %d, max %d", want[i].sym,
+			      want[i].mode, min, max);
+		free(out);
+	}
+}
+END_TEST
+
 /* Every entry of perf script -F brstack's lines ("FROM/TO/M/P/A/CYCLES" tokens). */
 static uint64_t brstack_entries(const char *text)
 {
@@ -213,6 +246,7 @@ int main(void)
 	tcase_add_test(tc, dynamic_program_matches_truth);
 	tcase_add_test(tc, validate_finds_mismatches);
 	tcase_add_test(tc, tbe_records_every_taken_branch);
+	tcase_add_test(tc, execution_extremes_span_parts);
 	tcase_add_test(tc, patching_leaves_the_program_unchanged);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

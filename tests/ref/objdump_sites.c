@@ -160,7 +160,8 @@ static int is_string(const char *m)
 	static const char *const ops[] = {"movs", "stos", "cmps", "scas", "lods", "ins", "outs"};
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 		size_t n = strlen(ops[i]);
-		if (strncmp(m, ops[i], n) == 0 && (m[n] == 0 || (strchr("bwlq", m[n]) && m[n + 1] == 0)))
+		if (strncmp(m, ops[i], n) == 0 &&
+		    (m[n] == 0 || (strchr("bwlq", m[n]) && m[n + 1] == 0)))
 			return 1;
 	}
 	return 0;
@@ -272,8 +273,11 @@ static int on_insn(struct parse *ps, uint64_t addr, const char *text)
 			return -1;
 		t->sites = s;
 	}
-	t->sites[t->nsites] = (struct site){
-	    .addr = addr, .target = target, .kind = kind, .func = (size_t)ps->func, .addr32 = addr32};
+	t->sites[t->nsites] = (struct site){.addr = addr,
+	                                    .target = target,
+	                                    .kind = kind,
+	                                    .func = (size_t)ps->func,
+	                                    .addr32 = addr32};
 	ps->prev_site = (long)t->nsites++;
 	return 0;
 }
@@ -315,7 +319,8 @@ static int check_table(const struct site_table *t, const struct names *nm, const
 			return -1;
 		}
 	for (size_t i = 0; i < t->nsites; i++)
-		if ((t->sites[i].kind == SITE_COND || t->sites[i].kind == SITE_REP) && !t->sites[i].next) {
+		if ((t->sites[i].kind == SITE_COND || t->sites[i].kind == SITE_REP) &&
+		    !t->sites[i].next) {
 			fail(err, len, "%s at %#llx: no next instruction in the listing",
 			     t->sites[i].kind == SITE_REP ? "REP" : "conditional branch",
 			     (unsigned long long)t->sites[i].addr);
@@ -324,7 +329,8 @@ static int check_table(const struct site_table *t, const struct names *nm, const
 	return 0;
 }
 
-static int load(struct site_table *t, const char *prog, const char *own, int rep, char *err, size_t errlen)
+static int load(struct site_table *t, const char *prog, const char *own, int rep, char *err,
+                size_t errlen)
 {
 	memset(t, 0, sizeof(*t));
 	struct names nm = {0};
@@ -366,7 +372,8 @@ int sites_load(struct site_table *t, const char *prog, const char *own, char *er
 	return load(t, prog, own, 0, err, errlen);
 }
 
-int sites_load_rep(struct site_table *t, const char *prog, const char *own, char *err, size_t errlen)
+int sites_load_rep(struct site_table *t, const char *prog, const char *own, char *err,
+                   size_t errlen)
 {
 	return load(t, prog, own, 1, err, errlen);
 }
@@ -379,7 +386,8 @@ struct site *sites_find(const struct site_table *t, uint64_t addr)
 
 const char *site_kind_name(enum site_kind k)
 {
-	static const char *const names[] = {"cond", "jmp", "jmp_ind", "call", "call_ind", "ret", "rep"};
+	static const char *const names[] = {"cond",     "jmp", "jmp_ind", "call",
+	                                    "call_ind", "ret", "rep"};
 	return names[k];
 }
 

@@ -50,7 +50,8 @@ int sites_load(struct site_table *t, const char *prog, const char *own, char *er
 /* The same for the REP string instructions instead of the branches: every
  * instruction objdump lists with a rep, repz or repnz prefix before movs, stos,
  * cmps, scas, lods, ins or outs (with or without a b/w/l/q suffix), kind SITE_REP. */
-int sites_load_rep(struct site_table *t, const char *prog, const char *own, char *err, size_t errlen);
+int sites_load_rep(struct site_table *t, const char *prog, const char *own, char *err,
+                   size_t errlen);
 
 /* The site at addr, or NULL. */
 struct site *sites_find(const struct site_table *t, uint64_t addr);

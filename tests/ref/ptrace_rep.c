@@ -83,8 +83,8 @@ struct tracer {
 	int status;
 	struct frame frames[MAX_FRAMES];
 	size_t nframes;
-	struct held resume;        /* the next entry into its REP goes on with it */
-	uint64_t sigreturn_frame;  /* at an rt_sigreturn's entry: its frame (0: none) */
+	struct held resume;       /* the next entry into its REP goes on with it */
+	uint64_t sigreturn_frame; /* at an rt_sigreturn's entry: its frame (0: none) */
 	uint64_t left[NSIG_MAX], resumed[NSIG_MAX];
 };
 
@@ -192,7 +192,8 @@ static int deliver_at_rep(struct tracer *tr, int sig, uint64_t rep_addr, struct 
 		if (st >> 16) /* an event (a group stop): not ours */
 			request(tr, PTRACE_SINGLESTEP, 0);
 		else
-			fatal("signal %d while delivering signal %d at %#" PRIx64, WSTOPSIG(st), sig, rep_addr);
+			fatal("signal %d while delivering signal %d at %#" PRIx64, WSTOPSIG(st),
+			      sig, rep_addr);
 	}
 	struct user_regs_struct r;
 	get_regs(tr, &r);
@@ -219,7 +220,8 @@ static int on_hit(struct tracer *tr, size_t i, struct user_regs_struct *r)
 			tr->resumed[tr->resume.sig]++;
 		} else {
 			k->executions++;
-			k->requested = k->requested + before < k->requested ? UINT64_MAX : k->requested + before;
+			k->requested = k->requested + before < k->requested ? UINT64_MAX
+			                                                    : k->requested + before;
 		}
 		tr->resume.valid = 0;
 		poke(tr, s->addr, s->orig);
@@ -241,14 +243,15 @@ static int on_hit(struct tracer *tr, size_t i, struct user_regs_struct *r)
 		poke(tr, s->addr, INT3);
 		if (sig == SIGTRAP && r->rip != s->addr) { /* retired */
 			if (r->rip != s->next)
-				fatal("the REP at %#" PRIx64 " went on at %#llx, not %#" PRIx64, s->addr, r->rip,
-				      s->next);
+				fatal("the REP at %#" PRIx64 " went on at %#llx, not %#" PRIx64,
+				      s->addr, r->rip, s->next);
 			k->by_condition += after != 0;
 			go_on(tr, 0);
 			return 1;
 		}
 		if (r->rip != s->addr)
-			fatal("signal %d with RIP %#llx while stepping the REP at %#" PRIx64, sig, r->rip, s->addr);
+			fatal("signal %d with RIP %#llx while stepping the REP at %#" PRIx64, sig,
+			      r->rip, s->addr);
 		/* a signal stopped it in the middle */
 		tr->left[sig]++;
 		int rc = deliver_at_rep(tr, sig, s->addr, (struct held){1, i, sig});
@@ -274,7 +277,8 @@ static int on_signal(struct tracer *tr, int sig)
 		return 1;
 	}
 	size_t i = (size_t)(s - tr->t.sites);
-	struct held h = tr->resume.valid && tr->resume.site == i ? tr->resume : (struct held){0, 0, 0};
+	struct held h =
+	    tr->resume.valid && tr->resume.site == i ? tr->resume : (struct held){0, 0, 0};
 	tr->resume.valid = 0;
 	int rc = deliver_at_rep(tr, sig, s->addr, h);
 	if (rc < 0)
@@ -295,7 +299,8 @@ static void on_syscall(struct tracer *tr)
 		fatal("PTRACE_GET_SYSCALL_INFO: %s", strerror(errno));
 	struct user_regs_struct r;
 	if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
-		tr->sigreturn_frame = info.entry.nr == SYS_rt_sigreturn ? info.stack_pointer - 8 : 0;
+		tr->sigreturn_frame =
+		    info.entry.nr == SYS_rt_sigreturn ? info.stack_pointer - 8 : 0;
 	} else if (info.op == PTRACE_SYSCALL_INFO_EXIT && tr->sigreturn_frame) {
 		get_regs(tr, &r);
 		size_t k = tr->nframes;
@@ -319,7 +324,8 @@ static int handle(struct tracer *tr, int st)
 		int ev = st >> 16;
 		if (ev == PTRACE_EVENT_EXEC)
 			on_exec(tr);
-		else if (ev == PTRACE_EVENT_CLONE || ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK)
+		else if (ev == PTRACE_EVENT_CLONE || ev == PTRACE_EVENT_FORK ||
+		         ev == PTRACE_EVENT_VFORK)
 			fatal("the program starts a thread or process: refused (one thread only)");
 		go_on(tr, 0);
 		return 1;
@@ -376,8 +382,8 @@ static void spawn(struct tracer *tr, char *const argv[])
 	}
 	close(go[0]);
 	tr->pid = pid;
-	long opts = PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
-		    PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL;
+	long opts = PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
+	            PTRACE_O_TRACEVFORK | PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL;
 	if (ptrace(PTRACE_SEIZE, pid, 0, (void *)opts) < 0)
 		fatal("PTRACE_SEIZE: %s", strerror(errno));
 	close(go[1]);
@@ -386,17 +392,21 @@ static void spawn(struct tracer *tr, char *const argv[])
 static int report(const struct tracer *tr, FILE *f)
 {
 	for (size_t i = 0; i < tr->t.nfuncs; i++)
-		fprintf(f, "func %s %#" PRIx64 " %#" PRIx64 "\n", tr->t.funcs[i].name, tr->t.funcs[i].start,
-			tr->t.funcs[i].end);
+		fprintf(f, "func %s %#" PRIx64 " %#" PRIx64 "\n", tr->t.funcs[i].name,
+		        tr->t.funcs[i].start, tr->t.funcs[i].end);
 	for (size_t i = 0; i < tr->t.nsites; i++) {
 		const struct site *s = &tr->t.sites[i];
 		const struct rep_count *k = &tr->count[i];
-		fprintf(f, "rep %#" PRIx64 " %#" PRIx64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", s->addr,
-			s->next, k->executions, k->requested, k->iterations, k->by_condition);
+		fprintf(f,
+		        "rep %#" PRIx64 " %#" PRIx64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+		        "\n",
+		        s->addr, s->next, k->executions, k->requested, k->iterations,
+		        k->by_condition);
 	}
 	for (int sig = 1; sig < NSIG_MAX; sig++)
 		if (tr->left[sig])
-			fprintf(f, "signal %d %" PRIu64 " %" PRIu64 "\n", sig, tr->left[sig], tr->resumed[sig]);
+			fprintf(f, "signal %d %" PRIu64 " %" PRIu64 "\n", sig, tr->left[sig],
+			        tr->resumed[sig]);
 	fprintf(f, "exit %d\n", tr->status);
 	return ferror(f) ? -1 : 0;
 }
