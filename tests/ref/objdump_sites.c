@@ -363,7 +363,8 @@ static int load(struct site_table *t, const char *prog, const char *own, int rep
 		sites_free(t);
 		return -1;
 	}
-	qsort(t->sites, t->nsites, sizeof(*t->sites), cmp_site);
+	if (t->nsites) /* a program without REPs has no REP sites */
+		qsort(t->sites, t->nsites, sizeof(*t->sites), cmp_site);
 	return 0;
 }
 
@@ -381,6 +382,8 @@ int sites_load_rep(struct site_table *t, const char *prog, const char *own, char
 struct site *sites_find(const struct site_table *t, uint64_t addr)
 {
 	struct site key = {.addr = addr};
+	if (!t->nsites)
+		return NULL;
 	return bsearch(&key, t->sites, t->nsites, sizeof(*t->sites), cmp_site);
 }
 
