@@ -176,26 +176,35 @@ static void push_frame(struct tracer *tr, uint64_t frame, struct held h)
 	tr->frames[tr->nframes++] = (struct frame){frame, h};
 }
 
+static int on_signal(struct tracer *tr, int sig);
+
 /* Delivers sig, stopped at a REP (its INT3 in place) with h held, by a single step:
- * at a handler's first instruction its frame is pushed and 0 returned; when the
- * signal entered no handler, the step ran the INT3 and 1 is returned (the thread is
- * stopped on it, h still to go on with); -1 when the program ended. */
+ * at a handler's first instruction its frame is pushed and 0 returned (the kernel
+ * reports that stop before it looks at another signal); when the signal entered no
+ * handler, the step ran the INT3 and 1 is returned (the thread is stopped on it, h
+ * still to go on with), or another pending signal stopped it first: that one is
+ * handled here (2: the thread runs on); -1 when the program ended. */
 static int deliver_at_rep(struct tracer *tr, int sig, uint64_t rep_addr, struct held h)
 {
 	request(tr, PTRACE_SINGLESTEP, sig);
 	int st;
+	struct user_regs_struct r;
 	for (;;) {
 		if (!wait_stop(tr, &st))
 			return -1;
 		if (WSTOPSIG(st) == SIGTRAP && !(st >> 16))
 			break;
-		if (st >> 16) /* an event (a group stop): not ours */
+		if (st >> 16) { /* an event (a group stop): not ours */
 			request(tr, PTRACE_SINGLESTEP, 0);
-		else
-			fatal("signal %d while delivering signal %d at %#" PRIx64, WSTOPSIG(st),
-			      sig, rep_addr);
+			continue;
+		}
+		get_regs(tr, &r);
+		if (r.rip != rep_addr)
+			fatal("signal %d at %#llx while delivering signal %d at %#" PRIx64,
+			      WSTOPSIG(st), r.rip, sig, rep_addr);
+		tr->resume = h; /* sig entered no handler; the next one may */
+		return on_signal(tr, WSTOPSIG(st)) ? 2 : -1;
 	}
-	struct user_regs_struct r;
 	get_regs(tr, &r);
 	if (r.rip == rep_addr + 1) { /* no handler: the INT3 ran */
 		tr->resume = h;
@@ -257,6 +266,8 @@ static int on_hit(struct tracer *tr, size_t i, struct user_regs_struct *r)
 		int rc = deliver_at_rep(tr, sig, s->addr, (struct held){1, i, sig});
 		if (rc < 0)
 			return 0;
+		if (rc == 2)
+			return 1;
 		if (rc == 0) {
 			go_on(tr, 0);
 			return 1;
@@ -283,6 +294,8 @@ static int on_signal(struct tracer *tr, int sig)
 	int rc = deliver_at_rep(tr, sig, s->addr, h);
 	if (rc < 0)
 		return 0;
+	if (rc == 2)
+		return 1;
 	if (rc == 0) {
 		go_on(tr, 0);
 		return 1;
