@@ -43,11 +43,13 @@ E2E_BIN := $(E2E_SRC:tests/e2e/%.c=$(BUILD)/tests/%)
 REAL_SRC := $(wildcard tests/e2e_real/check_*.c)
 REAL_BIN := $(REAL_SRC:tests/e2e_real/%.c=$(BUILD)/tests/%)
 
-# The native reference (tests/ref/): ptrace_edges runs a program on the real CPU and
-# counts its branch edges; it shares no code with pmusim (no LIB_OBJ).
+# The native references (tests/ref/): ptrace_edges runs a program on the real CPU and
+# counts its branch edges, ptrace_rep its REP executions; they share no code with
+# pmusim (no LIB_OBJ).
 REF_SRC := $(wildcard tests/ref/*.c)
 REF_OBJ := $(REF_SRC:%.c=$(BUILD)/%.o)
 PTRACE_EDGES := $(BUILD)/tests/ptrace_edges
+PTRACE_REP := $(BUILD)/tests/ptrace_rep
 
 # Workloads: static programs with known branch structure (see workloads/*.c, *.S).
 WL_DIR := build/workloads
@@ -78,7 +80,11 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(PTRACE_EDGES): $(REF_OBJ)
+$(PTRACE_EDGES): $(BUILD)/tests/ref/ptrace_edges.o $(BUILD)/tests/ref/edge_report.o $(BUILD)/tests/ref/objdump_sites.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(PTRACE_REP): $(BUILD)/tests/ref/ptrace_rep.o $(BUILD)/tests/ref/objdump_sites.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^
 
@@ -190,8 +196,9 @@ deps-real:
 unit: $(UNIT_BIN)
 	@tests/run_suites.sh $(UNIT_BIN)
 
-e2e: $(PMUSIM) workloads $(E2E_BIN) $(PTRACE_EDGES)
-	@PMUSIM=$(PMUSIM) PTRACE_EDGES=$(PTRACE_EDGES) WORKLOADS=$(WL_DIR) tests/run_suites.sh $(E2E_BIN)
+e2e: $(PMUSIM) workloads $(E2E_BIN) $(PTRACE_EDGES) $(PTRACE_REP)
+	@PMUSIM=$(PMUSIM) PTRACE_EDGES=$(PTRACE_EDGES) PTRACE_REP=$(PTRACE_REP) WORKLOADS=$(WL_DIR) \
+		tests/run_suites.sh $(E2E_BIN)
 
 # Real Debian programs (python3, perl, gcc, node, compressors...) run by a shell
 # natively and under pmusim, compared byte for byte; minutes, not part of make test.
@@ -203,9 +210,9 @@ asan-unit:
 
 # The end-to-end suite against pmusim built with ASan+UBSan.
 e2e-asan: $(E2E_BIN) workloads
-	$(MAKE) MODE=asan build/asan/pmusim build/asan/tests/ptrace_edges
-	@PMUSIM=build/asan/pmusim PTRACE_EDGES=build/asan/tests/ptrace_edges WORKLOADS=$(WL_DIR) \
-		tests/run_suites.sh $(E2E_BIN)
+	$(MAKE) MODE=asan build/asan/pmusim build/asan/tests/ptrace_edges build/asan/tests/ptrace_rep
+	@PMUSIM=build/asan/pmusim PTRACE_EDGES=build/asan/tests/ptrace_edges PTRACE_REP=build/asan/tests/ptrace_rep \
+		WORKLOADS=$(WL_DIR) tests/run_suites.sh $(E2E_BIN)
 
 # All tests: unit suites and end-to-end suite with ASan+UBSan, then in the release
 # build (tests/test_all.sh). Ends with the total of every suite: "total: N passed, N failed".

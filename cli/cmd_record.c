@@ -549,8 +549,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	program_run(&p);
 	status = program_status(&p);
-	if (r.rep.unit) {
-		rep_unit_flush(r.rep.unit); /* what is left in the buffer */
+	if (a.rep_mode >= 0) {
+		rep_recording_finish(&r.rep); /* what is left in the buffer, the last branch records */
 		if (r.rep.err && !r.err)
 			r.err = r.rep.err;
 	}

@@ -187,7 +187,7 @@ int program_load(struct program *p)
 	}
 	if (p->truth || p->truth_json) {
 		p->t = truth_new();
-		if (!p->t || sim_add_image_sink(p->sim, truth_sink(p->t)) < 0) {
+		if (!p->t || sim_add_image_sink(p->sim, truth_sink(p->t)) < 0 || sim_rep_reference(p->sim, p->t) < 0) {
 			fprintf(stderr, "pmusim: out of memory\n");
 			return -1;
 		}

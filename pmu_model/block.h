@@ -71,10 +71,24 @@ struct block_info {
 	const uint8_t *cls;    /* cls[i]: enum insn_class of instruction i */
 };
 
+/* REP string instructions (retired_block.rep_part). An execution of a REP begins when
+ * the thread reaches the instruction by program flow, with requested = the count
+ * register (RCX, ECX under 0x67), and ends when the instruction retires (the count
+ * ran out or its repe/repne condition ended it). When a fault or a signal takes the
+ * thread to a handler in the middle of it, the part done so far is reported in the
+ * block being retired (RB_REP_LEFT); if the handler returns into the REP, the rest is
+ * a further part of the same execution (RB_REP_RESUMED: same requested count, the
+ * execution is not counted again); if it does not (siglongjmp, death), the execution
+ * ends there. A block carrying a part may retire no instruction (ninsns 0: the REP,
+ * first of its run, was left). */
+#define RB_REP_RAN     0x1  /* this block carries a part of a REP execution (rep_* valid) */
+#define RB_REP_RESUMED 0x2  /* the part continues an execution begun in an earlier part */
+#define RB_REP_LEFT    0x4  /* the REP did not retire: the part ended in the middle of it */
+
 struct retired_block {
 	const struct block_info *info;
 	uint64_t next;      /* address that executes next (the target when taken) */
-	uint64_t rep_iters; /* iterations performed, for BK_REP */
+	uint64_t rep_iters; /* REP parts: iterations performed in this part */
 	uint32_t tid;       /* guest thread id */
 	uint32_t ninsns;    /* instructions retired, <= info->ninsns */
 	uint8_t kind;       /* info->kind, or BK_NONE when the terminator did not retire */
@@ -82,12 +96,15 @@ struct retired_block {
 	uint8_t run_start;  /* 1 when entered by a control transfer or at program start */
 	uint8_t new_context;/* 1 for the first block after a context switch or an execve
 	                     * (another thread or address space runs from here on) */
-	uint64_t rep_count; /* for BK_REP: the count register (masked to ECX under 0x67)
-	                     * at the REP's first execution; rep_iters of it were done */
+	uint64_t rep_count; /* REP parts: the count register (masked to ECX under 0x67)
+	                     * when the execution began (its requested count) */
 	uint64_t sp;        /* RSP after the block, for calls, returns and indirect jumps when
 	                     * a consumer asked for it (sim_tstack_new,
 	                     * sim_track_true_stacks); 0 otherwise. After
 	                     * a call it is where the return address was pushed. */
+	uint64_t rep_left;  /* REP parts: the count register when the part ended (not 0
+	                     * at a retirement: the condition ended it) */
+	uint8_t rep_part;   /* RB_REP_* (0: no REP part) */
 };
 
 /* Consumer of the stream. Called once per retired block, in program order. */

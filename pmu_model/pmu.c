@@ -335,18 +335,50 @@ static inline uint64_t block_events(const struct pmu *p, const struct counter *k
 	}
 }
 
+/* The iterations of a REP left in the middle (a fault in one of them): they ran but
+ * the REP did not retire, so REP iterations and their cycles count and instructions
+ * do not; an overflow among them interrupts at the REP. */
+static void rep_left(struct pmu *p, const struct retired_block *rb)
+{
+	uint64_t it = rb->rep_iters, q0 = p->q;
+	if (!it)
+		return;
+	p->q += it * p->rep_q;
+	p->rep_iters += it;
+	for (uint32_t j = 0; j < p->nsampled; j++) {
+		uint32_t c = p->sampled[j];
+		enum pmu_event ev = p->ctr[c].ev;
+		uint64_t e = ev == EV_REP_ITERATIONS ? it : ev == EV_CYCLES ? (p->q >> 2) - (q0 >> 2) : 0;
+		if (e)
+			count_events(p, c, e, q0 >> 2);
+	}
+	/* the REP did not retire: the newest LBR entry is a branch before it */
+	if (p->pending && (p->cfg.skid_in_cycles ? p->q >= p->land : p->insns >= p->land))
+		deliver_pmi(p, rb->info->term, rb->tid, 0);
+}
+
+static void retire_insns(struct pmu *p, const struct retired_block *rb);
+
 static void pmu_retire(void *ctx, const struct retired_block *rb)
 {
 	struct pmu *p = ctx;
+	if (rb->new_context)
+		lbr_reset(&p->lbr);
+	if (rb->ninsns)
+		retire_insns(p, rb);
+	if (rb->rep_part & RB_REP_LEFT)
+		rep_left(p, rb);
+}
+
+/* The block's retired instructions: the fast path, or a replay when a counter
+ * overflows or a PMI lands in it. */
+static void retire_insns(struct pmu *p, const struct retired_block *rb)
+{
 	const struct block_info *bi = rb->info;
 	uint32_t n = rb->ninsns;
 	unsigned kind = rb->kind, taken = rb->taken != 0;
 	uint64_t extra = 0;
 	int mis = 0;
-	if (n == 0)
-		return;
-	if (rb->new_context)
-		lbr_reset(&p->lbr);
 	if (kind == BK_COND) {
 		mis = bpred_cond(&p->bp, bi->term, (int)taken);
 		extra = (uint64_t)mis * p->mis_q + taken * p->taken_q;

@@ -97,7 +97,7 @@ static void interrupt(struct rep_unit *u, const struct rep_record *r, size_t n)
 static void mem_store(uint8_t *p, const struct rep_record *r)
 {
 	memset(p, 0, REP_MEM_ENTRY);
-	p[0] = r->kind, p[1] = r->end, p[2] = r->has_actual;
+	p[0] = r->kind, p[1] = r->end, p[2] = r->has_actual, p[3] = r->resumed;
 	memcpy(p + 4, &r->tid, 4);
 	memcpy(p + 8, &r->site, 8);
 	memcpy(p + 16, &r->to, 8);
@@ -109,7 +109,7 @@ static void mem_store(uint8_t *p, const struct rep_record *r)
 static void mem_load(const uint8_t *p, struct rep_record *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->kind = p[0], r->end = p[1], r->has_actual = p[2];
+	r->kind = p[0], r->end = p[1], r->has_actual = p[2], r->resumed = p[3];
 	memcpy(&r->tid, p + 4, 4);
 	memcpy(&r->site, p + 8, 8);
 	memcpy(&r->to, p + 16, 8);
@@ -157,12 +157,14 @@ static void buffer_put(struct rep_unit *u, const struct rep_record *r)
 	}
 }
 
-/* SSE: a trap after every iteration, the handler reading the count register. */
+/* SSE: a trap after every iteration of this part, the handler reading the count
+ * register (before the iteration) and the iteration's index in its execution. */
 static void single_steps(struct rep_unit *u, const struct retired_block *rb, uint64_t at)
 {
+	uint64_t before = rb->rep_left + rb->rep_iters; /* the count when the part began */
 	for (uint64_t i = 0; i < rb->rep_iters; i++) {
 		struct rep_record st = {.kind = REP_ENTRY_STEP, .tid = rb->tid, .site = rb->info->term,
-					.requested = rb->rep_count - i, .actual = i, .insn = at};
+					.requested = before - i, .actual = rb->rep_count - before + i, .insn = at};
 		if (buffered(u))
 			buffer_put(u, &st);
 		else
@@ -172,35 +174,38 @@ static void single_steps(struct rep_unit *u, const struct retired_block *rb, uin
 
 static void on_rep(struct rep_unit *u, const struct retired_block *rb, uint64_t at)
 {
-	const struct block_info *bi = rb->info;
 	int sse = (u->cfg.control & REP_F_SSE) != 0;
+	int first = !(rb->rep_part & RB_REP_RESUMED);
 	struct rep_record r = {0};
 	r.kind = REP_ENTRY_REP;
 	r.tid = rb->tid;
-	r.site = bi->term;
+	r.site = rb->info->term;
 	r.insn = at;
-	/* first execution: the count register goes into RCR */
+	/* a first execution copies the count register into RCR; a continuation finds
+	 * RCR as the operating system restored it with the thread's context */
 	u->rcr = rb->rep_count;
 	r.requested = u->rcr;
+	if (first)
+		u->occurrences++;
 	if (u->cfg.mode == REP_FIRST) {
-		interrupt(u, &r, 1); /* the handler reads RCR; the end is not known yet */
+		if (first)
+			interrupt(u, &r, 1); /* the handler reads RCR; the end is not known yet */
 		if (sse)
 			single_steps(u, rb, at);
 		u->exec_ctr = rb->rep_iters;
-		u->occurrences++;
 		return;
 	}
 	if (sse)
 		single_steps(u, rb, at);
-	/* last execution: RCR - count = iterations done */
+	/* the REP retired (RCR - count = iterations done) or was left in the middle */
 	u->exec_ctr = rb->rep_iters;
-	u->occurrences++;
 	r.actual = rb->rep_iters;
 	r.has_actual = 1;
-	if (rb->kind != BK_REP)
+	r.resumed = (uint8_t)!first;
+	if (rb->rep_part & RB_REP_LEFT)
 		r.end = REP_END_INTERRUPTED;
 	else
-		r.end = rb->rep_iters < rb->rep_count ? REP_END_CONDITION : REP_END_COUNT;
+		r.end = rb->rep_left ? REP_END_CONDITION : REP_END_COUNT;
 	if (buffered(u))
 		buffer_put(u, &r);
 	else
@@ -211,11 +216,12 @@ static void rep_retire(void *ctx, const struct retired_block *rb)
 {
 	struct rep_unit *u = ctx;
 	const struct block_info *bi = rb->info;
-	uint64_t before_term = u->insns + (rb->ninsns ? rb->ninsns - 1 : 0);
+	/* the instructions retired before the REP (or the branch) */
+	uint64_t before_term = u->insns + (rb->kind != BK_NONE && rb->ninsns ? rb->ninsns - 1 : rb->ninsns);
 	u->insns += rb->ninsns;
 	if (!(u->cfg.control & REP_F_RE))
 		return;
-	if (bi->kind == BK_REP && (rb->kind == BK_REP || rb->rep_iters > 0))
+	if (rb->rep_part & RB_REP_RAN)
 		on_rep(u, rb, before_term);
 	else if ((u->cfg.control & REP_F_TBE) && buffered(u) && br_kind_is_branch(rb->kind) && rb->taken) {
 		struct rep_record r = {.kind = REP_ENTRY_BRANCH, .tid = rb->tid, .site = bi->term,

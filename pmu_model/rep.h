@@ -3,7 +3,23 @@
  * REP string instruction is one instruction that runs its count register down
  * (RCX, or ECX under a 0x67 prefix) or stops early on a condition (repe/repne
  * cmps/scas); the block stream hands over each REP execution whole, with the
- * count at its first execution (rep_count) and the iterations done (rep_iters).
+ * count at its first execution (rep_count) and the iterations done (rep_iters) —
+ * or in parts, when a fault or signal took the thread to a handler in the middle
+ * of it (pmu_model/block.h, RB_REP_*).
+ *
+ * What one execution is: it begins when the thread reaches the REP by program
+ * flow and ends when the REP retires. A handler that returns into a REP it
+ * interrupted (a page fault fixed by mprotect, a timer's signal) does not begin
+ * another execution: the seed copies the count register into RCR at a REP's
+ * *first* execution, and the REP an IRET or rt_sigreturn goes back to is that
+ * execution's continuation, not a first execution — the operating system saves
+ * the unit's state (RCR, the execution counter) with the interrupted context and
+ * restores it with that context, as it does for any register the interrupted
+ * instruction depends on. So requested stays what the program asked for (300
+ * bytes, not 300 and then the 200 left), and an interruption the program cannot
+ * see (a kernel interrupt on real hardware) changes no figure. A REP whose handler
+ * never returns to it (siglongjmp, death by the signal) ends where it was left,
+ * with the iterations done so far.
  *
  * Registers modelled:
  * - control register: RE (repeat enable), SSE (single-step: the trace handler
@@ -19,7 +35,7 @@
  *   next-entry register (offset of the next entry); an entry that would not
  *   fit sets the full flag and interrupts, the handler reads the entries back
  *   from memory and resets next-entry. Entry layout (REP_MEM_ENTRY bytes,
- *   little-endian): u8 kind, u8 end, u8 has_actual, u8 0, u32 tid, u64 site,
+ *   little-endian): u8 kind, u8 end, u8 has_actual, u8 resumed, u32 tid, u64 site,
  *   u64 to, u64 requested, u64 actual, u64 insn. The memory is the unit's own
  *   (at the nominal address REP_MEM_BASE), not the guest's;
  * - REP counters: a REP-occurrence counter one step from overflow (each REP
@@ -30,7 +46,10 @@
  * - REP_FIRST: interrupt at the first execution; the record has the requested
  *   count (from RCR); the actual count is not known in this mode;
  * - REP_LAST: interrupt at the last execution; requested (RCR) and actual
- *   (RCR − count) are both known;
+ *   (RCR − count) are both known; also when the REP is left in the middle
+ *   (end REP_END_INTERRUPTED, actual = iterations so far) and, for a REP a handler
+ *   returned into, at the end of the continuation (resumed set, actual = the
+ *   iterations since it went on: the execution counter restarts at each entry);
  * - REP_BUFFER / REP_MEMBUFFER: the unit writes REP records (requested and
  *   actual) and, with TBE, branch records into the buffer; a full buffer
  *   interrupts; REP_COUNTER: the occurrence counter interrupts at each REP
@@ -39,6 +58,7 @@
  * record: the count register before it and the iteration's index), so the
  * handler follows the REP iteration by iteration; the STEPs of a REP come
  * before its REP record (modes last, counter) or after it (first).
+ * In REP_FIRST only a first execution interrupts (a continuation is none).
  * Interrupts are taken at instruction boundaries and never change a count:
  * a PMI that lands inside a REP sees the same figures as one that does not.
  * No Unicorn, no I/O: records go to the sink. */
@@ -57,7 +77,9 @@ enum rep_mode { REP_FIRST = 0, REP_LAST, REP_BUFFER, REP_MEMBUFFER, REP_COUNTER,
 enum rep_end {
 	REP_END_COUNT = 0,   /* the count register ran out */
 	REP_END_CONDITION,   /* repe/repne: the condition ended it with count left */
-	REP_END_INTERRUPTED, /* the run stopped inside it (not known in REP_FIRST) */
+	REP_END_INTERRUPTED, /* left in the middle: a fault or signal took the thread to a
+	                      * handler, or the run stopped (not known in REP_FIRST); a
+	                      * resumed record may continue it */
 };
 
 #define REP_MEM_ENTRY 48
@@ -74,12 +96,15 @@ struct rep_record {
 	uint8_t kind;        /* enum rep_entry_kind */
 	uint8_t end;         /* enum rep_end (REP records) */
 	uint8_t has_actual;  /* 0 in REP_FIRST mode */
+	uint8_t resumed;     /* REP: continues an execution an earlier record (end
+	                      * REP_END_INTERRUPTED) began; requested is that one's */
 	uint32_t tid;
 	uint64_t site;       /* REP, STEP: the instruction; BRANCH: from */
 	uint64_t to;         /* BRANCH: target */
 	uint64_t requested;  /* REP: the count register at the first execution;
 	                      * STEP: the count register before this iteration */
-	uint64_t actual;     /* REP: iterations done; STEP: this iteration's index (0-based) */
+	uint64_t actual;     /* REP: iterations done (since the REP was entered or went
+	                      * on); STEP: this iteration's index in its execution (0-based) */
 	uint64_t insn;       /* instructions retired before the record's instruction */
 };
 

@@ -24,6 +24,65 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
+/* Executions whose last record so far left them in the middle (end 2): a resumed
+ * record of the same thread and site goes on with the newest of them. Their actual
+ * counts are summed until they end, for min and max per execution. */
+struct open_exec {
+	uint32_t tid;
+	uint64_t site, actual;
+};
+struct open_list {
+	struct open_exec *v;
+	size_t n, cap;
+};
+
+static void row_extent(struct rep_row *row, uint64_t act)
+{
+	row->min = act < row->min ? act : row->min;
+	row->max = act > row->max ? act : row->max;
+}
+
+static struct rep_row *row_find(struct rep_row *rows, size_t n, uint64_t site)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].site == site)
+			return &rows[i];
+	return NULL;
+}
+
+/* One part of an execution with act iterations; ended: it did not end in the middle.
+ * 0 or PMUSIM_ERR_NOMEM. */
+static int row_part(struct rep_row *row, struct open_list *ol, uint32_t tid, int resumed, int ended, uint64_t act)
+{
+	size_t k = ol->n;
+	if (resumed)
+		while (k > 0 && !(ol->v[k - 1].tid == tid && ol->v[k - 1].site == row->site))
+			k--;
+	if (k > 0 && resumed) {
+		struct open_exec *o = &ol->v[k - 1];
+		o->actual += act;
+		if (ended) {
+			row_extent(row, o->actual);
+			memmove(o, o + 1, (ol->n - k) * sizeof(*o));
+			ol->n--;
+		}
+		return 0;
+	}
+	if (ended) {
+		row_extent(row, act);
+		return 0;
+	}
+	if (ol->n == ol->cap) {
+		size_t nc = ol->cap ? ol->cap * 2 : 16;
+		struct open_exec *nv = realloc(ol->v, nc * sizeof(*nv));
+		if (!nv)
+			return PMUSIM_ERR_NOMEM;
+		ol->v = nv, ol->cap = nc;
+	}
+	ol->v[ol->n++] = (struct open_exec){tid, row->site, act};
+	return 0;
+}
+
 static struct rep_row *row_for(struct rep_row **rows, size_t *n, size_t *cap, uint64_t site)
 {
 	for (size_t i = 0; i < *n; i++)
@@ -97,6 +156,7 @@ int rep_report_read(const char *path, struct rep_row **rows, size_t *n, int *mod
 	/* mappings only (no FORK or exec): sites are placed after the whole file */
 	struct symbolizer *z = symbolizer_new();
 	size_t cap = 0;
+	struct open_list open = {0};
 	struct perf_record r;
 	while (z && (err = perfdata_next(pd, &r, msg, msglen)) > 0) {
 		if (r.type == PERF_RECORD_MMAP2) {
@@ -115,27 +175,40 @@ int rep_report_read(const char *path, struct rep_row **rows, size_t *n, int *mod
 		uint32_t end, m;
 		memcpy(&end, s->raw + 24, 4);
 		memcpy(&m, s->raw + 28, 4);
+		*mode = (int)m;
+		int resumed = (end & 0x10) != 0;
+		end &= ~0x10u;
+		if (end == 5) /* taken-branch records only */
+			continue;
 		struct rep_row *row = row_for(rows, n, &cap, u64_of(s->raw));
 		if (!row) {
 			err = PMUSIM_ERR_NOMEM;
 			break;
 		}
-		*mode = (int)m;
 		if (end == 4) { /* a single step of an iteration */
 			row->steps++;
 			continue;
 		}
-		row->executions++;
-		row->requested = sat_add(row->requested, u64_of(s->raw + 8));
+		if (!resumed) { /* a continuation's execution and request were counted before */
+			row->executions++;
+			row->requested = sat_add(row->requested, u64_of(s->raw + 8));
+		}
 		if (end != 3) { /* the actual count is known */
 			uint64_t act = u64_of(s->raw + 16);
 			row->has_actual = 1;
 			row->actual = sat_add(row->actual, act);
-			row->min = act < row->min ? act : row->min;
-			row->max = act > row->max ? act : row->max;
 			row->by_condition += end == REP_END_CONDITION;
+			if ((err = row_part(row, &open, s->tid, resumed, end != REP_END_INTERRUPTED, act)) < 0)
+				break;
 		}
 	}
+	/* executions left in the middle and never resumed ended there */
+	for (size_t i = 0; i < open.n; i++) {
+		struct rep_row *row = row_find(*rows, *n, open.v[i].site);
+		if (row)
+			row_extent(row, open.v[i].actual);
+	}
+	free(open.v);
 	perfdata_close(pd);
 	if (!z)
 		err = PMUSIM_ERR_NOMEM;

@@ -3,7 +3,9 @@
  * (symbol+offset in the program or library its MMAP2 record maps, found in the
  * file's symbols), the instruction with its prefix (decoded from the file),
  * executions, requested and actual totals, min/mean/max actual, and how many
- * executions a repe/repne condition ended. */
+ * executions a repe/repne condition ended. An execution recorded in parts (a
+ * handler returned into its REP: pmu_model/rep.h) is one execution, its actual
+ * count the sum of its parts; samples that only carry branch records are no REP. */
 #ifndef PMUSIM_PROFILER_REP_REPORT_H
 #define PMUSIM_PROFILER_REP_REPORT_H
 

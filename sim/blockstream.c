@@ -28,10 +28,11 @@ struct bstream {
 	int have_cur;
 	int cur_run_start;
 	int next_run_start;       /* the block being retired ended with a transfer */
-	/* REP in progress */
-	int in_rep;
-	uint64_t rep_addr;
-	uint64_t rep_start_count;
+	/* REP in progress: the execution at rep_addr that began with rep_requested in the
+	 * count register; its part in progress began with rep_part_count */
+	int in_rep, rep_resumed;
+	uint64_t rep_addr, rep_requested, rep_part_count;
+	struct bstream_rep_held held; /* left in the middle, or given back to go on with */
 };
 
 struct bstream *bstream_new(struct dcache *dc, struct bstream_cpu cpu)
@@ -157,6 +158,20 @@ static uint64_t count_mask(const struct block_info *bi, uint64_t rcx)
 	return (bi->flags & BI_REP_ECX) ? (rcx & 0xffffffffu) : rcx;
 }
 
+/* The part of the REP execution in progress that ends now: the iterations since
+ * the part began are the count register's decrease. */
+static void rep_part(struct bstream *bs, const struct block_info *bi, struct retired_block *rb, int left)
+{
+	uint64_t c = count_mask(bi, bs->cpu.read_reg(bs->cpu.ctx, BS_RCX));
+	rb->rep_part = (uint8_t)(RB_REP_RAN | (bs->rep_resumed ? RB_REP_RESUMED : 0) | (left ? RB_REP_LEFT : 0));
+	rb->rep_count = bs->rep_requested;
+	rb->rep_left = c;
+	rb->rep_iters = bs->rep_part_count - c;
+	bs->in_rep = 0;
+	if (left)
+		bs->held = (struct bstream_rep_held){bs->rep_addr, bs->rep_requested, 1};
+}
+
 /* Retires the pending TB; control continues at next. */
 static int retire(struct bstream *bs, uint64_t next)
 {
@@ -165,7 +180,8 @@ static int retire(struct bstream *bs, uint64_t next)
 	rb.info = bi;
 	rb.next = next;
 	if (bs->tb_end < bi->end) {
-		/* TB stopped before the run's terminator: a plain cut */
+		/* TB stopped before the run's terminator: a plain cut, or a REP left in
+		 * the middle (a fault in one of its iterations, the run stopped there) */
 		int idx = block_insn_index(bi, bs->tb_end);
 		if (idx < 0)
 			return PMUSIM_ERR_INTERNAL;
@@ -173,7 +189,10 @@ static int retire(struct bstream *bs, uint64_t next)
 		rb.kind = BK_NONE;
 		rb.next = bs->tb_end;
 		bs->next_run_start = 0;
-		if (rb.ninsns)
+		int left = bi->kind == BK_REP && bs->tb_end == bi->term && bs->in_rep && bs->rep_addr == bi->term;
+		if (left)
+			rep_part(bs, bi, &rb, 1);
+		if (rb.ninsns || left)
 			emit(bs, &rb);
 		return 0;
 	}
@@ -202,11 +221,8 @@ static int retire(struct bstream *bs, uint64_t next)
 		rb.taken = 1;
 		break;
 	case BK_REP:
-		if (bs->in_rep && bs->rep_addr == bi->term) {
-			uint64_t c = count_mask(bi, bs->cpu.read_reg(bs->cpu.ctx, BS_RCX));
-			rb.rep_iters = bs->rep_start_count - c;
-			rb.rep_count = bs->rep_start_count;
-		}
+		if (bs->in_rep && bs->rep_addr == bi->term)
+			rep_part(bs, bi, &rb, 0);
 		bs->in_rep = 0;
 		break;
 	default:
@@ -244,6 +260,8 @@ int bstream_tb(struct bstream *bs, uint64_t addr, uint32_t size)
 int bstream_tb_run(struct bstream *bs, const struct block_info *bi, uint32_t size)
 {
 	uint64_t addr = bi->start;
+	if (bs->held.valid && addr != bs->held.site)
+		bs->held.valid = 0; /* the thread went on elsewhere */
 	if (bs->have_cur) {
 		/* a further iteration of the REP that ends the pending run */
 		if (bstream_is_rep_continuation(bs, addr))
@@ -265,10 +283,33 @@ int bstream_tb_run(struct bstream *bs, const struct block_info *bi, uint32_t siz
 void bstream_rep(struct bstream *bs, uint64_t addr, uint64_t rcx)
 {
 	if (bs->in_rep && bs->rep_addr == addr)
-		return;
+		return; /* a further iteration */
+	uint64_t c = bs->cur ? count_mask(bs->cur, rcx) : rcx;
 	bs->in_rep = 1;
 	bs->rep_addr = addr;
-	bs->rep_start_count = bs->cur ? count_mask(bs->cur, rcx) : rcx;
+	bs->rep_part_count = c;
+	bs->rep_resumed = bs->held.valid && bs->held.site == addr;
+	bs->rep_requested = bs->rep_resumed ? bs->held.requested : c;
+	bs->held.valid = 0;
+}
+
+struct bstream_rep_held bstream_rep_take(struct bstream *bs, uint64_t pc)
+{
+	struct bstream_rep_held h = bs->held;
+	bs->held.valid = 0;
+	if (h.site != pc)
+		h.valid = 0;
+	return h;
+}
+
+void bstream_rep_give(struct bstream *bs, struct bstream_rep_held h)
+{
+	bs->held = h;
+}
+
+int bstream_rep_resuming(const struct bstream *bs, uint64_t addr)
+{
+	return bs->held.valid && bs->held.site == addr;
 }
 
 void bstream_cut(struct bstream *bs, uint64_t resume)
@@ -282,9 +323,11 @@ void bstream_finish(struct bstream *bs, uint64_t rip, int faulted)
 	if (!bs->have_cur)
 		return;
 	const struct block_info *bi = bs->cur;
-	if (faulted && rip >= bi->start && rip < bs->tb_end) {
+	/* stopped at a REP in progress: it did not retire, whether it faulted or not */
+	int in_rep = bi->kind == BK_REP && rip == bi->term && bs->in_rep && bs->rep_addr == rip;
+	if ((faulted || in_rep) && rip >= bi->start && rip < bs->tb_end) {
 		bs->tb_end = rip;
-		if (rip == bi->start) {
+		if (rip == bi->start && !in_rep) {
 			bs->have_cur = 0;
 			return;
 		}

@@ -13,7 +13,8 @@
  * bstream_cut() when the machine moved the PC out of the middle of the current
  * TB after the instruction before `resume` retired (e.g. an emulated rdtsc);
  * bstream_finish() once emulation stopped, with the final PC and whether the
- * instruction at that PC faulted (did not retire). */
+ * instruction at that PC faulted (did not retire); stopped at a REP in progress,
+ * that REP was left in the middle (held until bstream_rep_take). */
 #ifndef PMUSIM_SIM_BLOCKSTREAM_H
 #define PMUSIM_SIM_BLOCKSTREAM_H
 
@@ -78,6 +79,24 @@ int bstream_is_rep_continuation(const struct bstream *bs, uint64_t addr);
 /* The REP instruction at addr is about to execute (one call per iteration
  * attempt); rcx is the count register before it. */
 void bstream_rep(struct bstream *bs, uint64_t addr, uint64_t rcx);
+
+/* A REP execution left in the middle (pmu_model/block.h, RB_REP_LEFT) that the
+ * thread may go on with: its REP and requested count. */
+struct bstream_rep_held {
+	uint64_t site, requested;
+	int valid;
+};
+/* Takes the execution that the last bstream_finish left in the middle of the REP at
+ * pc (valid 0 when there is none, or it was at another address): a signal's handler
+ * frame keeps it (entries into that REP in the handler start executions of their
+ * own), and so does a thread that loses the CPU. */
+struct bstream_rep_held bstream_rep_take(struct bstream *bs, uint64_t pc);
+/* The running thread goes on at h's REP (a handler returned into it, the thread got
+ * the CPU back): its next entry there continues that execution (RB_REP_RESUMED).
+ * Dropped when the thread's next block starts elsewhere. */
+void bstream_rep_give(struct bstream *bs, struct bstream_rep_held h);
+/* 1 when the running thread's next entry into the REP at addr continues an execution. */
+int bstream_rep_resuming(const struct bstream *bs, uint64_t addr);
 
 /* The current TB was left early: instructions before `resume` retired. */
 void bstream_cut(struct bstream *bs, uint64_t resume);

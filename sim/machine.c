@@ -210,6 +210,9 @@ static int hook_specials(struct sim *s, const struct block_info *bi)
 			return PMUSIM_ERR_EMU;
 		s->p->nhooked++;
 		added++;
+		int err = sp[i].kind == DS_REP ? rep_ref_watch(s, sp[i].addr) : 0;
+		if (err < 0)
+			return err;
 	}
 	return added;
 }
@@ -228,6 +231,7 @@ void code_invalidate(struct sim *s, uint64_t addr, uint64_t len)
 		s->p->hooked[w++] = s->p->hooked[i];
 	}
 	s->p->nhooked = w;
+	rep_ref_invalidate(s, addr, len);
 	if (dcache_invalidate(s->p->dc, addr, len) || dropped)
 		uc_ctl_remove_cache(s->p->uc, addr, end);
 }
@@ -486,10 +490,12 @@ void sim_free(struct sim *s)
 	for (size_t i = 0; i < s->nprocs; i++)
 		proc_free(s, s->procs[i]);
 	bstream_free(s->bs);
+	rep_ref_free(s->rep_ref);
 	for (size_t i = 0; i < s->nold_dcs; i++)
 		dcache_free(s->old_dcs[i]);
 	symtab_free(s->main_syms);
 	free(s->patch_sites);
+	free(s->patch_ecx);
 	free(s);
 }
 

@@ -9,7 +9,9 @@
  * after a trapped REP has run, to the next after it. The INT3 never retires:
  * the program's instruction stream, output and ground truth are those of an
  * unpatched run. Code outside the program (libraries) leaves the patch where
- * it is. */
+ * it is. The count register is ECX under an address-size prefix (0x67: Intel SDM
+ * vol. 2, REP/REPE/REPNE), RCX otherwise. A trap at a REP that a signal handler
+ * returns into is no new execution (pmu_model/rep.h): nothing is recorded. */
 #include <capstone/capstone.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,16 @@ static int is_rep_string(const cs_insn *in)
 	const char *op = strchr(in->mnemonic, ' ');
 	for (size_t i = 0; op && i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (strncmp(op + 1, ops[i], strlen(ops[i])) == 0)
+			return 1;
+	return 0;
+}
+
+/* 1 when the instruction's prefixes (before its one-byte string opcode) hold the
+ * address-size prefix 0x67. */
+static int has_addr32(const cs_insn *in)
+{
+	for (uint16_t i = 0; i + 1 < in->size; i++)
+		if (in->bytes[i] == 0x67)
 			return 1;
 	return 0;
 }
@@ -53,11 +65,15 @@ static int find_sites(struct sim *s)
 			if (!is_rep_string(&in[i]))
 				continue;
 			uint64_t *ns = realloc(s->patch_sites, (s->npatch + 1) * sizeof(*ns));
-			if (!ns) {
+			uint8_t *ne = ns ? realloc(s->patch_ecx, s->npatch + 1) : NULL;
+			if (ns)
+				s->patch_sites = ns;
+			if (!ne) {
 				err = PMUSIM_ERR_NOMEM;
 				break;
 			}
-			s->patch_sites = ns;
+			s->patch_ecx = ne;
+			s->patch_ecx[s->npatch] = (uint8_t)has_addr32(&in[i]);
 			s->patch_sites[s->npatch++] = in[i].address;
 		}
 		if (n)
@@ -152,7 +168,10 @@ uint64_t rep_patch_trap(struct sim *s)
 	bstream_finish(s->bs, site, 1); /* the INT3 does not retire */
 	uc_reg_read(s->p->uc, UC_X86_REG_RCX, &rcx);
 	uc_reg_write(s->p->uc, UC_X86_REG_RIP, &site);
-	s->patch_fn(s->patch_ctx, site, rcx, cur_thread(s)->tid);
+	if (s->patch_ecx[s->patch_cur])
+		rcx &= 0xffffffffu;
+	if (!bstream_rep_resuming(s->bs, site))
+		s->patch_fn(s->patch_ctx, site, rcx, cur_thread(s)->tid);
 	write_byte(s, site, s->patch_orig);
 	s->patch_armed = 0;
 	s->patch_skip = site; /* it runs now; the patch moves on once it is left */

@@ -222,6 +222,7 @@ int sim_run(struct sim *s, struct sim_result *res)
 		break;
 	}
 	res->insns = bstream_insns(s->bs);
+	rep_ref_run_end(s);
 	/* pmusim's own files (the truth, relative -o paths) go where its user asked */
 	if (s->home_cwd_fd >= 0 && fchdir(s->home_cwd_fd) != 0)
 		sim_note_once(s, NOTE_CWD, "cannot return to pmusim's working directory");

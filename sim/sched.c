@@ -465,8 +465,10 @@ static int idle_until_next_event(struct sim *s)
 
 static void save_thread(struct sim *s, struct thread *t, uint64_t pc)
 {
+	rep_ref_switch_out(s, pc);
 	bstream_finish(s->bs, pc, 0);
 	t->run_start = bstream_next_run_start(s->bs);
+	t->rep_held = bstream_rep_take(s->bs, pc);
 	uint64_t now = bstream_insns(s->bs), ran = now > t->ran_from ? now - t->ran_from : 0;
 	t->cpu_ns += ran; /* its CPU time, and its process's */
 	if (t->proc)
@@ -493,6 +495,8 @@ static uint64_t load_thread(struct sim *s, size_t idx)
 	t->ran_from = bstream_insns(s->bs);
 	bstream_set_tid(s->bs, t->tid);
 	bstream_set_next_run_start(s->bs, t->run_start);
+	bstream_rep_give(s->bs, t->rep_held);
+	t->rep_held.valid = 0;
 	bstream_new_context(s->bs);
 	s->slice_end = slice_now(s) + s->quantum;
 	return t->resume_pc;

@@ -311,6 +311,10 @@ static uint64_t enter_handler(struct sim *s, struct thread *t, int sig, const st
 		die(s, SIGSEGV, pc);
 		return pc;
 	}
+	/* a REP left in the middle by this signal stays with the frame: the handler's own
+	 * entries into it are executions of their own */
+	struct bstream_rep_held rep = bstream_rep_take(s->bs, pc);
+	rep_ref_signal(s, frame, pc);
 	/* keep the whole register file for rt_sigreturn */
 	if (t->nsigctx == SIG_CTX_DEPTH) {
 		uc_context *oldest = t->sigctx[0].regs;
@@ -325,6 +329,7 @@ static uint64_t enter_handler(struct sim *s, struct thread *t, int sig, const st
 		uc_reg_write(s->p->uc, UC_X86_REG_RIP, &pc);
 		uc_context_save(s->p->uc, t->sigctx[t->nsigctx].regs);
 		t->sigctx[t->nsigctx].frame = frame;
+		t->sigctx[t->nsigctx].rep = rep;
 		t->nsigctx++;
 	}
 	t->sigmask |= s->p->sig_mask[sig] & ~UNBLOCKABLE;
@@ -402,9 +407,12 @@ uint64_t signal_return(struct sim *s)
 	int k = t->nsigctx - 1;
 	while (k >= 0 && t->sigctx[k].frame != frame)
 		k--;
+	struct bstream_rep_held rep = {0, 0, 0};
 	if (k >= 0) {
-		/* frames above it were left by longjmp; this one's full state comes back */
+		/* frames above it were left by longjmp (with any REP they held: those
+		 * executions ended where they were left); this one's full state comes back */
 		uc_context_restore(s->p->uc, t->sigctx[k].regs);
+		rep = t->sigctx[k].rep;
 		t->nsigctx = k;
 	}
 	for (int i = 0; i < 16; i++)
@@ -417,6 +425,9 @@ uint64_t signal_return(struct sim *s)
 	uc_reg_write(s->p->uc, UC_X86_REG_RIP, &mc[16]);
 	t->sigmask = mask & ~UNBLOCKABLE;
 	stacks_signal_return(s, t->tid, mc[16], mc[15], frame + MC_OFF + 128);
+	if (rep.valid && rep.site == mc[16])
+		bstream_rep_give(s->bs, rep); /* back into the REP it left: the same execution */
+	rep_ref_sigreturn(s, frame, mc[16]);
 	return mc[16];
 }
 

@@ -81,6 +81,15 @@ int sim_run(struct sim *s, struct sim_result *res);
 int sim_rep_patch(struct sim *s, void (*fn)(void *ctx, uint64_t site, uint64_t count, uint32_t tid),
 		  void *ctx);
 
+/* The REP reference for the truth: every execution of a REP string instruction by
+ * the program pmusim started (not its children, not after an execve) is added to t
+ * (truth_rep_add), from the count register as hooks of its own read it — at the
+ * REP when a thread enters it, at the instruction after it, when a signal handler
+ * is entered or returns — not from the retired blocks the REP unit reads. What one
+ * execution is: pmu_model/block.h. Before sim_run; 0 or a negative pmusim_err. */
+struct truth;
+int sim_rep_reference(struct sim *s, struct truth *t);
+
 /* The cycle count of a timing model fed by this machine's blocks, for a
  * quantum in cycles (options.quantum_cycles). */
 void sim_set_clock(struct sim *s, uint64_t (*cycles)(void *ctx), void *ctx);

@@ -76,8 +76,11 @@ struct thread {
 	int has_suspend_mask;
 	uint64_t ss_sp, ss_size;   /* sigaltstack */
 	int ss_flags;
-	struct { uint64_t frame; uc_context *regs; } sigctx[SIG_CTX_DEPTH];
+	/* per handler frame: the registers to restore, and the REP execution the signal
+	 * left in the middle (rt_sigreturn into it goes on with it) */
+	struct { uint64_t frame; uc_context *regs; struct bstream_rep_held rep; } sigctx[SIG_CTX_DEPTH];
 	int nsigctx;
+	struct bstream_rep_held rep_held; /* a REP execution it goes on with when it runs again */
 	/* what a pending signal carries into the handler's siginfo (signal_siginfo) */
 	struct sig_info_rec {
 		int code;                /* si_code; SIG_INFO_NONE: only timers' instances pend */
@@ -234,8 +237,10 @@ struct sim {
 	void *code_listener_ctx;
 	struct sim_task_listener task;
 	struct sigfds *sigfds;       /* signalfd descriptors (signalfd.c), NULL before the first */
+	struct rep_ref *rep_ref;      /* the REP reference (rep_ref.c), NULL when nobody asked */
 	/* the software REP tracer (rep_patch.c) */
 	uint64_t *patch_sites;       /* REP instructions of the program, by address */
+	uint8_t *patch_ecx;          /* per site: 1 when ECX counts (address-size prefix) */
 	size_t npatch, patch_cur;    /* patch_cur: the one patched */
 	size_t patch_want;           /* the one to patch at the pending restart */
 	uint64_t patch_lo, patch_hi; /* the program's code */
@@ -245,6 +250,24 @@ struct sim {
 	void (*patch_fn)(void *ctx, uint64_t site, uint64_t count, uint32_t tid);
 	void *patch_ctx;
 };
+
+/* rep_ref.c: the REP reference (sim_rep_reference), told what it does not hook. */
+struct rep_ref;
+/* hook_specials met a REP string instruction at addr in the running process: 0 or a
+ * negative pmusim_err. */
+int rep_ref_watch(struct sim *s, uint64_t addr);
+/* The running process's code in [addr, addr + len) changed. */
+void rep_ref_invalidate(struct sim *s, uint64_t addr, uint64_t len);
+/* The running thread, stopped at pc (its registers still those), enters a signal
+ * handler whose frame is at frame. */
+void rep_ref_signal(struct sim *s, uint64_t frame, uint64_t pc);
+/* The running thread's rt_sigreturn restored the frame at frame; it goes on at pc. */
+void rep_ref_sigreturn(struct sim *s, uint64_t frame, uint64_t pc);
+/* The running thread, stopped at pc, loses the CPU. */
+void rep_ref_switch_out(struct sim *s, uint64_t pc);
+/* The run ended (the running thread's registers are its last). */
+void rep_ref_run_end(struct sim *s);
+void rep_ref_free(struct rep_ref *r);
 
 /* rep_patch.c */
 void rep_patch_arm(struct sim *s);

@@ -13,9 +13,8 @@ struct run_count {
 	const struct block_info *bi;
 	uint64_t execs;      /* entered by a control transfer (or at start) */
 	uint64_t full;       /* retired up to and including the terminator */
-	uint64_t taken;      /* cond/jmp/call taken; REP iterations for BK_REP */
-	uint64_t not_taken;  /* cond not taken; REPs ended by their condition for BK_REP */
-	uint64_t requested;  /* BK_REP: the count registers at first execution, summed */
+	uint64_t taken;      /* cond/jmp/call taken */
+	uint64_t not_taken;  /* cond not taken */
 };
 
 struct pkey {            /* hash key: (a, b) -> count */
@@ -42,6 +41,8 @@ struct truth {
 	size_t nstk, capstk;
 	uint64_t *rets;
 	size_t nrets, caprets;
+	struct truth_rep *rep; /* REP sites, sorted by address (truth_rep_add) */
+	size_t nrep, caprep;
 };
 
 static size_t pmap_hash(uint64_t a, uint64_t b)
@@ -100,6 +101,7 @@ void truth_free(struct truth *t)
 	free(t->ed);
 	free(t->stk);
 	free(t->rets);
+	free(t->rep);
 	free(t);
 }
 
@@ -152,6 +154,8 @@ __attribute__((noinline)) static void truth_retire_slow(struct truth *t, const s
 	uint32_t id = bi->id;
 	if (id >= t->cap)
 		truth_grow(t, id);
+	if (rb->ninsns == 0)
+		return; /* a REP left before anything retired (its figures: truth_rep_add) */
 	struct run_count *c = &t->runs[id];
 	c->bi = bi;
 	t->insns += rb->ninsns;
@@ -169,12 +173,6 @@ __attribute__((noinline)) static void truth_retire_slow(struct truth *t, const s
 		break;
 	case BK_JMP:
 		c->taken++;
-		break;
-	case BK_REP:
-		c->taken += rb->rep_iters;
-		c->requested = c->requested + rb->rep_count < c->requested ? UINT64_MAX
-										 : c->requested + rb->rep_count; /* saturates */
-		c->not_taken += rb->rep_iters < rb->rep_count; /* repe/repne stopped with count left */
 		break;
 	case BK_CALL: case BK_CALL_IND: case BK_JMP_IND: case BK_RET:
 		pmap_add(&t->edges, bi->term, rb->next, rb->kind, 1);
@@ -333,36 +331,47 @@ int truth_function_counts(struct truth *t, const struct symtab *st, uint64_t **i
 	return 0;
 }
 
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+int truth_rep_add(struct truth *t, uint64_t site, uint64_t executions, uint64_t requested, uint64_t iterations,
+		  uint64_t by_condition)
+{
+	size_t lo = 0, hi = t->nrep;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (t->rep[mid].addr < site)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == t->nrep || t->rep[lo].addr != site) {
+		struct truth_rep *nr = grow_array(t->rep, &t->caprep, t->nrep + 1, sizeof(*nr));
+		if (!nr)
+			return PMUSIM_ERR_NOMEM;
+		t->rep = nr;
+		memmove(&t->rep[lo + 1], &t->rep[lo], (t->nrep - lo) * sizeof(*t->rep));
+		t->rep[lo] = (struct truth_rep){.addr = site};
+		t->nrep++;
+	}
+	struct truth_rep *r = &t->rep[lo];
+	r->executions += executions;
+	r->requested = sat_add(r->requested, requested);
+	r->iterations += iterations;
+	r->by_condition += by_condition;
+	return 0;
+}
+
 int truth_rep_sites(struct truth *t, struct truth_rep **out, size_t *n)
 {
-	size_t k = 0;
-	struct truth_rep *r = calloc(t->cap + 1, sizeof(*r));
-	*out = r;
-	if (!r)
+	*out = malloc((t->nrep + 1) * sizeof(**out));
+	if (!*out)
 		return PMUSIM_ERR_NOMEM;
-	for (uint32_t i = 0; i < t->cap; i++) {
-		const struct run_count *c = &t->runs[i];
-		if (!c->bi || c->bi->kind != BK_REP || !c->full)
-			continue;
-		size_t j = 0;
-		while (j < k && r[j].addr != c->bi->term)
-			j++;
-		if (j == k) {
-			/* keep sorted by address */
-			j = 0;
-			while (j < k && r[j].addr < c->bi->term)
-				j++;
-			memmove(&r[j + 1], &r[j], (k - j) * sizeof(*r));
-			r[j] = (struct truth_rep){.addr = c->bi->term};
-			k++;
-		}
-		r[j].executions += c->full;
-		r[j].iterations += c->taken;
-		r[j].requested = r[j].requested + c->requested < r[j].requested ? UINT64_MAX
-										 : r[j].requested + c->requested;
-		r[j].by_condition += c->not_taken;
-	}
-	*n = k;
+	if (t->nrep)
+		memcpy(*out, t->rep, t->nrep * sizeof(**out));
+	*n = t->nrep;
 	return 0;
 }
 

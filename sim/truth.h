@@ -1,7 +1,8 @@
 /* Exact ground truth, counted from the retired-block stream: instructions,
  * executions per code run, per branch instruction its taken / not-taken counts
- * and indirect targets, calls (site -> callee), returns, REP iterations per
- * site, per function (ELF symbols) instructions and calls.
+ * and indirect targets, calls (site -> callee), returns, per function (ELF
+ * symbols) instructions and calls; and REP figures per site added by the REP
+ * reference (sim_rep_reference), which reads registers, not blocks.
  *
  * A truth is a block_sink; it knows no Unicorn and can be fed by hand. Output:
  * BOLT fdata (llvm-bolt's --data syntax) and JSON. */
@@ -47,11 +48,16 @@ int truth_edges(struct truth *t, const struct truth_edge **out, size_t *n);
 int truth_function_counts(struct truth *t, const struct symtab *st, uint64_t **insns,
 			  uint64_t **calls, uint64_t *unknown);
 /* Per REP site (sorted by address): executions, iterations done, counts
- * requested (the count register at each first execution) and executions a
- * repe/repne condition ended with count left. */
+ * requested (the count register when each execution began) and executions a
+ * repe/repne condition ended with count left (pmu_model/block.h says what one
+ * execution is). They do not come from the blocks: a reference that reads the
+ * count register itself (sim_rep_reference) adds them. */
 struct truth_rep {
 	uint64_t addr, executions, iterations, requested, by_condition; /* requested saturates at 2^64-1 */
 };
+/* Adds to site's figures. 0 or PMUSIM_ERR_NOMEM. */
+int truth_rep_add(struct truth *t, uint64_t site, uint64_t executions, uint64_t requested, uint64_t iterations,
+		  uint64_t by_condition);
 /* The REP sites; caller frees *out. */
 int truth_rep_sites(struct truth *t, struct truth_rep **out, size_t *n);
 /* Runs entered by a control transfer, sorted by start, with entry counts; caller frees. */

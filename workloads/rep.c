@@ -7,10 +7,11 @@
  *   all 64 when equal (count exhausted);
  * - scan_len: repne scasb for the NUL of strings of lengths 0, 5, 100 with
  *   RCX = -1 (strlen-style): iterations = length + 1, requested = 2^64 - 1.
- * ROUNDS rounds of all of it. Prints a checksum so the work is not optimised
- * away; the same natively and under pmusim. */
+ * ROUNDS rounds of all of it, or as many as the first argument says. Prints a
+ * checksum so the work is not optimised away; the same natively and under pmusim. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define ROUNDS 50
@@ -49,8 +50,9 @@ static __attribute__((noinline)) uint64_t scan_len(const char *s)
 	return UINT64_MAX - c;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int rounds = argc > 1 ? atoi(argv[1]) : ROUNDS;
 	static const uint64_t counts[] = {0, 1, 7, 4096};
 	static const int planted[] = {0, 10, 63, -1};
 	static const int lens[] = {0, 5, 100};
@@ -61,7 +63,7 @@ int main(void)
 		memset(strs[k], 'x', (size_t)lens[k]);
 		strs[k][lens[k]] = 0;
 	}
-	for (int r = 0; r < ROUNDS; r++) {
+	for (int r = 0; r < rounds; r++) {
 		for (int i = 0; i < 4; i++) {
 			copy_n(dst, src + r, counts[i]);
 			fill_q(dst + 4096, (uint64_t)r, counts[i] / 8);

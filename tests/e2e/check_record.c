@@ -27,11 +27,12 @@
 #include "tests/e2e/e2e_util.h"
 #include "tests/unit/run_suite.h"
 
-/* Every workload that exits normally; asm_branches (51 instructions) is too
- * short to sample and is checked by stat only (it comes last). */
+/* Every workload that exits normally (rep_faults: the iterations of a REP before a
+ * fault are rep_iterations, the REP retires no instruction); asm_branches (51
+ * instructions) is too short to sample and is checked by stat only (it comes last). */
 static const char *const workloads[] = {"loops", "switch", "recursion", "indirect", "strings",
 					"syscalls", "musl_hello", "pie_hello", "seeded", "args_env",
-					"exit_code", "asm_branches"};
+					"exit_code", "rep_faults", "asm_branches"};
 #define NWL (int)(sizeof(workloads) / sizeof(workloads[0]))
 
 static unsigned long long stat_value(const char *text, const char *event)

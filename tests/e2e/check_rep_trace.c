@@ -1,11 +1,13 @@
-/* The REP unit end to end (issue #6): `pmusim record --rep MODE` on
- * workloads/rep (counts known by construction: see its comment) and on a
- * dynamic program whose libc uses REP, then `pmusim report --rep --format
- * json`, compared site by site with the exact truth (--truth-json): zero
- * mismatches in executions, requested and actual counts and REPs ended by
- * their condition, in every mode, with a 3-entry buffer that fills over and
- * over, and with interrupts of the PMU landing all over the REPs. Real perf
- * reads the recordings. */
+/* The REP unit end to end: `pmusim record --rep MODE` on workloads/rep and
+ * workloads/rep_faults (counts known by construction: see their comments; faults
+ * left by siglongjmp and fixed by the handler, 0x67, every width) and on a dynamic
+ * program whose libc uses REP, then `pmusim report --rep --format json`, compared
+ * site by site with the truth (--truth-json), whose REP figures come from a register
+ * reference of their own (sim/rep_ref.c), not from the blocks the unit reads: zero
+ * mismatches in executions, requested and actual counts and REPs ended by their
+ * condition, in every mode, with a 3-entry buffer that fills over and over, and with
+ * interrupts of the PMU landing all over the REPs. Real perf reads the recordings,
+ * and every taken branch --rep-tbe recorded. (The CPU itself: check_rep_ref.) */
 #include <check.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,48 +16,6 @@
 
 #include "tests/e2e/e2e_util.h"
 #include "tests/unit/run_suite.h"
-
-struct site {
-	unsigned long long addr, executions, requested, actual, cond, steps;
-	int has_actual;
-};
-
-/* The "rep" array of a truth JSON file. */
-static size_t truth_sites(const char *json, struct site *s, size_t max)
-{
-	char *t = slurp(json, NULL), *p = t ? strstr(t, "\"rep\": [") : NULL;
-	char *end = p ? strstr(p, "]") : NULL;
-	size_t n = 0;
-	while (p && (p = strstr(p, "{\"addr\": \"")) && p < end && n < max) {
-		struct site *x = &s[n];
-		char *q = strstr(p, "\"executions\"");
-		ck_assert_int_eq(sscanf(p, "{\"addr\": \"%llx\"", &x->addr), 1);
-		ck_assert_int_eq(sscanf(q, "\"executions\": %llu, \"iterations\": %llu, \"requested\": %llu, "
-					   "\"ended_by_condition\": %llu", &x->executions, &x->actual, &x->requested, &x->cond), 4);
-		x->has_actual = 1;
-		n++;
-		p = q;
-	}
-	free(t);
-	return n;
-}
-
-/* The "sites" of pmusim report --rep --format json. */
-static size_t report_sites(const char *text, struct site *s, size_t max)
-{
-	size_t n = 0;
-	for (const char *p = text; p && (p = strstr(p, "{\"site\": \"")) && n < max; p++) {
-		struct site *x = &s[n++];
-		ck_assert_int_eq(sscanf(p, "{\"site\": \"%llx\"", &x->addr), 1);
-		const char *q = strstr(p, "\"executions\"");
-		int k = sscanf(q, "\"executions\": %llu, \"requested\": %llu, \"steps\": %llu, \"actual\": %llu",
-			       &x->executions, &x->requested, &x->steps, &x->actual);
-		x->has_actual = k == 4;
-		if (x->has_actual)
-			ck_assert_int_eq(sscanf(strstr(q, "\"ended_by_condition\""), "\"ended_by_condition\": %llu", &x->cond), 1);
-	}
-	return n;
-}
 
 struct rep_case {
 	int line;
@@ -94,27 +54,30 @@ static void check_against_truth(const struct rep_case *c, const char *prog, char
 	char *r[] = {(char *)pmusim(), "report", "-i", (char *)data, "--rep", "--format", "json", NULL};
 	char *out = run_capture(r, &st);
 	ck_assert_msg(st == 0 && out, "line %d: report --rep failed", c->line);
-	struct site t[64], g[64];
-	size_t nt = truth_sites(json, t, 64), ng = report_sites(out, g, 64);
+	struct rep_site *t, *g;
+	size_t nt, ng;
+	ck_assert_int_eq(rep_sites_of_truth(json, &t, &nt), 0);
+	ck_assert_msg(rep_sites_of_report(out, &g, &ng) == 0, "line %d: report --rep: %s", c->line, out);
 	ck_assert_msg(nt >= 1 && nt == ng, "line %d: %zu REP sites in the truth, %zu in the report", c->line, nt, ng);
 	/* first and patch see a REP before it runs: requested only */
 	int first = strcmp(c->mode, "first") == 0 || strcmp(c->mode, "patch") == 0;
 	for (size_t i = 0; i < nt; i++) {
 		ck_assert_msg(t[i].addr == g[i].addr && t[i].executions == g[i].executions &&
-			      t[i].requested == g[i].requested, "line %d: site %#llx: %llu executions, %llu requested "
-			      "in the truth; report %#llx %llu %llu", c->line, t[i].addr, t[i].executions,
+			      t[i].requested == g[i].requested, "line %d: site %#" PRIx64 ": %" PRIu64 " executions, %" PRIu64 " requested "
+			      "in the truth; report %#" PRIx64 " %" PRIu64 " %" PRIu64, c->line, t[i].addr, t[i].executions,
 			      t[i].requested, g[i].addr, g[i].executions, g[i].requested);
 		ck_assert_int_eq(g[i].has_actual, !first);
 		int sse = 0;
 		for (int e = 0; c->extra[e]; e++)
 			sse |= strcmp(c->extra[e], "--rep-sse") == 0;
-		ck_assert_msg(g[i].steps == (sse ? t[i].actual : 0), "line %d: site %#llx: %llu single steps, %llu iterations",
+		ck_assert_msg(g[i].steps == (sse ? t[i].actual : 0), "line %d: site %#" PRIx64 ": %" PRIu64 " single steps, %" PRIu64 " iterations",
 			      c->line, t[i].addr, g[i].steps, t[i].actual);
 		if (!first)
 			ck_assert_msg(t[i].actual == g[i].actual && t[i].cond == g[i].cond,
-				      "line %d: site %#llx: actual %llu, by condition %llu in the truth; report %llu %llu",
+				      "line %d: site %#" PRIx64 ": actual %" PRIu64 ", by condition %" PRIu64 " in the truth; report %" PRIu64 " %" PRIu64,
 				      c->line, t[i].addr, t[i].actual, t[i].cond, g[i].actual, g[i].cond);
 	}
+	free(t), free(g);
 	free(out);
 	/* pmusim validate --rep agrees: no mismatch, exit 0 */
 	char *v[] = {(char *)pmusim(), "validate", "-i", (char *)data, "--rep", "--truth", (char *)json,
@@ -131,6 +94,12 @@ static void check_against_truth(const struct rep_case *c, const char *prog, char
 START_TEST(rep_workload_matches_truth)
 {
 	check_against_truth(&cases[_i], wl("rep"), NULL);
+}
+END_TEST
+
+START_TEST(rep_faults_matches_truth)
+{
+	check_against_truth(&cases[_i], wl("rep_faults"), NULL);
 }
 END_TEST
 
@@ -193,6 +162,79 @@ START_TEST(validate_finds_mismatches)
 }
 END_TEST
 
+/* An execution recorded in parts is one execution: workloads/rep_faults' copy_left
+ * runs 300 (left by siglongjmp after 100), 50 and 7 bytes, copy_resumed 300 (a
+ * handler returns into it after 100) and 20, three rounds each (its comment); their
+ * smallest and largest executions, as the report computes them from the records. */
+START_TEST(execution_extremes_span_parts)
+{
+	static const struct {
+		const char *sym;
+		const char *mode;
+		int min, max;
+	} want[] = {
+	    {"copy_left+", "last", 7, 100}, {"copy_resumed+", "last", 20, 300},
+	    {"copy_left+", "buffer", 7, 100}, {"copy_resumed+", "buffer", 20, 300},
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const char *data = tmp_path("x.data");
+		char *r[] = {(char *)pmusim(), "record", "--rep", (char *)want[i].mode, "-o", (char *)data, "--",
+			     (char *)wl("rep_faults"), NULL};
+		ck_assert_int_eq(run_cmd(r, NULL, "/dev/null", NULL), 0);
+		char *q[] = {(char *)pmusim(), "report", "-i", (char *)data, "--rep", "--format", "json", NULL};
+		int st, min = -1, max = -1;
+		char *out = run_capture(q, &st);
+		const char *p = out ? strstr(out, want[i].sym) : NULL;
+		ck_assert_msg(st == 0 && p, "no %s in %s", want[i].sym, out);
+		ck_assert_int_eq(sscanf(strstr(p, "\"min\""), "\"min\": %d", &min), 1);
+		ck_assert_int_eq(sscanf(strstr(p, "\"max\""), "\"max\": %d", &max), 1);
+		ck_assert_msg(min == want[i].min && max == want[i].max, "%s (%s): min %d, max %d", want[i].sym,
+			      want[i].mode, min, max);
+		free(out);
+	}
+}
+END_TEST
+
+/* Every entry of perf script -F brstack's lines ("FROM/TO/M/P/A/CYCLES" tokens). */
+static uint64_t brstack_entries(const char *text)
+{
+	uint64_t n = 0;
+	for (const char *p = text; p && *p;) {
+		p += strspn(p, " \t\n");
+		size_t len = strcspn(p, " \t\n");
+		n += len > 2 && strncmp(p, "0x", 2) == 0 && memchr(p, '/', len) != NULL;
+		p += len;
+	}
+	return n;
+}
+
+/* --rep-tbe: every taken branch the program made reaches the file once, as perf reads
+ * it back: those between REP records (at most REP_MAX_BRANCHES, 2048, per sample: loops
+ * has 700,000 and a few REPs) and those after the last REP (samples of their own). The
+ * count is perf's, the taken total the truth's. */
+START_TEST(tbe_records_every_taken_branch)
+{
+	static const char *const progs[] = {"rep", "loops"};
+	static const char *const entries[] = {"3", "64"};
+	for (int i = 0; i < 2; i++) {
+		const char *data = tmp_path("tbe.data"), *json = tmp_path("tbe.json");
+		char *r[] = {(char *)pmusim(), "record", "--rep", "buffer", "--rep-buffer", (char *)entries[i], "--rep-tbe",
+			     "-o", (char *)data, "--truth-json", (char *)json, "--", (char *)wl(progs[i]), NULL};
+		ck_assert_int_eq(run_cmd(r, NULL, "/dev/null", NULL), 0);
+		struct truth_totals t;
+		ck_assert_int_eq(truth_totals(json, &t), 0);
+		int st;
+		char *p[] = {"perf", "script", "-i", (char *)data, "-F", "brstack", NULL};
+		char *out = run_capture(p, &st);
+		ck_assert_msg(st == 0 && out, "perf script failed on %s", progs[i]);
+		ck_assert_uint_gt(t.taken, 1000);
+		ck_assert_msg(brstack_entries(out) == t.taken, "%s: %" PRIu64 " branch records in the file, %" PRIu64
+			      " taken branches in the truth", progs[i], brstack_entries(out), t.taken);
+		free(out);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	e2e_init();
@@ -200,8 +242,11 @@ int main(void)
 	TCase *tc = tcase_create("rep");
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, rep_workload_matches_truth, 0, (int)(sizeof(cases) / sizeof(cases[0])));
+	tcase_add_loop_test(tc, rep_faults_matches_truth, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, dynamic_program_matches_truth);
 	tcase_add_test(tc, validate_finds_mismatches);
+	tcase_add_test(tc, tbe_records_every_taken_branch);
+	tcase_add_test(tc, execution_extremes_span_parts);
 	tcase_add_test(tc, patching_leaves_the_program_unchanged);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

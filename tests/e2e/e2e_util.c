@@ -553,3 +553,67 @@ char *run_capture(char *const argv[], int *status)
 	unlink(out);
 	return text;
 }
+
+static int push_rep(struct rep_site **v, size_t *n, size_t *cap, const struct rep_site *x)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 64;
+		struct rep_site *nv = realloc(*v, nc * sizeof(*nv));
+		if (!nv)
+			return -1;
+		*v = nv, *cap = nc;
+	}
+	(*v)[(*n)++] = *x;
+	return 0;
+}
+
+int rep_sites_of_truth(const char *json, struct rep_site **out, size_t *n)
+{
+	*out = NULL, *n = 0;
+	FILE *f = fopen(json, "r");
+	if (!f)
+		return -1;
+	char line[8192];
+	int section = 0, found = 0, rc = 0;
+	size_t cap = 0;
+	while (rc == 0 && fgets(line, sizeof(line), f)) {
+		section = json_section(line, section);
+		found |= section == 3;
+		if (section != 3 || !strstr(line, "{\"addr\""))
+			continue;
+		struct rep_site x = {.has_actual = 1};
+		if (json_u64(line, "addr", &x.addr) || json_u64(line, "executions", &x.executions) ||
+		    json_u64(line, "requested", &x.requested) || json_u64(line, "iterations", &x.actual) ||
+		    json_u64(line, "ended_by_condition", &x.cond))
+			rc = -1;
+		else
+			rc = push_rep(out, n, &cap, &x);
+	}
+	fclose(f);
+	return rc < 0 || !found ? -1 : 0;
+}
+
+int rep_sites_of_report(const char *text, struct rep_site **out, size_t *n)
+{
+	*out = NULL, *n = 0;
+	size_t cap = 0;
+	if (!text || !strstr(text, "\"sites\": ["))
+		return -1;
+	for (const char *p = strstr(text, "{\"site\": "); p; p = strstr(p + 1, "{\"site\": ")) {
+		const char *eol = strchr(p, '\n');
+		char line[2048];
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		snprintf(line, sizeof(line), "%.*s", (int)len, p);
+		struct rep_site x = {0};
+		const char *act = strstr(line, "\"actual\": ");
+		if (json_u64(line, "site", &x.addr) || json_u64(line, "executions", &x.executions) ||
+		    json_u64(line, "requested", &x.requested) || json_u64(line, "steps", &x.steps) || !act)
+			return -1;
+		x.has_actual = strncmp(act + 10, "null", 4) != 0;
+		if (x.has_actual && (json_u64(line, "actual", &x.actual) || json_u64(line, "ended_by_condition", &x.cond)))
+			return -1;
+		if (push_rep(out, n, &cap, &x) < 0)
+			return -1;
+	}
+	return 0;
+}

@@ -106,3 +106,18 @@ int truth_has_edge(const struct truth_edge_set *s, uint64_t from, uint64_t to);
  * the exit status in *status. */
 char *run_capture(char *const argv[], int *status);
 #endif
+
+#ifndef PMUSIM_TESTS_E2E_REP
+#define PMUSIM_TESTS_E2E_REP
+/* One REP site: of a truth JSON's "rep" array (actual = its iterations, has_actual
+ * 1), or of `pmusim report --rep --format json` ("sites"; has_actual 0 when the mode
+ * does not know actual and ended_by_condition). */
+struct rep_site {
+	uint64_t addr, executions, requested, actual, cond, steps;
+	int has_actual;
+};
+/* The sites in file order (caller frees *out): 0, or -1 when the file is unreadable,
+ * a line is malformed or there is no such array. */
+int rep_sites_of_truth(const char *json, struct rep_site **out, size_t *n);
+int rep_sites_of_report(const char *text, struct rep_site **out, size_t *n);
+#endif

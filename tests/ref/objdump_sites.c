@@ -1,4 +1,4 @@
-/* Branch sites from GNU objdump's text (`objdump -d --no-show-raw-insn`, AT&T
+/* Branch (or REP) sites from GNU objdump's text (`objdump -d --no-show-raw-insn`, AT&T
  * syntax, binutils 2.40): label lines "ADDR <name>:", instruction lines
  * "  ADDR:\tprefixes mnemonic operands". The own functions' names come from
  * `nm --defined-only` of the object file the program was linked from. */
@@ -153,14 +153,29 @@ static int is_prefix(const char *w)
 	return strncmp(w, "rex", 3) == 0; /* rex, rex.W, rex.WRB... */
 }
 
+/* A string instruction's mnemonic: movs, stos, cmps, scas, lods, ins, outs, with a
+ * b, w, l or q suffix or none. */
+static int is_string(const char *m)
+{
+	static const char *const ops[] = {"movs", "stos", "cmps", "scas", "lods", "ins", "outs"};
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		size_t n = strlen(ops[i]);
+		if (strncmp(m, ops[i], n) == 0 &&
+		    (m[n] == 0 || (strchr("bwlq", m[n]) && m[n + 1] == 0)))
+			return 1;
+	}
+	return 0;
+}
+
 /* The kind of the instruction text (after "ADDR:\t"), its direct target in *target;
  * -1 when it is no branch. A "rep"/"repz" before ret is a prefix (gcc's "repz ret"),
- * before a string instruction it makes no branch. */
-static int classify(const char *text, uint64_t *target)
+ * before a string instruction it makes no branch but a SITE_REP, which only rep
+ * asks for (*addr32: its operands are 32-bit registers). */
+static int classify(const char *text, int rep, uint64_t *target, int *addr32)
 {
 	char m[32];
 	const char *p = text;
-	int n;
+	int n, rep_prefix = 0;
 	for (;;) {
 		while (*p == ' ')
 			p++;
@@ -169,6 +184,11 @@ static int classify(const char *text, uint64_t *target)
 		p += n;
 		if (!is_prefix(m))
 			break;
+		rep_prefix |= strncmp(m, "rep", 3) == 0;
+	}
+	if (rep) {
+		*addr32 = strstr(p, "(%e") != NULL;
+		return rep_prefix && is_string(m) ? SITE_REP : -1;
 	}
 	char *comma = strchr(m, ','); /* branch hints: "jne,pt" */
 	if (comma)
@@ -191,6 +211,7 @@ static int classify(const char *text, uint64_t *target)
 struct parse {
 	struct site_table *t;
 	struct names *nm;
+	int rep;       /* REP string instructions are the sites, not branches */
 	long func;     /* index in t->funcs of the function being listed, or -1 */
 	int have_prev; /* the previous instruction line, whose end the next one gives */
 	uint64_t prev;
@@ -239,8 +260,9 @@ static int on_insn(struct parse *ps, uint64_t addr, const char *text)
 	ps->prev = addr;
 	ps->prev_site = -1;
 	ps->prev_func = ps->func;
-	uint64_t target;
-	int kind = ps->func >= 0 ? classify(text, &target) : -1;
+	uint64_t target = 0;
+	int addr32 = 0;
+	int kind = ps->func >= 0 ? classify(text, ps->rep, &target, &addr32) : -1;
 	if (kind < 0)
 		return 0;
 	struct site_table *t = ps->t;
@@ -251,8 +273,11 @@ static int on_insn(struct parse *ps, uint64_t addr, const char *text)
 			return -1;
 		t->sites = s;
 	}
-	t->sites[t->nsites] =
-	    (struct site){.addr = addr, .target = target, .kind = kind, .func = (size_t)ps->func};
+	t->sites[t->nsites] = (struct site){.addr = addr,
+	                                    .target = target,
+	                                    .kind = kind,
+	                                    .func = (size_t)ps->func,
+	                                    .addr32 = addr32};
 	ps->prev_site = (long)t->nsites++;
 	return 0;
 }
@@ -282,7 +307,8 @@ static int cmp_site(const void *a, const void *b)
 }
 
 /* Every own name labels one function, and every conditional branch has a known
- * fall-through (it is how a not-taken execution is told from a taken one). */
+ * fall-through (it is how a not-taken execution is told from a taken one), every
+ * REP the next instruction (where the CPU goes when the REP retires). */
 static int check_table(const struct site_table *t, const struct names *nm, const char *prog,
                        char *err, size_t len)
 {
@@ -293,16 +319,18 @@ static int check_table(const struct site_table *t, const struct names *nm, const
 			return -1;
 		}
 	for (size_t i = 0; i < t->nsites; i++)
-		if (t->sites[i].kind == SITE_COND && !t->sites[i].next) {
-			fail(err, len,
-			     "conditional branch at %#llx: no next instruction in the listing",
+		if ((t->sites[i].kind == SITE_COND || t->sites[i].kind == SITE_REP) &&
+		    !t->sites[i].next) {
+			fail(err, len, "%s at %#llx: no next instruction in the listing",
+			     t->sites[i].kind == SITE_REP ? "REP" : "conditional branch",
 			     (unsigned long long)t->sites[i].addr);
 			return -1;
 		}
 	return 0;
 }
 
-int sites_load(struct site_table *t, const char *prog, const char *own, char *err, size_t errlen)
+static int load(struct site_table *t, const char *prog, const char *own, int rep, char *err,
+                size_t errlen)
 {
 	memset(t, 0, sizeof(*t));
 	struct names nm = {0};
@@ -318,7 +346,7 @@ int sites_load(struct site_table *t, const char *prog, const char *own, char *er
 		names_free(&nm);
 		return -1;
 	}
-	struct parse ps = {.t = t, .nm = &nm, .func = -1};
+	struct parse ps = {.t = t, .nm = &nm, .rep = rep, .func = -1};
 	char line[4096];
 	int rc = 0;
 	while (rc == 0 && fgets(line, sizeof(line), f))
@@ -335,19 +363,34 @@ int sites_load(struct site_table *t, const char *prog, const char *own, char *er
 		sites_free(t);
 		return -1;
 	}
-	qsort(t->sites, t->nsites, sizeof(*t->sites), cmp_site);
+	if (t->nsites) /* a program without REPs has no REP sites */
+		qsort(t->sites, t->nsites, sizeof(*t->sites), cmp_site);
 	return 0;
+}
+
+int sites_load(struct site_table *t, const char *prog, const char *own, char *err, size_t errlen)
+{
+	return load(t, prog, own, 0, err, errlen);
+}
+
+int sites_load_rep(struct site_table *t, const char *prog, const char *own, char *err,
+                   size_t errlen)
+{
+	return load(t, prog, own, 1, err, errlen);
 }
 
 struct site *sites_find(const struct site_table *t, uint64_t addr)
 {
 	struct site key = {.addr = addr};
+	if (!t->nsites)
+		return NULL;
 	return bsearch(&key, t->sites, t->nsites, sizeof(*t->sites), cmp_site);
 }
 
 const char *site_kind_name(enum site_kind k)
 {
-	static const char *const names[] = {"cond", "jmp", "jmp_ind", "call", "call_ind", "ret"};
+	static const char *const names[] = {"cond",     "jmp", "jmp_ind", "call",
+	                                    "call_ind", "ret", "rep"};
 	return names[k];
 }
 

@@ -10,8 +10,9 @@
 
 /* The control transfers objdump names: conditional (jcc, loop*, jcxz/jecxz/jrcxz),
  * direct and indirect jmp, direct and indirect call, ret. Far transfers (ljmp,
- * lcall, lret, iret) and REP string instructions are not sites. */
-enum site_kind { SITE_COND, SITE_JMP, SITE_JMP_IND, SITE_CALL, SITE_CALL_IND, SITE_RET };
+ * lcall, lret, iret) are not sites. SITE_REP: a REP string instruction (a table of
+ * its own: sites_load_rep). */
+enum site_kind { SITE_COND, SITE_JMP, SITE_JMP_IND, SITE_CALL, SITE_CALL_IND, SITE_RET, SITE_REP };
 
 /* One branch instruction and what the native run counted at it. */
 struct site {
@@ -21,6 +22,8 @@ struct site {
 	enum site_kind kind;
 	size_t func;  /* index in site_table.funcs */
 	uint8_t orig; /* the instruction's first byte, while an INT3 replaces it */
+	int addr32;   /* SITE_REP: its memory operands are 32-bit registers ("(%esi)"): an
+	               * address-size prefix, so ECX is the count register */
 	uint64_t executions, taken, not_taken; /* taken/not_taken: SITE_COND only */
 };
 
@@ -43,6 +46,12 @@ struct site_table {
  * a line. Every name must label exactly one function in prog's disassembly (a
  * name defined twice would be ambiguous). Returns 0, or -1 with a message in err. */
 int sites_load(struct site_table *t, const char *prog, const char *own, char *err, size_t errlen);
+
+/* The same for the REP string instructions instead of the branches: every
+ * instruction objdump lists with a rep, repz or repnz prefix before movs, stos,
+ * cmps, scas, lods, ins or outs (with or without a b/w/l/q suffix), kind SITE_REP. */
+int sites_load_rep(struct site_table *t, const char *prog, const char *own, char *err,
+                   size_t errlen);
 
 /* The site at addr, or NULL. */
 struct site *sites_find(const struct site_table *t, uint64_t addr);

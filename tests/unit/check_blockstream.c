@@ -1,6 +1,7 @@
 /* Block reconstruction (sim/blockstream.h) fed by hand-made translation-block
  * events, the way Unicorn reports them: exact retired blocks, branch outcomes,
- * REP iterations, cut and faulting blocks. */
+ * REP iterations (also of a REP left in the middle and resumed), cut and faulting
+ * blocks. */
 #include <check.h>
 #include <stdlib.h>
 
@@ -227,6 +228,113 @@ START_TEST(rep_with_zero_count)
 }
 END_TEST
 
+/* A REP that faults in its third iteration (a page it writes is not writable): the
+ * block of the mov before it carries the part done (2 of 5 iterations, RB_REP_LEFT);
+ * the handler's frame takes the execution (bstream_rep_take), the handler enters the
+ * same REP (an execution of its own), then rt_sigreturn gives the first one back
+ * (bstream_rep_give) and its next entry goes on with it: the rest (3) as a resumed
+ * part with the first part's requested count. */
+START_TEST(rep_left_and_resumed)
+{
+	bstream_tb(bs, 0x1200, 7);
+	bstream_rep(bs, 0x1205, 5);
+	bstream_tb(bs, 0x1205, 2);
+	bstream_rep(bs, 0x1205, 4);
+	bstream_tb(bs, 0x1205, 2);
+	bstream_rep(bs, 0x1205, 3);
+	fake_rcx = 3;
+	bstream_finish(bs, 0x1205, 1); /* the fault */
+	ck_assert_int_eq(nrec, 1);
+	expect(0, 0x1200, 1, BK_NONE, 0, 0x1205, 1);
+	ck_assert_int_eq(rec[0].rep_part, RB_REP_RAN | RB_REP_LEFT);
+	ck_assert_uint_eq(rec[0].rep_iters, 2);
+	ck_assert_uint_eq(rec[0].rep_count, 5);
+	ck_assert_uint_eq(rec[0].rep_left, 3);
+	ck_assert_uint_eq(bstream_insns(bs), 1); /* the REP did not retire */
+	struct bstream_rep_held frame = bstream_rep_take(bs, 0x1205);
+	ck_assert_int_eq(frame.valid, 1);
+	ck_assert_uint_eq(frame.requested, 5);
+	/* the handler runs the same REP: count 1, an execution of its own */
+	bstream_set_next_run_start(bs, 1);
+	bstream_tb(bs, 0x1205, 2);
+	bstream_rep(bs, 0x1205, 1);
+	fake_rcx = 0;
+	bstream_tb(bs, 0x1207, 2);
+	bstream_finish(bs, 0x3000, 0);
+	ck_assert_int_eq(nrec, 3);
+	ck_assert_int_eq(rec[1].rep_part, RB_REP_RAN);
+	ck_assert_uint_eq(rec[1].rep_count, 1);
+	/* rt_sigreturn back into the first one */
+	fake_rcx = 3;
+	bstream_rep_give(bs, frame);
+	ck_assert_int_eq(bstream_rep_resuming(bs, 0x1205), 1);
+	bstream_tb(bs, 0x1205, 2);
+	bstream_rep(bs, 0x1205, 3);
+	ck_assert_int_eq(bstream_rep_resuming(bs, 0x1205), 0);
+	fake_rcx = 0;
+	bstream_tb(bs, 0x1207, 2);
+	bstream_finish(bs, 0x2000, 0);
+	ck_assert_int_eq(nrec, 5);
+	expect(3, 0x1205, 1, BK_REP, 0, 0x1207, 1);
+	ck_assert_int_eq(rec[3].rep_part, RB_REP_RAN | RB_REP_RESUMED);
+	ck_assert_uint_eq(rec[3].rep_count, 5);
+	ck_assert_uint_eq(rec[3].rep_iters, 3);
+	ck_assert_uint_eq(rec[3].rep_left, 0);
+}
+END_TEST
+
+/* Left by siglongjmp: the execution is never given back, so the next entry is a new
+ * execution with its own count; an execution held for another address, or dropped
+ * because the thread went on elsewhere, is no continuation either. A REP that is the
+ * first instruction of its run and faults at once still reports its part (a block of
+ * no instruction). */
+START_TEST(rep_left_for_good)
+{
+	bstream_tb(bs, 0x1600, 3); /* addr32 rep stosb: ECX */
+	bstream_rep(bs, 0x1600, 0x100000000ULL + 9);
+	fake_rcx = 0x100000000ULL + 9;
+	bstream_finish(bs, 0x1600, 1); /* faults in its first iteration */
+	ck_assert_int_eq(nrec, 1);
+	ck_assert_uint_eq(rec[0].ninsns, 0);
+	ck_assert_int_eq(rec[0].rep_part, RB_REP_RAN | RB_REP_LEFT);
+	ck_assert_uint_eq(rec[0].rep_iters, 0);
+	ck_assert_uint_eq(rec[0].rep_count, 9);
+	struct bstream_rep_held h = bstream_rep_take(bs, 0x1601);
+	ck_assert_int_eq(h.valid, 0); /* not where the thread stopped: dropped */
+	bstream_set_next_run_start(bs, 1);
+	bstream_tb(bs, 0x1600, 3);
+	bstream_rep(bs, 0x1600, 4);
+	fake_rcx = 0;
+	bstream_tb(bs, 0x1603, 1);
+	bstream_finish(bs, 0x2000, 0);
+	ck_assert_int_eq(rec[1].rep_part, RB_REP_RAN);
+	ck_assert_uint_eq(rec[1].rep_count, 4);
+	ck_assert_uint_eq(rec[1].rep_iters, 4);
+	/* given back, but the thread goes on at another address first */
+	bstream_rep_give(bs, (struct bstream_rep_held){0x1600, 9, 1});
+	bstream_tb(bs, 0x1000, 9);
+	ck_assert_int_eq(bstream_rep_resuming(bs, 0x1600), 0);
+	bstream_finish(bs, 0x1005, 0);
+}
+END_TEST
+
+/* Stopped at a REP in progress without a fault (Ctrl-C at a further iteration): it
+ * did not retire either. */
+START_TEST(rep_stopped_in_the_middle)
+{
+	bstream_tb(bs, 0x1200, 7);
+	bstream_rep(bs, 0x1205, 5);
+	bstream_tb(bs, 0x1205, 2);
+	bstream_rep(bs, 0x1205, 4);
+	fake_rcx = 4;
+	bstream_finish(bs, 0x1205, 0);
+	ck_assert_int_eq(nrec, 1);
+	expect(0, 0x1200, 1, BK_NONE, 0, 0x1205, 1);
+	ck_assert_int_eq(rec[0].rep_part, RB_REP_RAN | RB_REP_LEFT);
+	ck_assert_uint_eq(rec[0].rep_iters, 1);
+}
+END_TEST
+
 START_TEST(cut_after_emulated_instruction)
 {
 	bstream_tb(bs, 0x1400, 7);
@@ -321,6 +429,9 @@ int main(void)
 	tcase_add_test(tc, repne_stops_early);
 	tcase_add_test(tc, rep_with_ecx_counts_32_bits);
 	tcase_add_test(tc, rep_with_zero_count);
+	tcase_add_test(tc, rep_left_and_resumed);
+	tcase_add_test(tc, rep_left_for_good);
+	tcase_add_test(tc, rep_stopped_in_the_middle);
 	tcase_add_test(tc, cut_after_emulated_instruction);
 	tcase_add_test(tc, fault_mid_block);
 	tcase_add_test(tc, fault_on_first_instruction);

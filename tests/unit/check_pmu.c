@@ -68,7 +68,7 @@ static struct pmu *mk(struct pmu_config *cfg)
 static void feed(struct pmu *p, const struct block_info *bi, uint32_t n, int kind, int taken,
 		 uint64_t next, uint64_t iters)
 {
-	struct retired_block rb = {bi, next, iters, 7, n, (uint8_t)kind, (uint8_t)taken, 1, 0, 0, 0};
+	struct retired_block rb = {bi, next, iters, 7, n, (uint8_t)kind, (uint8_t)taken, 1, 0, 0, 0, 0, 0};
 	struct block_sink s = pmu_block_sink(p);
 	s.retire(s.ctx, &rb);
 }
@@ -108,7 +108,7 @@ START_TEST(context_switch_empties_lbr)
 	struct pmu *p = mk(&cfg);
 	for (int i = 0; i < 10; i++)
 		loop_iter(p, 1);
-	struct retired_block rb = {&L, 0x401000, 0, 8, 8, BK_COND, 1, 1, 1, 0, 0}; /* thread 8 runs now */
+	struct retired_block rb = {&L, 0x401000, 0, 8, 8, BK_COND, 1, 1, 1, 0, 0, 0, 0}; /* thread 8 runs now */
 	struct block_sink s = pmu_block_sink(p);
 	s.retire(s.ctx, &rb);
 	rb.new_context = 0;
@@ -468,6 +468,37 @@ START_TEST(lbr_cycles_saturate)
 }
 END_TEST
 
+/* A REP left in the middle by a fault (a block of the store only, carrying 40
+ * iterations of a rep movsb that did not retire): the iterations and their cycles
+ * count, the REP is no instruction; a rep_iterations overflow among them interrupts
+ * at the REP. */
+START_TEST(rep_left_in_the_middle)
+{
+	struct pmu_config cfg = {.nctr = 3, .ctr = {{EV_INSTRUCTIONS, 0}, {EV_REP_ITERATIONS, 25}, {EV_CYCLES, 0}}};
+	cfg.cpu = flat_cpu();
+	struct pmu *p = mk(&cfg);
+	struct retired_block rb = {&S, 0x403004, 40, 7, 1, BK_NONE, 0, 1, 0, 100, 0, 60, RB_REP_RAN | RB_REP_LEFT};
+	struct block_sink s = pmu_block_sink(p);
+	s.retire(s.ctx, &rb);
+	ck_assert_uint_eq(pmu_count(p, 0), 1);
+	ck_assert_uint_eq(pmu_count(p, 1), 40);
+	ck_assert_uint_eq(pmu_cycles(p) * 4,
+			  (uint64_t)flat_cpu()->cost_q[IC_STORE] + 40 * (uint64_t)flat_cpu()->rep_iter_q);
+	ck_assert_uint_eq(ngot, 1);
+	ck_assert_uint_eq(got[0].ip, 0x403004);
+	ck_assert_uint_eq(got[0].period, 25);
+	/* the same with nothing retired before it */
+	rb.ninsns = 0;
+	s.retire(s.ctx, &rb);
+	ck_assert_uint_eq(pmu_count(p, 0), 1);
+	ck_assert_uint_eq(pmu_count(p, 1), 80);
+	ck_assert_uint_eq(ngot, 2); /* overflows at 50 and 75: one interrupt */
+	ck_assert_uint_eq(got[1].ip, 0x403004);
+	ck_assert_uint_eq(got[1].period, 50);
+	pmu_free(p);
+}
+END_TEST
+
 /* A frozen LBR records nothing; the PMU freezes it while a sample is handed over. */
 static struct pmu *freeze_pmu;
 static void try_record_while_frozen(void *ctx, const struct pmu_sample *s)
@@ -629,6 +660,7 @@ int main(void)
 	tcase_add_test(tc, lbr_filter_words_rejected);
 	tcase_add_test(tc, lbr_wraps_newest_first);
 	tcase_add_test(tc, lbr_cycles_saturate);
+	tcase_add_test(tc, rep_left_in_the_middle);
 	tcase_add_test(tc, lbr_freeze_on_pmi);
 	tcase_add_test(tc, branch_predictor);
 	tcase_add_test(tc, mispredict_penalty);

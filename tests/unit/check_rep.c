@@ -1,8 +1,8 @@
 /* The REP unit (pmu_model/rep.h) fed by hand-made retired blocks: the records
  * of each mode against counts known by construction, the instruction-
  * information buffer filling, interrupting when full and draining without
- * loss, taken-branch records with TBE, RE off, and the registers the handler
- * reads. */
+ * loss, taken-branch records with TBE, RE off, the registers the handler
+ * reads, and a REP recorded in parts (left in the middle, then resumed). */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,13 +44,26 @@ static struct rep_unit *mk(enum rep_mode mode, uint32_t control, uint32_t entrie
 	return cur;
 }
 
-static void feed(struct rep_unit *u, const struct block_info *bi, int kind, uint64_t count, uint64_t iters)
+/* A block of bi; for a REP run, a part of an execution that began with count in the
+ * count register and now has left in it after iters more iterations. part: RB_REP_*
+ * (kind BK_NONE: the REP was left, RB_REP_LEFT, and did not retire). */
+static void feed_part(struct rep_unit *u, const struct block_info *bi, int kind, uint64_t count, uint64_t iters,
+		      uint64_t left, int part)
 {
-	struct retired_block rb = {.info = bi, .next = bi == &J ? J.target : bi->end, .rep_iters = iters,
-				   .rep_count = count, .tid = 5, .ninsns = bi->ninsns, .kind = (uint8_t)kind,
-				   .taken = kind == BK_JMP, .run_start = 1};
+	int left_rep = bi->kind == BK_REP && kind == BK_NONE;
+	struct retired_block rb = {.info = bi, .next = bi == &J ? J.target : left_rep ? bi->term : bi->end,
+				   .rep_iters = iters, .rep_count = count, .tid = 5,
+				   .ninsns = bi->ninsns - (left_rep ? 1u : 0u), .kind = (uint8_t)kind,
+				   .taken = kind == BK_JMP, .run_start = 1, .rep_left = left,
+				   .rep_part = (uint8_t)(bi->kind == BK_REP ? RB_REP_RAN | part | (left_rep ? RB_REP_LEFT : 0) : 0)};
 	struct block_sink s = rep_unit_sink(u);
 	s.retire(s.ctx, &rb);
+}
+
+/* A whole execution (or the first part of one left in the middle: kind BK_NONE). */
+static void feed(struct rep_unit *u, const struct block_info *bi, int kind, uint64_t count, uint64_t iters)
+{
+	feed_part(u, bi, kind, count, iters, count - iters, 0);
 }
 
 /* Interrupt at the last execution: requested, actual and why it ended, for
@@ -238,6 +251,55 @@ START_TEST(memory_buffer_layout_and_registers)
 }
 END_TEST
 
+/* A REP left in the middle by a fault whose handler returns into it: the first part
+ * (INTERRUPTED, 100 of 300) and the continuation (resumed, RCR still 300, the 200
+ * iterations since it went on) are one execution; a REP the handler runs in between
+ * is one of its own. In mode first only the first part interrupts. */
+START_TEST(resumed_part_is_the_same_execution)
+{
+	struct rep_unit *u = mk(REP_LAST, REP_F_RE, 0);
+	feed(u, &M, BK_NONE, 300, 100);                          /* the fault */
+	feed(u, &E, BK_REP, 16, 16);                             /* in the handler */
+	feed_part(u, &M, BK_REP, 300, 200, 0, RB_REP_RESUMED);   /* rt_sigreturn into it */
+	ck_assert_uint_eq(ngot, 3);
+	ck_assert_int_eq(got[0].end, REP_END_INTERRUPTED);
+	ck_assert_uint_eq(got[0].actual, 100);
+	ck_assert_int_eq(got[0].resumed, 0);
+	ck_assert_uint_eq(got[0].insn, 1); /* the mov before it retired, the REP did not */
+	ck_assert_int_eq(got[2].resumed, 1);
+	ck_assert_int_eq(got[2].end, REP_END_COUNT);
+	ck_assert_uint_eq(got[2].requested, 300);
+	ck_assert_uint_eq(got[2].actual, 200);
+	ck_assert_uint_eq(rcr_seen[2], 300);
+	ck_assert_uint_eq(ctr_seen[2], 200);
+	ck_assert_uint_eq(rep_unit_occurrences(u), 2);
+	rep_unit_free(u);
+	u = mk(REP_FIRST, REP_F_RE, 0);
+	feed(u, &M, BK_NONE, 300, 100);
+	feed_part(u, &M, BK_REP, 300, 200, 0, RB_REP_RESUMED);
+	ck_assert_uint_eq(ngot, 1);
+	ck_assert_uint_eq(got[0].requested, 300);
+	rep_unit_free(u);
+	/* single steps of the continuation: the count before each iteration, its index in
+	 * the execution */
+	u = mk(REP_LAST, REP_F_RE | REP_F_SSE, 0);
+	feed_part(u, &M, BK_REP, 300, 3, 0, RB_REP_RESUMED);
+	ck_assert_uint_eq(ngot, 4);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_uint_eq(got[i].requested, 3 - (uint64_t)i);
+		ck_assert_uint_eq(got[i].actual, 297 + (uint64_t)i);
+	}
+	rep_unit_free(u);
+	/* the in-memory entry carries the flag in its fourth byte */
+	u = mk(REP_MEMBUFFER, REP_F_RE, 4);
+	feed_part(u, &M, BK_REP, 300, 200, 0, RB_REP_RESUMED);
+	uint64_t bp, size, next;
+	const uint8_t *m = rep_unit_memory(u, &bp, &size, &next);
+	ck_assert_int_eq(m[3], 1);
+	rep_unit_free(u);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rep");
@@ -250,6 +312,7 @@ int main(void)
 	tcase_add_test(tc, counter_mode_and_interrupted);
 	tcase_add_test(tc, single_step_follows_every_iteration);
 	tcase_add_test(tc, memory_buffer_layout_and_registers);
+	tcase_add_test(tc, resumed_part_is_the_same_execution);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

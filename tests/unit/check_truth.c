@@ -1,5 +1,6 @@
 /* Ground truth (sim/truth.h) fed by hand-made retired blocks: counts, merged
- * terminators, indirect targets, REP iterations, partial blocks, fdata text. */
+ * terminators, indirect targets, REP figures (added, not counted from blocks),
+ * partial blocks, fdata text. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,9 @@ static struct block_info P = {0x405000, 0x405007, 0x405005, 0, 5, 2, BK_REP, 0, 
 static void feed(struct truth *t, const struct block_info *bi, uint32_t n, int kind, int taken,
 		 uint64_t next, uint64_t iters, int run_start)
 {
-	/* a REP runs its whole count here; rep_sites adds one stopped by its condition */
-	struct retired_block rb = {bi, next, iters, 1, n, (uint8_t)kind, (uint8_t)taken, (uint8_t)run_start, 0, iters, 0};
+	/* a REP runs its whole count here */
+	struct retired_block rb = {bi, next, iters, 1, n, (uint8_t)kind, (uint8_t)taken, (uint8_t)run_start, 0, iters, 0,
+				   0, kind == BK_REP ? RB_REP_RAN : 0};
 	struct block_sink s = truth_sink(t);
 	s.retire(s.ctx, &rb);
 }
@@ -85,22 +87,38 @@ START_TEST(transfers_per_target)
 }
 END_TEST
 
+/* REP figures are what the REP reference adds (truth_rep_add), sorted by site and
+ * summed, requested saturating; the REP parts of the blocks add nothing to them, and a
+ * block that retired no instruction (a REP left before anything retired) nothing at all. */
 START_TEST(rep_sites)
 {
 	struct truth *t = sample();
-	/* a repne scan asked for 500 and stopped by its condition after 200 */
-	struct retired_block rb = {&P, 0x405007, 200, 1, 2, BK_REP, 0, 1, 0, 500, 0};
-	struct block_sink s = truth_sink(t);
-	s.retire(s.ctx, &rb);
 	struct truth_rep *r;
 	size_t n;
 	ck_assert_int_eq(truth_rep_sites(t, &r, &n), 0);
-	ck_assert_uint_eq(n, 1);
-	ck_assert_uint_eq(r[0].addr, 0x405005);
-	ck_assert_uint_eq(r[0].executions, 3);
-	ck_assert_uint_eq(r[0].iterations, 500);
-	ck_assert_uint_eq(r[0].requested, 800);
+	ck_assert_uint_eq(n, 0);
+	free(r);
+	struct retired_block rb = {&P, 0x405005, 100, 1, 0, BK_NONE, 0, 1, 0, 300, 0, 200, RB_REP_RAN | RB_REP_LEFT};
+	struct block_sink s = truth_sink(t);
+	s.retire(s.ctx, &rb);
+	ck_assert_uint_eq(truth_insns(t), 31);
+	ck_assert_int_eq(truth_rep_add(t, 0x405005, 1, 300, 0, 0), 0);
+	ck_assert_int_eq(truth_rep_add(t, 0x405005, 0, 0, 100, 0), 0);
+	ck_assert_int_eq(truth_rep_add(t, 0x401000, 1, UINT64_MAX, 7, 1), 0);
+	ck_assert_int_eq(truth_rep_add(t, 0x405005, 1, 500, 200, 1), 0);
+	ck_assert_int_eq(truth_rep_add(t, 0x401000, 1, 5, 5, 0), 0);
+	ck_assert_int_eq(truth_rep_sites(t, &r, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(r[0].addr, 0x401000);
+	ck_assert_uint_eq(r[0].executions, 2);
+	ck_assert_uint_eq(r[0].requested, UINT64_MAX);
+	ck_assert_uint_eq(r[0].iterations, 12);
 	ck_assert_uint_eq(r[0].by_condition, 1);
+	ck_assert_uint_eq(r[1].addr, 0x405005);
+	ck_assert_uint_eq(r[1].executions, 2);
+	ck_assert_uint_eq(r[1].iterations, 300);
+	ck_assert_uint_eq(r[1].requested, 800);
+	ck_assert_uint_eq(r[1].by_condition, 1);
 	free(r);
 	truth_free(t);
 }
