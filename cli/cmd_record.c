@@ -83,6 +83,7 @@ enum {
 };
 
 struct record_args {
+	const char *cmd;     /* for messages */
 	struct eventlist el;
 	uint64_t period, delta, skid, refill, depth;
 	uint64_t pmu_seed;
@@ -119,7 +120,7 @@ static int parse_num(const char *arg, uint64_t *v, const char *opt, const char *
 static int record_option(void *ctx, int c, char *arg)
 {
 	struct record_args *a = ctx;
-	const char *cmd = "pmusim record";
+	const char *cmd = a->cmd;
 	switch (c) {
 	case 'e': return eventlist_add(&a->el, arg, cmd);
 	case 'c':
@@ -185,6 +186,7 @@ static int record_option(void *ctx, int c, char *arg)
 
 static int parse_args(int argc, char **argv, struct program *p, struct record_args *a)
 {
+	a->cmd = p->cmd;
 	static const struct option opts[] = {
 		PROG_LONG_OPTIONS, {"event", required_argument, 0, 'e'}, {"count", required_argument, 0, 'c'},
 		{"delta", required_argument, 0, O_DELTA}, {"branch-any", no_argument, 0, 'b'},
@@ -204,11 +206,12 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 	if (a->el.n == 0 && eventlist_add(&a->el, "cycles", p->cmd) < 0)
 		return -1;
 	if (a->delta && a->delta >= a->period)
-		return fprintf(stderr, "pmusim record: --delta must be smaller than the period\n"), -1;
+		return fprintf(stderr, "%s: --delta must be smaller than the period\n", p->cmd), -1;
 	if (a->rep_sse && (a->rep_mode < 0 || a->rep_mode == REP_PATCH))
-		return fprintf(stderr, "pmusim record: --rep-sse goes with a --rep mode of the REP unit\n"), -1;
+		return fprintf(stderr, "%s: --rep-sse goes with a --rep mode of the REP unit\n", p->cmd), -1;
 	if ((a->rep_tbe || a->rep_entries != 64) && a->rep_mode != REP_BUFFER && a->rep_mode != REP_MEMBUFFER)
-		return fprintf(stderr, "pmusim record: --rep-buffer and --rep-tbe go with --rep buffer or membuffer\n"), -1;
+		return fprintf(stderr, "%s: --rep-buffer and --rep-tbe go with --rep buffer or membuffer\n", p->cmd),
+		       -1;
 	return 0;
 }
 
@@ -529,11 +532,23 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 	return 0;
 }
 
+#define RECORD_ARGS_DEFAULTS                                                                          \
+	{.period = DEFAULT_PERIOD, .depth = 32, .out = "perf.data", .rep_mode = -1, .rep_entries = 64, \
+	 .ts = {.period_ns = 10000000, .area_entries = 256}}
+
+int record_check_args(int argc, char **argv, const char *cmd)
+{
+	struct program p;
+	struct record_args a = RECORD_ARGS_DEFAULTS;
+	int ok = program_init(&p, cmd, argc) == 0 && parse_args(argc, argv, &p, &a) == 0;
+	program_free(&p);
+	return ok ? 0 : -1;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct program p;
-	struct record_args a = {.period = DEFAULT_PERIOD, .depth = 32, .out = "perf.data", .rep_mode = -1,
-				.rep_entries = 64, .ts = {.period_ns = 10000000, .area_entries = 256}};
+	struct record_args a = RECORD_ARGS_DEFAULTS;
 	struct recorder r = {0};
 	struct pmu *pmu = NULL;
 	int status = EXIT_PMUSIM_ERROR;
