@@ -201,10 +201,11 @@ int unif_report_svg(const char *path, const struct unif_report *u, const char *c
 	const char *slash = strrchr(u->program, '/');
 	char title[1024];
 	snprintf(title, sizeof(title),
-		 "%s \u2014 %s: %s at alpha %g\n%zu runs, %zu edges tested, %zu biased; chi2 %.1f, effective dof "
+		 "%s \u2014 %s%s: %s at alpha %g\n%zu runs, %zu edges tested, %zu biased; chi2 %.1f, effective dof "
 		 "%.1f, p = %.3g\ndashed: the Bonferroni limit |z| = %.2f",
-		 slash ? slash + 1 : u->program, prof_method_name(u->method), r->unbiased ? "unbiased" : "biased",
-		 u->opts->alpha, u->k, r->tested, r->biased, r->chi2, r->eff_dof, r->p_chi2, r->crit_z);
+		 slash ? slash + 1 : u->program, prof_method_name(u->method),
+		 u->opts->normalise ? " (normalised)" : "", r->unbiased ? "unbiased" : "biased", u->opts->alpha, u->k,
+		 r->tested, r->biased, r->chi2, r->eff_dof, r->p_chi2, r->crit_z);
 	struct outfile of;
 	int err = outfile_open(&of, path);
 	if (err == 0) {

@@ -330,9 +330,9 @@ static int reap(pid_t *pid_run, size_t k, int *failed, size_t *running)
 	return 0;
 }
 
-/* Runs the children, jobs at a time; 0, or -1 when one failed (*first: the
- * first such run). */
-static int run_all(const struct unif_spec *s, const char *top, const char *cmd, size_t *first)
+/* Runs the children, jobs at a time; 0, -1 when one failed (*first: the first
+ * such run), or -2 when one could not start (*launch_errno says why). */
+static int run_all(const struct unif_spec *s, const char *top, const char *cmd, size_t *first, int *launch_errno)
 {
 	pid_t *pid_run = calloc(s->k, sizeof(pid_t));
 	int *failed = calloc(s->k, sizeof(int));
@@ -354,19 +354,23 @@ static int run_all(const struct unif_spec *s, const char *top, const char *cmd, 
 				child_pid[slot] = pid_run[next] = pid;
 				running++;
 			} else {
-				any = 1, failed[next] = 2;
+				any = 1, failed[next] = 2, *launch_errno = errno;
 			}
 			next++;
 			sigprocmask(SIG_SETMASK, &old, NULL);
 		}
 		if (running && reap(pid_run, s->k, failed, &running) < 0)
 			break;
-		for (size_t i = 0; i < s->k && !any; i++)
-			if (failed[i] > 0) { /* the others are pointless now */
+		/* after a failure the later runs are pointless; the earlier ones go on, so
+		 * that the failure reported is the first run's that fails, whatever ran
+		 * at the same time */
+		for (size_t i = 0; i < s->k; i++)
+			if (failed[i] > 0) {
 				any = 1;
-				for (size_t j = 0; j < MAX_JOBS; j++)
-					if (child_pid[j] > 0)
-						kill(child_pid[j], SIGTERM);
+				for (size_t j = i + 1; j < s->k; j++)
+					if (pid_run[j] > 0)
+						kill(pid_run[j], SIGTERM);
+				break;
 			}
 	}
 	for (size_t i = 0; i < s->k; i++)
@@ -401,7 +405,8 @@ int unif_runs(const struct unif_spec *s, struct unif_run *runs, const char *cmd)
 		return -1;
 	}
 	size_t first = 0;
-	int rc = run_all(s, top, cmd, &first);
+	int launch_errno = 0;
+	int rc = run_all(s, top, cmd, &first, &launch_errno);
 	if (stop_signal) {
 		remove_tree(top);
 		for (size_t i = 0; i < NSTOP; i++)
@@ -415,7 +420,7 @@ int unif_runs(const struct unif_spec *s, struct unif_run *runs, const char *cmd)
 		run_failure(top, first, why, sizeof(why));
 		fprintf(stderr, "%s: run %zu (--pmu-seed %" PRIu64 "): %s\n", cmd, first + 1, s->pmu_seed0 + first, why);
 	} else if (rc == -2) {
-		fprintf(stderr, "%s: cannot start run %zu: %s\n", cmd, first + 1, strerror(errno));
+		fprintf(stderr, "%s: cannot start run %zu: %s\n", cmd, first + 1, strerror(launch_errno));
 	}
 	for (size_t i = 0; i < s->k && rc == 0; i++)
 		if (read_result(top, i, &runs[i]) < 0) {

@@ -1,9 +1,10 @@
-/* Unit tests of profiler/uniformity with hand-made runs: synthetic estimates
- * drawn around known exact counts. Unbiased estimates pass at the rate the
- * significance level promises (independent edges, edges in perfectly correlated
- * groups, one common factor, few runs); a 5 % bias on a hot edge, an edge never
- * estimated, a phantom edge and a global scale error are found; normalisation,
- * the minimum weight, the call subset and per-run truths do what they say. */
+/* Unit tests of profiler/uniformity, the statistics (tests/e2e/check_uniformity.c
+ * runs the command), with hand-made runs: synthetic estimates drawn around known
+ * exact counts. Unbiased estimates pass at the rate the significance level
+ * promises (independent edges, edges in perfectly correlated groups, one common
+ * factor, few runs); a 5 % bias on a hot edge, an edge never estimated, a
+ * phantom edge and a global scale error are found; normalisation, the minimum
+ * weight, the call subset and per-run truths do what they say. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
