@@ -10,7 +10,7 @@
 
 struct unif_report {
 	const char *program;
-	int method;                  /* enum prof_method */
+	int method; /* enum prof_method */
 	size_t k;
 	uint64_t seed, pmu_seed0;
 	const struct unif_opts *opts;

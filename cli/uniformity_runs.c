@@ -87,15 +87,16 @@ static void put_name(FILE *f, const struct symtab *st, uint64_t a)
 
 static void put_edge(FILE *f, struct binary *bin, const struct edge *e, double est, double exact)
 {
-	fprintf(f, "e %" PRIx64 " %" PRIx64 " %u %u %a %a", e->from, e->to, e->kind, e->taken, est, exact);
+	fprintf(f, "e %" PRIx64 " %" PRIx64 " %u %u %a %a", e->from, e->to, e->kind, e->taken, est,
+	        exact);
 	put_name(f, binary_symtab(bin), e->from);
 	put_name(f, binary_symtab(bin), e->to);
 	fputc('\n', f);
 }
 
 /* The profile's and the truth's edges, merged by (from, to). */
-static int write_result(const char *path, struct profile *prof, struct binary *bin, struct edges *truth,
-			size_t unresolved)
+static int write_result(const char *path, struct profile *prof, struct binary *bin,
+                        struct edges *truth, size_t unresolved)
 {
 	char tmp[PATH_MAX + 8];
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -103,13 +104,19 @@ static int write_result(const char *path, struct profile *prof, struct binary *b
 	if (!f)
 		return -1;
 	const struct profile_stats *st = profile_stats(prof);
-	fprintf(f, "samples %" PRIu64 " used %" PRIu64 " dropped %" PRIu64 " unresolved %zu\nbinary %s\n",
-		st->samples, st->used, st->dropped, unresolved, binary_path(bin));
+	fprintf(f,
+	        "samples %" PRIu64 " used %" PRIu64 " dropped %" PRIu64
+	        " unresolved %zu\nbinary %s\n",
+	        st->samples, st->used, st->dropped, unresolved, binary_path(bin));
 	size_t np, nt, i = 0, j = 0;
-	const struct edge *p = edges_sorted(profile_edges(prof), &np), *t = edges_sorted(truth, &nt);
+	const struct edge *p = edges_sorted(profile_edges(prof), &np),
+	                  *t = edges_sorted(truth, &nt);
 	while (i < np || j < nt) {
-		int c = i == np ? 1 : j == nt ? -1 : p[i].from != t[j].from ? (p[i].from < t[j].from ? -1 : 1)
-					      : p[i].to != t[j].to ? (p[i].to < t[j].to ? -1 : 1) : 0;
+		int c = i == np                  ? 1
+		        : j == nt                ? -1
+		        : p[i].from != t[j].from ? (p[i].from < t[j].from ? -1 : 1)
+		        : p[i].to != t[j].to     ? (p[i].to < t[j].to ? -1 : 1)
+		                                 : 0;
 		if (c < 0)
 			put_edge(f, bin, &p[i], p[i].w, 0), i++;
 		else if (c > 0)
@@ -172,9 +179,11 @@ static int child_main(const struct unif_spec *s, size_t run, const char *dir, co
 	join(data, dir, "x.data");
 	join(truth, dir, "t.fdata");
 	snprintf(seed, sizeof(seed), "%" PRIu64, s->pmu_seed0 + run);
-	if (redirect(2, err, O_WRONLY | O_CREAT | O_TRUNC) < 0 || redirect(1, "/dev/null", O_WRONLY) < 0 ||
+	if (redirect(2, err, O_WRONLY | O_CREAT | O_TRUNC) < 0 ||
+	    redirect(1, "/dev/null", O_WRONLY) < 0 ||
 	    redirect(0, s->stdin_path ? s->stdin_path : "/dev/null", O_RDONLY) < 0) {
-		fprintf(stderr, "why: cannot open the program's standard streams: %s\n", strerror(errno));
+		fprintf(stderr, "why: cannot open the program's standard streams: %s\n",
+		        strerror(errno));
 		return 1;
 	}
 	size_t nr = 0, np = 0;
@@ -186,7 +195,8 @@ static int child_main(const struct unif_spec *s, size_t run, const char *dir, co
 	if (!argv)
 		return fprintf(stderr, "why: out of memory\n"), 1;
 	memcpy(argv, s->record_argv, nr * sizeof(char *));
-	char *extra[] = {(char *)"--pmu-seed", seed, (char *)"-o", data, (char *)"--truth", truth, (char *)"--"};
+	char *extra[] = {(char *)"--pmu-seed", seed,  (char *)"-o", data,
+	                 (char *)"--truth",    truth, (char *)"--"};
 	memcpy(argv + nr, extra, sizeof(extra));
 	memcpy(argv + nr + 7, s->prog_argv, np * sizeof(char *));
 	int st = cmd_record((int)(nr + np + 7), argv);
@@ -250,8 +260,8 @@ static int read_header(FILE *f, struct unif_run *r)
 {
 	char line[4200];
 	if (!fgets(line, sizeof(line), f) ||
-	    sscanf(line, "samples %" SCNu64 " used %" SCNu64 " dropped %" SCNu64 " unresolved %zu", &r->samples,
-		   &r->used, &r->dropped, &r->unresolved) != 4 ||
+	    sscanf(line, "samples %" SCNu64 " used %" SCNu64 " dropped %" SCNu64 " unresolved %zu",
+	           &r->samples, &r->used, &r->dropped, &r->unresolved) != 4 ||
 	    !fgets(line, sizeof(line), f) || strncmp(line, "binary ", 7) != 0)
 		return -1;
 	line[strcspn(line, "\n")] = 0;
@@ -271,8 +281,8 @@ static int read_result(const char *top, size_t run, struct unif_run *r)
 	while (!bad && fgets(line, sizeof(line), f)) {
 		struct unif_obs o;
 		unsigned kind, taken;
-		if (sscanf(line, "e %" SCNx64 " %" SCNx64 " %u %u %lf %lf %2047s %2047s", &o.from, &o.to, &kind,
-			   &taken, &o.est, &o.exact, a, b) != 8) {
+		if (sscanf(line, "e %" SCNx64 " %" SCNx64 " %u %u %lf %lf %2047s %2047s", &o.from,
+		           &o.to, &kind, &taken, &o.est, &o.exact, a, b) != 8) {
 			bad = 1;
 			break;
 		}
@@ -325,14 +335,17 @@ static int reap(pid_t *pid_run, size_t k, int *failed, size_t *running)
 		if (pid_run[i] == pid) {
 			pid_run[i] = 0;
 			/* killed by us (SIGTERM after another run failed) is not its own failure */
-			failed[i] = WIFEXITED(st) ? WEXITSTATUS(st) != 0 : WTERMSIG(st) == SIGTERM ? -1 : 1;
+			failed[i] = WIFEXITED(st)             ? WEXITSTATUS(st) != 0
+			            : WTERMSIG(st) == SIGTERM ? -1
+			                                      : 1;
 		}
 	return 0;
 }
 
 /* Runs the children, jobs at a time; 0, -1 when one failed (*first: the first
  * such run), or -2 when one could not start (*launch_errno says why). */
-static int run_all(const struct unif_spec *s, const char *top, const char *cmd, size_t *first, int *launch_errno)
+static int run_all(const struct unif_spec *s, const char *top, const char *cmd, size_t *first,
+                   int *launch_errno)
 {
 	pid_t *pid_run = calloc(s->k, sizeof(pid_t));
 	int *failed = calloc(s->k, sizeof(int));
@@ -394,14 +407,17 @@ int unif_runs(const struct unif_spec *s, struct unif_run *runs, const char *cmd)
 {
 	char top[PATH_MAX];
 	if (strlen(tmp_root()) > PATH_MAX - 256)
-		return fprintf(stderr, "%s: the temporary directory's name is too long: %s\n", cmd, tmp_root()), -1;
+		return fprintf(stderr, "%s: the temporary directory's name is too long: %s\n", cmd,
+		               tmp_root()),
+		       -1;
 	join(top, tmp_root(), "pmusim-uniformity.XXXXXX");
 	struct sigaction sa = {.sa_handler = on_stop}, old[NSTOP];
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < NSTOP; i++)
 		sigaction(stop_signals[i], &sa, &old[i]);
 	if (!mkdtemp(top)) {
-		fprintf(stderr, "%s: cannot make a temporary directory in %s: %s\n", cmd, tmp_root(), strerror(errno));
+		fprintf(stderr, "%s: cannot make a temporary directory in %s: %s\n", cmd,
+		        tmp_root(), strerror(errno));
 		return -1;
 	}
 	size_t first = 0;
@@ -418,9 +434,11 @@ int unif_runs(const struct unif_spec *s, struct unif_run *runs, const char *cmd)
 	char why[1200];
 	if (rc == -1) {
 		run_failure(top, first, why, sizeof(why));
-		fprintf(stderr, "%s: run %zu (--pmu-seed %" PRIu64 "): %s\n", cmd, first + 1, s->pmu_seed0 + first, why);
+		fprintf(stderr, "%s: run %zu (--pmu-seed %" PRIu64 "): %s\n", cmd, first + 1,
+		        s->pmu_seed0 + first, why);
 	} else if (rc == -2) {
-		fprintf(stderr, "%s: cannot start run %zu: %s\n", cmd, first + 1, strerror(launch_errno));
+		fprintf(stderr, "%s: cannot start run %zu: %s\n", cmd, first + 1,
+		        strerror(launch_errno));
 	}
 	for (size_t i = 0; i < s->k && rc == 0; i++)
 		if (read_result(top, i, &runs[i]) < 0) {

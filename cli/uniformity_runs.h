@@ -31,12 +31,12 @@ struct unif_spec {
 
 /* One run's result. */
 struct unif_run {
-	struct unif_obs *obs;   /* every edge of the profile or the truth */
+	struct unif_obs *obs;      /* every edge of the profile or the truth */
 	char **from_sym, **to_sym; /* their names ("sym+0xoff", else the address) */
 	size_t n;
 	uint64_t samples, used, dropped;
-	size_t unresolved;      /* truth lines naming no function of the binary */
-	char *binary;           /* the profiled binary's path */
+	size_t unresolved; /* truth lines naming no function of the binary */
+	char *binary;      /* the profiled binary's path */
 };
 
 /* Runs the k recordings; 0 with runs[0..k-1] filled, or -1 after one line on

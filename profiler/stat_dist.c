@@ -80,7 +80,7 @@ static double beta_fraction(double a, double b, double x)
 	for (int j = 1; j < MAX_ITER; j++) {
 		int m = j / 2;
 		double dj = j % 2 ? -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
-				  : m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+		                  : m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
 		d = 1 + dj * d;
 		if (fabs(d) < TINY)
 			d = TINY;

@@ -13,9 +13,9 @@
 #include <stdio.h>
 
 struct zplot_point {
-	double exact;  /* > 0 */
-	double z;      /* may be +-INFINITY: drawn on rows beyond the axis */
-	uint8_t kind;  /* enum br_kind, for the colour (profiler/svg.h) */
+	double exact; /* > 0 */
+	double z;     /* may be +-INFINITY: drawn on rows beyond the axis */
+	uint8_t kind; /* enum br_kind, for the colour (profiler/svg.h) */
 	uint8_t taken;
 	uint8_t biased; /* ringed in red */
 };

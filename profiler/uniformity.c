@@ -17,7 +17,7 @@
 struct table {
 	struct unif_obs *key; /* union of the runs' edges, sorted by (from, to) */
 	size_t u, k;
-	double *x, *t;        /* x[run * u + edge]: estimate, exact count */
+	double *x, *t; /* x[run * u + edge]: estimate, exact count */
 };
 
 static int cmp_obs(const void *a, const void *b)
@@ -33,8 +33,8 @@ static int in_subset(const struct unif_opts *o, const struct unif_obs *e)
 	return !o->calls_only || e->kind == BK_CALL || e->kind == BK_CALL_IND;
 }
 
-static int table_build(struct table *tb, const struct unif_obs *const *runs, const size_t *n, size_t k,
-		       const struct unif_opts *o)
+static int table_build(struct table *tb, const struct unif_obs *const *runs, const size_t *n,
+                       size_t k, const struct unif_opts *o)
 {
 	size_t all = 0, u = 0;
 	for (size_t i = 0; i < k; i++)
@@ -61,7 +61,8 @@ static int table_build(struct table *tb, const struct unif_obs *const *runs, con
 		for (size_t j = 0; j < n[i]; j++) {
 			if (!in_subset(o, &runs[i][j]))
 				continue;
-			const struct unif_obs *hit = bsearch(&runs[i][j], tb->key, w, sizeof(*tb->key), cmp_obs);
+			const struct unif_obs *hit =
+			    bsearch(&runs[i][j], tb->key, w, sizeof(*tb->key), cmp_obs);
 			tb->x[i * w + (size_t)(hit - tb->key)] += runs[i][j].est;
 			tb->t[i * w + (size_t)(hit - tb->key)] += runs[i][j].exact;
 		}
@@ -99,8 +100,12 @@ static void edge_stats(const struct table *tb, size_t e, struct unif_edge *r)
 		double di = tb->x[i * tb->u + e] - tb->t[i * tb->u + e] - d;
 		ss += di * di;
 	}
-	*r = (struct unif_edge){.from = tb->key[e].from, .to = tb->key[e].to, .kind = tb->key[e].kind,
-				.taken = tb->key[e].taken, .exact = st / k, .mean = sx / k};
+	*r = (struct unif_edge){.from = tb->key[e].from,
+	                        .to = tb->key[e].to,
+	                        .kind = tb->key[e].kind,
+	                        .taken = tb->key[e].taken,
+	                        .exact = st / k,
+	                        .mean = sx / k};
 	sd = sqrt(ss / (k - 1));
 	d = r->mean - r->exact;
 	/* differences equal in every run up to rounding: no spread to measure */
@@ -117,7 +122,8 @@ static void edge_stats(const struct table *tb, size_t e, struct unif_edge *r)
 static int cmp_hot(const void *a, const void *b)
 {
 	const struct unif_edge *x = a, *y = b;
-	double wx = x->exact > x->mean ? x->exact : x->mean, wy = y->exact > y->mean ? y->exact : y->mean;
+	double wx = x->exact > x->mean ? x->exact : x->mean,
+	       wy = y->exact > y->mean ? y->exact : y->mean;
 	if (wx != wy)
 		return wx > wy ? -1 : 1;
 	if (x->from != y->from)
@@ -146,8 +152,10 @@ static double trace_r2(const struct table *tb, const struct unif_result *r, size
 		const struct unif_edge *e = &r->e[j];
 		if (e->phantom || !(e->se > 0))
 			continue;
-		size_t col = (size_t)((const struct unif_obs *)bsearch(&(struct unif_obs){.from = e->from, .to = e->to},
-								      tb->key, tb->u, sizeof(*tb->key), cmp_obs) - tb->key);
+		size_t col = (size_t)((const struct unif_obs *)bsearch(
+		                          &(struct unif_obs){.from = e->from, .to = e->to}, tb->key,
+		                          tb->u, sizeof(*tb->key), cmp_obs) -
+		                      tb->key);
 		double sd = e->se * sqrt((double)k), d = e->mean - e->exact;
 		for (size_t i = 0; i < k; i++)
 			y[i] = (tb->x[i * tb->u + col] - tb->t[i * tb->u + col] - d) / sd;
@@ -196,7 +204,6 @@ static void chi2_part(const struct table *tb, struct unif_result *r)
 	r->eff_dof = m * m / a;
 	r->scale = a / m;
 	r->p_chi2 = isinf(r->chi2) ? 0 : chi2_sf(r->chi2 / r->scale, r->eff_dof);
-
 }
 
 /* The tested edges and the phantoms, with their statistics. */
@@ -206,20 +213,58 @@ static int select_edges(const struct table *tb, const struct unif_opts *o, struc
 	for (size_t e = 0; e < tb->u; e++)
 		for (size_t i = 0; i < tb->k; i++)
 			r->total += tb->t[i * tb->u + e] / (double)tb->k;
-	r->min_weight = o->min_share * r->total > o->min_count ? o->min_share * r->total : o->min_count;
+	r->min_weight =
+	    o->min_share * r->total > o->min_count ? o->min_share * r->total : o->min_count;
 	if (!(r->e = malloc((tb->u + 1) * sizeof(*r->e))))
 		return PMUSIM_ERR_NOMEM;
 	for (size_t e = 0; e < tb->u; e++) {
 		struct unif_edge s;
 		edge_stats(tb, e, &s);
 		r->truth_edges += s.exact > 0;
-		if (s.exact > 0 ? s.exact >= r->min_weight : s.mean >= r->min_weight && s.mean > 0) {
+		if (s.exact > 0 ? s.exact >= r->min_weight
+		                : s.mean >= r->min_weight && s.mean > 0) {
 			s.phantom = s.exact <= 0;
 			r->tested += !s.phantom;
 			r->e[r->ne++] = s;
 		}
 	}
 	return 0;
+}
+
+/* The runs' mean overlap and the overlap their spread alone would cost: for
+ * normal differences, E|p - q| = sd sqrt(2 / pi), and 1 - overlap = sum |p - q| / 2. */
+static void overlaps(const struct table *tb, struct unif_result *r)
+{
+	size_t k = tb->k, u = tb->u;
+	double *sx = calloc(k, sizeof(double)), *st = calloc(k, sizeof(double));
+	if (!sx || !st) {
+		free(sx), free(st);
+		r->overlap_mean = r->overlap_noise = NAN;
+		return;
+	}
+	for (size_t i = 0; i < k; i++)
+		for (size_t e = 0; e < u; e++)
+			sx[i] += tb->x[i * u + e], st[i] += tb->t[i * u + e];
+	double ov = 0, cost = 0;
+	for (size_t e = 0; e < u; e++) {
+		double m = 0, ss = 0;
+		for (size_t i = 0; i < k; i++) {
+			double p = sx[i] > 0 ? tb->x[i * u + e] / sx[i] : 0,
+			       q = st[i] > 0 ? tb->t[i * u + e] / st[i] : 0;
+			ov += (p < q ? p : q) / (double)k;
+			m += (p - q) / (double)k;
+		}
+		for (size_t i = 0; i < k; i++) {
+			double p = sx[i] > 0 ? tb->x[i * u + e] / sx[i] : 0,
+			       q = st[i] > 0 ? tb->t[i * u + e] / st[i] : 0;
+			ss += (p - q - m) * (p - q - m);
+		}
+		cost += sqrt(ss / (double)(k - 1)) * sqrt(2 / M_PI) / 2;
+	}
+	r->overlap_mean = ov;
+	r->overlap_noise = 1 - cost;
+	free(sx);
+	free(st);
 }
 
 static size_t runs_differing(const struct table *tb)
@@ -230,8 +275,8 @@ static size_t runs_differing(const struct table *tb)
 	return d;
 }
 
-int unif_test(const struct unif_obs *const *runs, const size_t *n, size_t k, const struct unif_opts *o,
-	      struct unif_result *r)
+int unif_test(const struct unif_obs *const *runs, const size_t *n, size_t k,
+              const struct unif_opts *o, struct unif_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	if (k < 2 || !(o->alpha > 0 && o->alpha < 1) || !(o->min_share >= 0 && o->min_share <= 1) ||
@@ -250,6 +295,7 @@ int unif_test(const struct unif_obs *const *runs, const size_t *n, size_t k, con
 	}
 	r->runs = k;
 	r->truth_differs = runs_differing(&tb);
+	overlaps(&tb, r);
 	chi2_part(&tb, r);
 	r->edge_alpha = r->tested ? o->alpha / 2 / (double)r->tested : o->alpha / 2;
 	r->crit_z = t_quantile2(r->edge_alpha, (double)k - 1);

@@ -66,13 +66,19 @@ struct unif_result {
 	double total;         /* mean exact total */
 	double min_weight;    /* edges with a mean exact count >= this are tested */
 	size_t tested;
-	size_t varying;       /* tested edges whose difference varies: chi2's terms */
-	double chi2;          /* INFINITY when a tested edge is off by the same amount every run */
+	size_t varying;        /* tested edges whose difference varies: chi2's terms */
+	double chi2;           /* INFINITY when a tested edge is off by the same amount every run */
 	double eff_dof, scale; /* chi2 ~ scale * chi-square(eff_dof) */
 	double p_chi2;
 	double edge_alpha;    /* Bonferroni threshold of an edge's p */
 	double crit_z;        /* the |z| of that threshold */
 	size_t biased;        /* biased edges (tested ones and phantoms) */
+	double overlap_mean;  /* validate's overlap of each run's profile with its truth
+	                       * (sum of min(p, q), both normalised; all edges), mean
+	                       * over the runs */
+	double overlap_noise; /* the overlap expected from the runs' spread alone, as if
+	                       * unbiased: 1 - sum over edges of sd * sqrt(2 / pi) / 2, sd
+	                       * of the normalised differences p - q over the runs */
 	int unbiased;         /* the verdict */
 	struct unif_edge *e;  /* tested edges and phantoms, hottest first (by the larger
 	                       * of exact and mean), then by (from, to) */
@@ -82,8 +88,8 @@ struct unif_result {
 /* Runs the test on k >= 2 runs; runs[i] has n[i] observations, each (from, to)
  * at most once, in any order. 0, PMUSIM_ERR_ARG (k < 2, alpha or shares out of
  * range), or PMUSIM_ERR_NOMEM. r->e is owned by r (unif_result_free). */
-int unif_test(const struct unif_obs *const *runs, const size_t *n, size_t k, const struct unif_opts *o,
-	      struct unif_result *r);
+int unif_test(const struct unif_obs *const *runs, const size_t *n, size_t k,
+              const struct unif_opts *o, struct unif_result *r);
 void unif_result_free(struct unif_result *r);
 
 #endif

@@ -11,7 +11,8 @@
 
 static void near_rel(double got, double want, double rel, int line)
 {
-	ck_assert_msg(fabs(got - want) <= rel * fabs(want), "line %d: got %.15g, want %.15g", line, got, want);
+	ck_assert_msg(fabs(got - want) <= rel * fabs(want), "line %d: got %.15g, want %.15g", line,
+	              got, want);
 }
 
 START_TEST(closed_forms)
@@ -23,10 +24,12 @@ START_TEST(closed_forms)
 		near_rel(gamma_p(1, x), -expm1(-x), 1e-12, __LINE__);
 	}
 	for (double t = 0.001; t < 1e6; t *= 1.9) {
-		near_rel(t_sf2(t, 1), 2 / M_PI * atan(1 / t), 1e-11, __LINE__); /* 1 - 2 atan(t) / pi */
+		near_rel(t_sf2(t, 1), 2 / M_PI * atan(1 / t), 1e-11,
+		         __LINE__); /* 1 - 2 atan(t) / pi */
 		near_rel(t_sf2(-t, 1), 2 / M_PI * atan(1 / t), 1e-11, __LINE__);
 		/* 1 - t / sqrt(2 + t^2), written without cancellation */
-		near_rel(t_sf2(t, 2), 2 / (sqrt(2 + t * t) * (sqrt(2 + t * t) + t)), 1e-11, __LINE__);
+		near_rel(t_sf2(t, 2), 2 / (sqrt(2 + t * t) * (sqrt(2 + t * t) + t)), 1e-11,
+		         __LINE__);
 	}
 	for (double x = 0.05; x < 1; x += 0.1) {
 		near_rel(beta_inc(3.5, 1, x), pow(x, 3.5), 1e-12, __LINE__);
@@ -42,15 +45,16 @@ static const struct {
 	int line;
 	double dof, p, x;
 } chi2_rows[] = {
-	{__LINE__, 1, 0.05, 3.841},   {__LINE__, 1, 0.001, 10.828}, {__LINE__, 7, 0.001, 24.322},
-	{__LINE__, 10, 0.05, 18.307}, {__LINE__, 10, 0.001, 29.588}, {__LINE__, 100, 0.05, 124.342},
-	{__LINE__, 100, 0.001, 149.449}, {__LINE__, 30, 0.01, 50.892},
+    {__LINE__, 1, 0.05, 3.841},      {__LINE__, 1, 0.001, 10.828},  {__LINE__, 7, 0.001, 24.322},
+    {__LINE__, 10, 0.05, 18.307},    {__LINE__, 10, 0.001, 29.588}, {__LINE__, 100, 0.05, 124.342},
+    {__LINE__, 100, 0.001, 149.449}, {__LINE__, 30, 0.01, 50.892},
 };
 
 START_TEST(chi2_table)
 {
 	/* the table's three decimals move p by less than 0.3 % */
-	near_rel(chi2_sf(chi2_rows[_i].x, chi2_rows[_i].dof), chi2_rows[_i].p, 3e-3, chi2_rows[_i].line);
+	near_rel(chi2_sf(chi2_rows[_i].x, chi2_rows[_i].dof), chi2_rows[_i].p, 3e-3,
+	         chi2_rows[_i].line);
 }
 END_TEST
 
@@ -59,16 +63,16 @@ static const struct {
 	int line;
 	double dof, p, t;
 } t_rows[] = {
-	{__LINE__, 1, 0.025, 12.706}, {__LINE__, 1, 0.001, 318.309}, {__LINE__, 7, 0.025, 2.365},
-	{__LINE__, 7, 0.001, 4.785},  {__LINE__, 9, 0.025, 2.262},   {__LINE__, 9, 0.001, 4.297},
-	{__LINE__, 30, 0.025, 2.042}, {__LINE__, 100, 0.005, 2.626},
+    {__LINE__, 1, 0.025, 12.706}, {__LINE__, 1, 0.001, 318.309}, {__LINE__, 7, 0.025, 2.365},
+    {__LINE__, 7, 0.001, 4.785},  {__LINE__, 9, 0.025, 2.262},   {__LINE__, 9, 0.001, 4.297},
+    {__LINE__, 30, 0.025, 2.042}, {__LINE__, 100, 0.005, 2.626},
 };
 
 START_TEST(t_table)
 {
 	double got = t_quantile2(2 * t_rows[_i].p, t_rows[_i].dof);
-	ck_assert_msg(fabs(got - t_rows[_i].t) <= 0.0006, "line %d: t %.6f, table %.3f", t_rows[_i].line, got,
-		      t_rows[_i].t);
+	ck_assert_msg(fabs(got - t_rows[_i].t) <= 0.0006, "line %d: t %.6f, table %.3f",
+	              t_rows[_i].line, got, t_rows[_i].t);
 	near_rel(t_sf2(got, t_rows[_i].dof), 2 * t_rows[_i].p, 1e-9, t_rows[_i].line);
 }
 END_TEST
@@ -79,8 +83,8 @@ START_TEST(normal_table)
 		double p, z;
 	} rows[] = {{0.05, 1.960}, {0.01, 2.576}, {0.001, 3.291}, {0.2, 1.282}};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-		ck_assert_msg(fabs(normal_quantile2(rows[i].p) - rows[i].z) <= 0.0006, "p %g: %.6f", rows[i].p,
-			      normal_quantile2(rows[i].p));
+		ck_assert_msg(fabs(normal_quantile2(rows[i].p) - rows[i].z) <= 0.0006, "p %g: %.6f",
+		              rows[i].p, normal_quantile2(rows[i].p));
 	ck_assert(normal_quantile2(1) == 0 && isinf(normal_quantile2(0)));
 	near_rel(erfc(normal_quantile2(1e-300) / M_SQRT2), 1e-300, 1e-9, __LINE__);
 	/* a t quantile with many degrees of freedom is the normal one */

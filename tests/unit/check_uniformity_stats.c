@@ -40,7 +40,8 @@ static double normal(struct rng *g)
 /* Exact counts 1000 * (m - e) for edge e; estimate = exact + noise, the noise of
  * edge e being sd_rel * exact * (the normal deviate of its group in that run),
  * edges grouped by e / group (group = 1: independent; group = m: one factor). */
-static void synth_make(struct synth *s, size_t k, size_t m, size_t group, double sd_rel, uint64_t seed)
+static void synth_make(struct synth *s, size_t k, size_t m, size_t group, double sd_rel,
+                       uint64_t seed)
 {
 	struct rng g;
 	rng_init(&g, seed);
@@ -51,8 +52,12 @@ static void synth_make(struct synth *s, size_t k, size_t m, size_t group, double
 			dev[e] = e % group == 0 ? normal(&g) : dev[e - 1];
 		for (size_t e = 0; e < m; e++) {
 			double exact = 1000.0 * (double)(m - e);
-			s->obs[i][e] = (struct unif_obs){.from = 0x1000 + 16 * e, .to = 0x2000 + e, .est = exact + sd_rel * exact * dev[e],
-							 .exact = exact, .kind = e % 3 ? BK_COND : BK_CALL, .taken = 1};
+			s->obs[i][e] = (struct unif_obs){.from = 0x1000 + 16 * e,
+			                                 .to = 0x2000 + e,
+			                                 .est = exact + sd_rel * exact * dev[e],
+			                                 .exact = exact,
+			                                 .kind = e % 3 ? BK_COND : BK_CALL,
+			                                 .taken = 1};
 		}
 		s->runs[i] = s->obs[i];
 		s->n[i] = m;
@@ -71,7 +76,8 @@ static const struct unif_edge *find(const struct unif_result *r, uint64_t from)
 }
 
 /* Rejections at alpha (verdict) and chi2 p-values below alpha over trials. */
-static void false_alarms(size_t k, size_t m, size_t group, int trials, double alpha, int *verdict, int *chi2)
+static void false_alarms(size_t k, size_t m, size_t group, int trials, double alpha, int *verdict,
+                         int *chi2)
 {
 	struct synth *s = malloc(sizeof(*s));
 	struct unif_opts o = defaults;
@@ -99,23 +105,27 @@ static const struct {
 	int line;
 	size_t k, m, group;
 } calib_rows[] = {
-	{__LINE__, 8, 40, 1},  /* independent edges */
-	{__LINE__, 8, 40, 5},  /* 8 groups of 5 edges that always move together (a loop's path) */
-	{__LINE__, 8, 40, 40}, /* one factor */
-	{__LINE__, 3, 40, 4},  /* few runs: heavy-tailed t, an estimated correlation of rank 2 */
-	{__LINE__, 16, 60, 3},
+    {__LINE__, 8, 40, 1},  /* independent edges */
+    {__LINE__, 8, 40, 5},  /* 8 groups of 5 edges that always move together (a loop's path) */
+    {__LINE__, 8, 40, 40}, /* one factor */
+    {__LINE__, 3, 40, 4},  /* few runs: heavy-tailed t, an estimated correlation of rank 2 */
+    {__LINE__, 16, 60, 3},
 };
 
 START_TEST(unbiased_passes_at_the_promised_rate)
 {
 	int verdict, chi2;
-	false_alarms(calib_rows[_i].k, calib_rows[_i].m, calib_rows[_i].group, 1000, 0.1, &verdict, &chi2);
-	ck_assert_msg(verdict <= 100 + 38, "line %d: %d false alarms in 1000 at alpha 0.1", calib_rows[_i].line,
-		      verdict);
-	ck_assert_msg(chi2 >= 40 && chi2 <= 138, "line %d: chi2 p < 0.1 in %d of 1000", calib_rows[_i].line, chi2);
+	false_alarms(calib_rows[_i].k, calib_rows[_i].m, calib_rows[_i].group, 1000, 0.1, &verdict,
+	             &chi2);
+	ck_assert_msg(verdict <= 100 + 38, "line %d: %d false alarms in 1000 at alpha 0.1",
+	              calib_rows[_i].line, verdict);
+	ck_assert_msg(chi2 >= 40 && chi2 <= 138, "line %d: chi2 p < 0.1 in %d of 1000",
+	              calib_rows[_i].line, chi2);
 	/* and at the default level */
-	false_alarms(calib_rows[_i].k, calib_rows[_i].m, calib_rows[_i].group, 1000, 0.001, &verdict, &chi2);
-	ck_assert_msg(verdict <= 5, "line %d: %d false alarms in 1000 at alpha 0.001", calib_rows[_i].line, verdict);
+	false_alarms(calib_rows[_i].k, calib_rows[_i].m, calib_rows[_i].group, 1000, 0.001,
+	             &verdict, &chi2);
+	ck_assert_msg(verdict <= 5, "line %d: %d false alarms in 1000 at alpha 0.001",
+	              calib_rows[_i].line, verdict);
 }
 END_TEST
 
@@ -130,11 +140,12 @@ START_TEST(a_5_percent_bias_on_a_hot_edge_fails)
 	ck_assert(!r.unbiased);
 	ck_assert_uint_eq(r.biased, 1);
 	const struct unif_edge *e = find(&r, 0x1010);
-	ck_assert(e->biased && e == &r.e[0]); /* hottest first: its mean is above the first edge's */
+	ck_assert(e->biased &&
+	          e == &r.e[0]); /* hottest first: its mean is above the first edge's */
 	ck_assert_msg(fabs(e->rel_bias - 0.05) < 0.005, "rel bias %g", e->rel_bias);
 	/* z = 89 with 7 degrees of freedom is p = 1e-11, a chi-square(1) term of 46 */
-	ck_assert_msg(e->z > r.crit_z && r.p_chi2 < 0.001, "z %g crit %g chi2 %g p %g", e->z, r.crit_z, r.chi2,
-		      r.p_chi2);
+	ck_assert_msg(e->z > r.crit_z && r.p_chi2 < 0.001, "z %g crit %g chi2 %g p %g", e->z,
+	              r.crit_z, r.chi2, r.p_chi2);
 	unif_result_free(&r);
 }
 END_TEST
@@ -171,7 +182,8 @@ START_TEST(a_phantom_edge_is_biased)
 	for (size_t j = 0; j < r.ne; j++)
 		if (r.e[j].phantom)
 			ph = &r.e[j];
-	ck_assert(ph && ph->from == 0x1090 && ph->biased && ph->exact == 0 && fabs(ph->mean - 920) < 1e-9);
+	ck_assert(ph && ph->from == 0x1090 && ph->biased && ph->exact == 0 &&
+	          fabs(ph->mean - 920) < 1e-9);
 	unif_result_free(&r);
 }
 END_TEST
@@ -190,7 +202,8 @@ START_TEST(a_scale_error_fails_raw_and_passes_normalised)
 	struct unif_opts o = defaults;
 	o.normalise = 1;
 	ck_assert_int_eq(unif_test(s.runs, s.n, s.k, &o, &r), 0);
-	ck_assert_msg(r.unbiased, "normalised: chi2 %g p %g, %zu biased", r.chi2, r.p_chi2, r.biased);
+	ck_assert_msg(r.unbiased, "normalised: chi2 %g p %g, %zu biased", r.chi2, r.p_chi2,
+	              r.biased);
 	ck_assert(fabs(r.e[0].mean - r.e[0].exact) < 0.02 * r.e[0].exact);
 	unif_result_free(&r);
 }
@@ -242,7 +255,8 @@ START_TEST(each_run_against_its_own_truth)
 	synth_make(&s, 8, 20, 1, 0.005, 9);
 	for (size_t i = 0; i < s.k; i++) /* the program itself varies: run i executes more */
 		for (size_t e = 0; e < s.m; e++)
-			s.obs[i][e].exact += 100.0 * (double)i, s.obs[i][e].est += 100.0 * (double)i;
+			s.obs[i][e].exact += 100.0 * (double)i,
+			    s.obs[i][e].est += 100.0 * (double)i;
 	struct unif_result r;
 	ck_assert_int_eq(unif_test(s.runs, s.n, s.k, &defaults, &r), 0);
 	ck_assert(r.unbiased);
@@ -259,8 +273,10 @@ START_TEST(edges_missing_from_some_runs)
 {
 	/* run 0 lacks an edge the others have: it counts as estimate 0 and exact 0 there */
 	static const struct unif_obs a[] = {{0x10, 0x20, 100, 100, BK_JMP, 1}};
-	static const struct unif_obs b[] = {{0x10, 0x20, 102, 100, BK_JMP, 1}, {0x30, 0x40, 5, 0, BK_JMP, 1}};
-	static const struct unif_obs c[] = {{0x30, 0x40, 4, 0, BK_JMP, 1}, {0x10, 0x20, 97, 100, BK_JMP, 1}};
+	static const struct unif_obs b[] = {{0x10, 0x20, 102, 100, BK_JMP, 1},
+	                                    {0x30, 0x40, 5, 0, BK_JMP, 1}};
+	static const struct unif_obs c[] = {{0x30, 0x40, 4, 0, BK_JMP, 1},
+	                                    {0x10, 0x20, 97, 100, BK_JMP, 1}};
 	const struct unif_obs *runs[] = {a, b, c};
 	size_t n[] = {1, 2, 2};
 	struct unif_result r;
@@ -287,7 +303,8 @@ START_TEST(bad_arguments)
 	o.alpha = 0.01, o.min_share = 2;
 	ck_assert_int_eq(unif_test(s.runs, s.n, 2, &o, &r), PMUSIM_ERR_ARG);
 	o.min_share = 0;
-	ck_assert_int_eq(unif_test(s.runs, s.n, 2, &o, &r), 0); /* two runs: t with 1 degree of freedom */
+	ck_assert_int_eq(unif_test(s.runs, s.n, 2, &o, &r),
+	                 0); /* two runs: t with 1 degree of freedom */
 	ck_assert(r.tested == 4 && r.crit_z > 100 && r.eff_dof == 1);
 	unif_result_free(&r);
 }
@@ -298,7 +315,8 @@ static Suite *suite(void)
 	Suite *s = suite_create("uniformity");
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, unbiased_passes_at_the_promised_rate, 0, sizeof(calib_rows) / sizeof(calib_rows[0]));
+	tcase_add_loop_test(tc, unbiased_passes_at_the_promised_rate, 0,
+	                    sizeof(calib_rows) / sizeof(calib_rows[0]));
 	tcase_add_test(tc, a_5_percent_bias_on_a_hot_edge_fails);
 	tcase_add_test(tc, an_edge_never_estimated_is_biased);
 	tcase_add_test(tc, a_phantom_edge_is_biased);
