@@ -1,6 +1,7 @@
 /* End-to-end tests of `pmusim uniformity` (8 runs per test, a few seconds each):
  * - CBT with the taken-branch trigger is unbiased (exit 0) on loops, switch and
- *   recursion; so are the branches and the instructions triggers on loops;
+ *   recursion; so are the branches, instructions, conditional-branch and call
+ *   triggers on loops;
  * - the baselines are biased (exit 1), each for a reason the row states; so is a
  *   CBT window wider than some traces span;
  * - JSON keys, an exact count against the workload's own FACTS, the same bytes
@@ -111,10 +112,10 @@ START_TEST(the_baselines_are_biased)
 }
 END_TEST
 
-/* Other triggers of the CBT method on loops: windows of N branches, and of the
- * last span instructions before a precise sample (the IP's own position counted
- * for every sample: one position short at a branch IP was 3.3 % low on the call
- * edge). */
+/* Other triggers of the CBT method on loops: windows of N branches, of the last
+ * span instructions before a precise sample (the IP's own position counted for
+ * every sample: one position short at a branch IP was 3.3 % low on the call edge),
+ * and of N conditional branches or calls. */
 static const struct {
 	int line;
 	const char *event, *period, *delta, *span;
@@ -123,6 +124,9 @@ static const struct {
     {__LINE__, "branches", "211", "100", NULL, 0},
     {__LINE__, "instructions", "503", "250", NULL, 0},
     {__LINE__, "instructions", "503", "250", "64", 0},
+    /* windows cut in units of the triggering event */
+    {__LINE__, "br_inst_retired.cond", "211", "100", NULL, 0},
+    {__LINE__, "br_inst_retired.near_call", "53", "26", NULL, 0},
 };
 
 START_TEST(other_cbt_triggers)
