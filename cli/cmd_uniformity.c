@@ -134,6 +134,8 @@ struct uniformity_args {
 
 static const char *cmd = "pmusim uniformity";
 
+#define MAX_RUNS 100000
+
 static int number(const char *arg, uint64_t *v, const char *opt, int positive)
 {
 	if (parse_u64(arg, v) < 0 || (positive && *v == 0))
@@ -161,7 +163,11 @@ static int own_option(struct uniformity_args *a, int c, const char *arg)
 	uint64_t v;
 	switch (c) {
 	case O_SEEDS:
-		return number(arg, &a->seeds, "--seeds", 1);
+		if (number(arg, &a->seeds, "--seeds", 1) < 0)
+			return -1;
+		if (a->seeds > MAX_RUNS)
+			return fprintf(stderr, "%s: --seeds is at most %d\n", cmd, MAX_RUNS), -1;
+		return 0;
 	case O_PMU_SEED:
 		a->pmu_seed_given = 1;
 		return number(arg, &a->pmu_seed0, "--pmu-seed", 0);

@@ -225,8 +225,12 @@ static pid_t launch(const struct unif_spec *s, size_t run, const char *top, cons
 	pid_t pid = fork();
 	if (pid != 0)
 		return pid;
-	for (size_t i = 0; i < NSTOP; i++)
-		signal(stop_signals[i], SIG_DFL);
+	for (size_t i = 0; i < NSTOP; i++) { /* the parent's catching, not an ignored signal */
+		struct sigaction cur;
+		sigaction(stop_signals[i], NULL, &cur);
+		if (cur.sa_handler == on_stop)
+			signal(stop_signals[i], SIG_DFL);
+	}
 	block_stops(SIG_UNBLOCK, NULL);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() == 1) /* the parent died before the line above */
@@ -403,34 +407,29 @@ static const char *tmp_root(void)
 	return t && t[0] ? t : "/tmp";
 }
 
-int unif_runs(const struct unif_spec *s, struct unif_run *runs, const char *cmd)
+/* Our handler for the stop signals that are not ignored (a shell starts
+ * background jobs with SIGINT ignored; nohup ignores SIGHUP). */
+static void catch_stops(struct sigaction *old)
 {
-	char top[PATH_MAX];
-	if (strlen(tmp_root()) > PATH_MAX - 256)
-		return fprintf(stderr, "%s: the temporary directory's name is too long: %s\n", cmd,
-		               tmp_root()),
-		       -1;
-	join(top, tmp_root(), "pmusim-uniformity.XXXXXX");
-	struct sigaction sa = {.sa_handler = on_stop}, old[NSTOP];
+	struct sigaction sa = {.sa_handler = on_stop};
 	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NSTOP; i++) {
+		sigaction(stop_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &sa, NULL);
+	}
+}
+
+static void restore_stops(const struct sigaction *old)
+{
 	for (size_t i = 0; i < NSTOP; i++)
-		sigaction(stop_signals[i], &sa, &old[i]);
-	if (!mkdtemp(top)) {
-		fprintf(stderr, "%s: cannot make a temporary directory in %s: %s\n", cmd,
-		        tmp_root(), strerror(errno));
-		return -1;
-	}
-	size_t first = 0;
-	int launch_errno = 0;
-	int rc = run_all(s, top, cmd, &first, &launch_errno);
-	if (stop_signal) {
-		remove_tree(top);
-		for (size_t i = 0; i < NSTOP; i++)
-			sigaction(stop_signals[i], &old[i], NULL);
-		signal(stop_signal, SIG_DFL);
-		raise(stop_signal);
-		_exit(128 + stop_signal); /* when the signal was ignored before */
-	}
+		sigaction(stop_signals[i], &old[i], NULL);
+}
+
+/* After a failure: one line about it. */
+static void report_failure(const struct unif_spec *s, const char *top, int rc, size_t first,
+                           int launch_errno, const char *cmd)
+{
 	char why[1200];
 	if (rc == -1) {
 		run_failure(top, first, why, sizeof(why));
@@ -440,16 +439,43 @@ int unif_runs(const struct unif_spec *s, struct unif_run *runs, const char *cmd)
 		fprintf(stderr, "%s: cannot start run %zu: %s\n", cmd, first + 1,
 		        strerror(launch_errno));
 	}
-	for (size_t i = 0; i < s->k && rc == 0; i++)
+}
+
+int unif_runs(const struct unif_spec *s, struct unif_run *runs, const char *cmd)
+{
+	char top[PATH_MAX];
+	if (strlen(tmp_root()) > PATH_MAX - 256)
+		return fprintf(stderr, "%s: the temporary directory's name is too long: %s\n", cmd,
+		               tmp_root()),
+		       -1;
+	join(top, tmp_root(), "pmusim-uniformity.XXXXXX");
+	struct sigaction old[NSTOP];
+	catch_stops(old);
+	if (!mkdtemp(top)) {
+		fprintf(stderr, "%s: cannot make a temporary directory in %s: %s\n", cmd,
+		        tmp_root(), strerror(errno));
+		restore_stops(old);
+		return -1;
+	}
+	size_t first = 0;
+	int launch_errno = 0;
+	int rc = run_all(s, top, cmd, &first, &launch_errno);
+	if (!stop_signal)
+		report_failure(s, top, rc, first, launch_errno, cmd);
+	for (size_t i = 0; i < s->k && rc == 0 && !stop_signal; i++)
 		if (read_result(top, i, &runs[i]) < 0) {
 			fprintf(stderr, "%s: run %zu left no readable result\n", cmd, i + 1);
 			rc = -1;
 		}
+	remove_tree(top);
+	restore_stops(old);
+	if (stop_signal) { /* the runs are stopped and their files gone: die of it */
+		signal(stop_signal, SIG_DFL);
+		raise(stop_signal);
+		_exit(128 + stop_signal);
+	}
 	if (rc < 0)
 		for (size_t i = 0; i < s->k; i++)
 			unif_run_free(&runs[i]);
-	remove_tree(top);
-	for (size_t i = 0; i < NSTOP; i++)
-		sigaction(stop_signals[i], &old[i], NULL);
 	return rc < 0 ? -1 : 0;
 }

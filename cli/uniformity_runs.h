@@ -7,9 +7,9 @@
  *
  * Every file lives under one temporary directory ($TMPDIR, else /tmp,
  * "pmusim-uniformity.XXXXXX") that is removed whatever happens: success, a failed
- * run, or SIGINT, SIGTERM or SIGHUP (the children are stopped first, then the
- * directory is removed and pmusim dies of the same signal). Children die with
- * their parent (PR_SET_PDEATHSIG). */
+ * run, or SIGINT, SIGTERM or SIGHUP unless ignored (the children are stopped
+ * first, then the directory is removed and pmusim dies of the same signal).
+ * Children die with their parent (PR_SET_PDEATHSIG). */
 #ifndef PMUSIM_CLI_UNIFORMITY_RUNS_H
 #define PMUSIM_CLI_UNIFORMITY_RUNS_H
 
