@@ -13,5 +13,11 @@ int cmd_record(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_uniformity(int argc, char **argv);
+
+/* Checks a `pmusim record` command line (argv[0] "record", options, PROG and
+ * its arguments) without running anything: 0, or -1 with one line printed on
+ * stderr that names cmd. */
+int record_check_args(int argc, char **argv, const char *cmd);
 
 #endif

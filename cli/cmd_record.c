@@ -34,7 +34,10 @@ static const char record_usage[] =
 	"options:\n"
 	"  -e, --event EV,...   events to sample (default cycles; `pmusim stat -e list`)\n"
 	"  -c, --count PERIOD   sampling period in events (default 100003)\n"
-	"  --delta D            add a random 0..D to every period (seeded by --seed)\n"
+	"  --delta D            add a random 0..D to every period (seeded by --pmu-seed)\n"
+	"  --pmu-seed N         seed of the PMU's random choices (the period deltas);\n"
+	"                       default --seed's value. Another --pmu-seed with the same\n"
+	"                       --seed runs the same program with other sample points\n"
 	"  -b, --branch-any     sample the LBR: every taken branch (= -j any)\n"
 	"  -j, --branch-filter FILTER,...  LBR filter: any, any_call, any_ret, ind_call,\n"
 	"                       ind_jmp, call, cond, and u (k, hv: kernel, none here)\n"
@@ -76,12 +79,15 @@ static const char record_usage[] =
 enum {
 	O_DELTA = PROG_OPT_END, O_LBR_DEPTH, O_SKID, O_REFILL, O_REP, O_REP_BUFFER, O_REP_TBE, O_REP_SSE,
 	O_TSTACK, O_TSTACK_PERIOD, O_TSTACK_THREADS, O_TSTACK_AREA, O_TSTACK_MODE, O_TSTACK_MARK, O_TSTACK_DWARF,
-	O_TSTACK_START
+	O_TSTACK_START, O_PMU_SEED
 };
 
 struct record_args {
+	const char *cmd;     /* for messages */
 	struct eventlist el;
 	uint64_t period, delta, skid, refill, depth;
+	uint64_t pmu_seed;
+	int pmu_seed_given;  /* else the PMU draws from --seed */
 	int skid_cycles, lbr;
 	uint32_t filter;
 	const char *out;
@@ -114,7 +120,7 @@ static int parse_num(const char *arg, uint64_t *v, const char *opt, const char *
 static int record_option(void *ctx, int c, char *arg)
 {
 	struct record_args *a = ctx;
-	const char *cmd = "pmusim record";
+	const char *cmd = a->cmd;
 	switch (c) {
 	case 'e': return eventlist_add(&a->el, arg, cmd);
 	case 'c':
@@ -122,6 +128,7 @@ static int record_option(void *ctx, int c, char *arg)
 			return fprintf(stderr, "%s: -c needs a positive period\n", cmd), -1;
 		return 0;
 	case O_DELTA: return parse_num(arg, &a->delta, "--delta", cmd);
+	case O_PMU_SEED: a->pmu_seed_given = 1; return parse_num(arg, &a->pmu_seed, "--pmu-seed", cmd);
 	case 'b': a->lbr = 1; a->filter = LBR_F_ANY; return 0;
 	case 'j': return parse_filter(a, arg, cmd);
 	case O_LBR_DEPTH: return parse_num(arg, &a->depth, "--lbr-depth", cmd);
@@ -179,6 +186,7 @@ static int record_option(void *ctx, int c, char *arg)
 
 static int parse_args(int argc, char **argv, struct program *p, struct record_args *a)
 {
+	a->cmd = p->cmd;
 	static const struct option opts[] = {
 		PROG_LONG_OPTIONS, {"event", required_argument, 0, 'e'}, {"count", required_argument, 0, 'c'},
 		{"delta", required_argument, 0, O_DELTA}, {"branch-any", no_argument, 0, 'b'},
@@ -191,18 +199,19 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		{"tstack-threads", required_argument, 0, O_TSTACK_THREADS},
 		{"tstack-area", required_argument, 0, O_TSTACK_AREA}, {"tstack-mode", required_argument, 0, O_TSTACK_MODE},
 		{"tstack-mark", required_argument, 0, O_TSTACK_MARK}, {"tstack-dwarf", required_argument, 0, O_TSTACK_DWARF},
-		{"tstack-start", required_argument, 0, O_TSTACK_START},
+		{"tstack-start", required_argument, 0, O_TSTACK_START}, {"pmu-seed", required_argument, 0, O_PMU_SEED},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	if (program_parse(p, argc, argv, "+he:c:bj:o:", opts, record_usage, record_option, a) < 0)
 		return -1;
 	if (a->el.n == 0 && eventlist_add(&a->el, "cycles", p->cmd) < 0)
 		return -1;
 	if (a->delta && a->delta >= a->period)
-		return fprintf(stderr, "pmusim record: --delta must be smaller than the period\n"), -1;
+		return fprintf(stderr, "%s: --delta must be smaller than the period\n", p->cmd), -1;
 	if (a->rep_sse && (a->rep_mode < 0 || a->rep_mode == REP_PATCH))
-		return fprintf(stderr, "pmusim record: --rep-sse goes with a --rep mode of the REP unit\n"), -1;
+		return fprintf(stderr, "%s: --rep-sse goes with a --rep mode of the REP unit\n", p->cmd), -1;
 	if ((a->rep_tbe || a->rep_entries != 64) && a->rep_mode != REP_BUFFER && a->rep_mode != REP_MEMBUFFER)
-		return fprintf(stderr, "pmusim record: --rep-buffer and --rep-tbe go with --rep buffer or membuffer\n"), -1;
+		return fprintf(stderr, "%s: --rep-buffer and --rep-tbe go with --rep buffer or membuffer\n", p->cmd),
+		       -1;
 	return 0;
 }
 
@@ -497,7 +506,8 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 	struct pmu_config cfg = {
 		.nctr = (uint32_t)a->el.n, .delta = a->delta, .skid = a->skid,
 		.skid_in_cycles = a->skid_cycles, .refill_cycles = (uint32_t)a->refill,
-		.lbr_depth = a->lbr ? (uint32_t)a->depth : 0, .lbr_filter = a->filter, .seed = p->so.seed,
+		.lbr_depth = a->lbr ? (uint32_t)a->depth : 0, .lbr_filter = a->filter,
+		.seed = a->pmu_seed_given ? a->pmu_seed : p->so.seed,
 	};
 	for (size_t i = 0; i < a->el.n; i++)
 		cfg.ctr[i] = (struct pmu_counter_config){a->el.spec[i].ev, a->period};
@@ -536,11 +546,23 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 	return 0;
 }
 
+#define RECORD_ARGS_DEFAULTS                                                                          \
+	{.period = DEFAULT_PERIOD, .depth = 32, .out = "perf.data", .rep_mode = -1, .rep_entries = 64, \
+	 .ts = {.period_ns = 10000000, .area_entries = 256}}
+
+int record_check_args(int argc, char **argv, const char *cmd)
+{
+	struct program p;
+	struct record_args a = RECORD_ARGS_DEFAULTS;
+	int ok = program_init(&p, cmd, argc) == 0 && parse_args(argc, argv, &p, &a) == 0;
+	program_free(&p);
+	return ok ? 0 : -1;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct program p;
-	struct record_args a = {.period = DEFAULT_PERIOD, .depth = 32, .out = "perf.data", .rep_mode = -1,
-				.rep_entries = 64, .ts = {.period_ns = 10000000, .area_entries = 256}};
+	struct record_args a = RECORD_ARGS_DEFAULTS;
 	struct recorder r = {0};
 	struct pmu *pmu = NULL;
 	int status = EXIT_PMUSIM_ERROR;

@@ -34,13 +34,13 @@ struct frame {
 	double top; /* y of the plot's upper edge */
 };
 
-static enum cat cat_of(const struct edge *e)
+static enum cat cat_of(int kind, int taken)
 {
-	if (!e->taken)
+	if (!taken)
 		return CAT_FALL;
-	if (e->kind == BK_CALL || e->kind == BK_CALL_IND)
+	if (kind == BK_CALL || kind == BK_CALL_IND)
 		return CAT_CALL;
-	return e->kind == BK_COND ? CAT_COND : CAT_OTHER;
+	return kind == BK_COND ? CAT_COND : CAT_OTHER;
 }
 
 static double pos(const struct frame *fr, double v)
@@ -80,7 +80,7 @@ void svg_put_escaped(FILE *f, const char *s, size_t n)
 	}
 }
 
-static int title_lines(const char *s)
+int svg_title_lines(const char *s)
 {
 	int n = 0;
 	for (; s && *s && n < TITLE_MAX_LINES; n++)
@@ -88,16 +88,14 @@ static int title_lines(const char *s)
 	return n;
 }
 
-/* Title lines, the first in bold (26 + 20 + 17 per further line high);
- * returns the y below them. */
-static double put_title(FILE *f, const char *title)
+double svg_title(FILE *f, double width, const char *title)
 {
 	double y = 26;
 	const char *s = title ? title : "";
 	for (int line = 0; line < TITLE_MAX_LINES && *s; line++) {
 		size_t n = strcspn(s, "\n");
 		fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\" font-size=\"%d\"%s>",
-		        WIDTH / 2, y, line ? 12 : 15,
+		        width / 2, y, line ? 12 : 15,
 		        line ? " fill=\"#333\"" : " font-weight=\"bold\"");
 		svg_put_escaped(f, s, n);
 		fputs("</text>\n", f);
@@ -170,16 +168,26 @@ static void put_axes(FILE *f, const struct frame *fr)
 	        x0, y0, x1, y1);
 }
 
-static void put_legend(FILE *f, double y)
+const char *svg_edge_color(int kind, int taken)
 {
-	double x = PLOT_LEFT;
-	fputs("<g font-size=\"11\">\n", f);
+	return cat_color[cat_of(kind, taken)];
+}
+
+double svg_edge_legend(FILE *f, double x, double y)
+{
 	for (int c = 0; c < CAT_COUNT; c++) {
 		fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"4\" fill=\"%s\"/>", x + 4, y - 4,
 		        cat_color[c]);
 		fprintf(f, "<text x=\"%.2f\" y=\"%.2f\">%s</text>\n", x + 12, y, cat_label[c]);
 		x += 12 + 6.0 * (double)strlen(cat_label[c]) + 14;
 	}
+	return x;
+}
+
+static void put_legend(FILE *f, double y)
+{
+	fputs("<g font-size=\"11\">\n", f);
+	double x = svg_edge_legend(f, PLOT_LEFT, y);
 	fprintf(f,
 	        "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#888\" "
 	        "stroke-dasharray=\"6,4\"/>",
@@ -214,7 +222,7 @@ static struct point *collect(struct edges *profile, struct edges *truth,
 		if ((in && !in(&qe[i])) || qe[i].w <= 0)
 			continue;
 		double w = edges_weight(profile, qe[i].from, qe[i].to);
-		pt[*npts] = (struct point){qe[i].w, P > 0 && w > 0 ? w * Q / P : 0, cat_of(&qe[i])};
+		pt[*npts] = (struct point){qe[i].w, P > 0 && w > 0 ? w * Q / P : 0, cat_of(qe[i].kind, qe[i].taken)};
 		*absent += pt[*npts].y <= 0;
 		(*npts)++;
 	}
@@ -249,7 +257,7 @@ int svg_scatter(FILE *f, const char *title, struct edges *profile, struct edges 
 		return PMUSIM_ERR_NOMEM;
 	struct frame fr;
 	frame_of(pt, n, &fr);
-	int lines = title_lines(title);
+	int lines = svg_title_lines(title);
 	fr.top = 26 + 20 + 17 * (lines > 1 ? lines - 1 : 0) + 30; /* put_title, subtitle */
 	double height = fr.top + PLOT_SIZE + ZERO_GAP + 42 + 30 + 16;
 	fprintf(f,
@@ -259,7 +267,7 @@ int svg_scatter(FILE *f, const char *title, struct edges *profile, struct edges 
 	        "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\">\n"
 	        "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
 	        WIDTH, height, WIDTH, height);
-	double y = put_title(f, title);
+	double y = svg_title(f, WIDTH, title);
 	fprintf(f,
 	        "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\" font-size=\"11\" fill=\"#555\">"
 	        "%zu truth edges, %zu of them absent from the profile (row 0); "

@@ -26,4 +26,18 @@ int svg_scatter(FILE *f, const char *title, struct edges *profile, struct edges 
  * data: '&', '<', '>' and '"' as entities (also used by profiler/flame.h). */
 void svg_put_escaped(FILE *f, const char *s, size_t n);
 
+/* Parts shared with the other plots (profiler/svg_zplot.h). */
+
+/* Lines of a title (at most 4). */
+int svg_title_lines(const char *title);
+/* Writes the title centred in width, one <text> per line, the first in bold
+ * (26 + 20 + 17 per further line high); returns the y below it. */
+double svg_title(FILE *f, double width, const char *title);
+/* The colour of an edge's dot by its kind (enum br_kind) and whether it is a
+ * fall-through (taken 0): conditional taken, fall-through, call, other. */
+const char *svg_edge_color(int kind, int taken);
+/* The legend of those colours from x on the baseline y (a dot and a label each,
+ * 11-pixel text inside the caller's group); returns the x after it. */
+double svg_edge_legend(FILE *f, double x, double y);
+
 #endif

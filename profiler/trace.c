@@ -86,15 +86,20 @@ static int source_kind(struct binary *b, uint64_t from, int *kind)
 	return 0;
 }
 
-/* After the newest entry: on to the sample IP, appending a not-taken trigger. */
+/* After the newest entry: on to the sample IP, appending a not-taken trigger.
+ * The trace's end (w->insn) is left at the IP's own position, whatever the
+ * instruction there, so that the last `span` instructions are the same number
+ * of positions for every sample: the IP and the span - 1 before it. An IP at
+ * the newest entry's branch is that entry, unless the recording says the
+ * branch ran again, not taken, after it. */
 static void walk_to_ip(struct walker *w, const struct perf_sample *s, size_t newest, int append_trigger,
 		       int ip_after)
 {
 	const struct perf_branch *e0 = &s->br[newest];
-	/* an IP at the newest entry's branch is that entry, unless the recording says
-	 * the branch ran again, not taken, after it */
-	if (s->ip == e0->from && !ip_after)
+	if (s->ip == e0->from && !ip_after) { /* the IP is the newest entry, counted already */
+		w->insn--;
 		return;
+	}
 	struct walker save = *w;
 	int kind, r = walk(w, e0->to, s->ip, 0, &kind);
 	if (r != WALK_OK) { /* not precise or not reachable: the trace ends at the newest entry */
@@ -103,8 +108,8 @@ static void walk_to_ip(struct walker *w, const struct perf_sample *s, size_t new
 	}
 	if (append_trigger && kind == BK_COND) {
 		const struct block_info *run = binary_run(w->b, s->ip);
-		if (run && run->term == s->ip && push(w, s->ip, run->end, BK_COND, 0) == 0)
-			w->insn++;
+		if (run && run->term == s->ip)
+			push(w, s->ip, run->end, BK_COND, 0);
 	}
 }
 

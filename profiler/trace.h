@@ -86,7 +86,10 @@ int trigger_counts(int trigger, const struct br_outcome *o);
  * the LBR there may hold the newest branch twice when the PMI arrives (BOLT's
  * perf2bolt "Skylake fix"); pmusim's LBR never does, and legitimately repeats
  * an entry when a loop's only taken branch is its back edge. *end_insn and *end_cycle get the
- * instruction and cycle position of the trace's end (the sample point). Returns
+ * instruction and cycle position of the trace's end (the sample point; *end_insn
+ * is the position of the IP's instruction itself, the one the outcomes' insn
+ * counts up to, also when the IP is the newest entry or the appended branch;
+ * when the IP cannot be reached, the position after the newest entry). Returns
  * the number of outcomes, or 0 with *why set when the sample must be dropped. */
 size_t trace_rebuild(struct binary *b, const struct perf_sample *s, unsigned flags,
 		     struct br_outcome *out, enum trace_drop *why, uint64_t *end_insn,

@@ -88,8 +88,10 @@ START_TEST(figure3_full_trace)
 			      "outcome %zu: %llx->%llx taken %d kind %d", i, (unsigned long long)out[i].from,
 			      (unsigned long long)out[i].to, out[i].taken, out[i].kind);
 	}
-	/* instructions: j0, bc1, nop bc2, nop bc3, nop bc4, nop trigger = 10 retired */
-	ck_assert_uint_eq(ei, 10);
+	/* the trace ends at the trigger's position: j0, bc1, nop bc2, nop bc3, nop bc4,
+	 * nop = 9 instructions before it (the same end as without the appended
+	 * trigger, instruction_window) */
+	ck_assert_uint_eq(ei, 9);
 	ck_assert_uint_eq(ec, 1 + 2 + 3 + 5);
 	/* the CBT of size 5 keeps bc1 .. trigger */
 	double w;
@@ -340,6 +342,42 @@ START_TEST(cycle_window_counts_every_branch_alike)
 }
 END_TEST
 
+/* The instruction window is the IP and the span - 1 instructions before it
+ * whatever the instruction at the IP: a plain one, a conditional branch appended
+ * as not taken, or the newest entry itself. A window one position short for
+ * samples at branches would count an edge in span - 1 of the span windows that
+ * should hold it whenever a branch follows it span - 1 instructions later. */
+START_TEST(instruction_window_ends_at_the_ip)
+{
+	enum trace_drop why;
+	uint64_t ei, ec;
+	double w;
+	struct perf_sample s = sample(0x1041, fig3, 4);
+	size_t n = trace_rebuild(bin, &s, TRACE_APPEND_TRIGGER, out, &why, &ei, &ec);
+	ck_assert_uint_eq(n, 6);
+	ck_assert_uint_eq(out[5].insn, 9); /* the appended trigger */
+	ck_assert_uint_eq(ei, 9);
+	/* span 3: positions 7..9, bc4 and the trigger */
+	ck_assert_uint_eq(trace_window(out, n, TRIG_INSNS, 1, 3, ei, ec, 600, &w), 4);
+	/* the IP is bc4, the newest entry (position 7): span 3 is 5..7, bc3 and bc4 */
+	static const struct perf_branch at_bc4[] = {
+		{0x1024, 0x1040, 5, 0, 1, 1}, {0x1011, 0x1020, 3, 0, 1, 1}, {0x1000, 0x1010, 2, 0, 1, 1},
+		{0x0ff0, 0x1000, 1, 0, 1, 2},
+	};
+	s = sample(0x1024, at_bc4, 4);
+	n = trace_rebuild(bin, &s, TRACE_APPEND_TRIGGER, out, &why, &ei, &ec);
+	ck_assert_uint_eq(n, 5);
+	ck_assert_uint_eq(ei, 7);
+	ck_assert_uint_eq(trace_window(out, n, TRIG_INSNS, 1, 3, ei, ec, 600, &w), 3);
+	ck_assert_double_eq_tol(w, 200.0, 1e-12);
+	/* the IP is the nop after bc4 (position 8): span 3 is 6..8, bc4 only */
+	s = sample(0x1040, at_bc4, 4);
+	n = trace_rebuild(bin, &s, TRACE_APPEND_TRIGGER, out, &why, &ei, &ec);
+	ck_assert_uint_eq(ei, 8);
+	ck_assert_uint_eq(trace_window(out, n, TRIG_INSNS, 1, 3, ei, ec, 600, &w), 4);
+}
+END_TEST
+
 static const struct {
 	int line;
 	struct perf_branch br[2];
@@ -472,6 +510,7 @@ int main(void)
 	tcase_add_test(tc, cycle_window);
 	tcase_add_test(tc, ip_at_the_newest_entrys_branch);
 	tcase_add_test(tc, cycle_window_counts_every_branch_alike);
+	tcase_add_test(tc, instruction_window_ends_at_the_ip);
 	tcase_add_loop_test(tc, contradictions_drop_the_sample, 0, (int)(sizeof(bad_rows) / sizeof(bad_rows[0])));
 	tcase_add_test(tc, trap_in_range);
 	tcase_add_test(tc, duplicate_newest_entry);
