@@ -169,6 +169,29 @@ echo "experiments: $njobs recordings, $JOBS at a time" >&2
 seq 1 "$njobs" | xargs -P "$JOBS" -I{} bash -c 'run_job {}' || { echo "experiments: a job failed" >&2; exit 1; }
 for ((i = 1; i <= njobs; i++)); do cat "$tmp/rows/$i"; done >"$tmp/rows.tsv"
 
+# The uniformity test (pmusim uniformity): K runs with K PMU seeds per cell, every
+# trigger with cbt, and the taken-branch trigger with the baselines too; about
+# UNIF_SAMPLES samples a run. Rows "workload|event|method|json" in unif.tsv.
+UNIF_WL="loops switch recursion"
+UNIF_K=${UNIF_K:-8}
+UNIF_SAMPLES=${UNIF_SAMPLES:-5000}
+: >"$tmp/unif.tsv"
+for n in $UNIF_WL; do
+	for ev in $TRIGGERS; do
+		[ "$(count_of "$n" "$ev")" -ge $((UNIF_SAMPLES * 2)) ] || continue
+		read -r p d < <(period_for "$(count_of "$n" "$ev")" "$UNIF_SAMPLES" 1)
+		ms=cbt
+		[ "$ev" = $TAKEN ] && ms="cbt ranges taken"
+		for m in $ms; do
+			js=$("$PMUSIM" uniformity --clear-env -e "$ev" -c "$p" --delta "$d" -b --seeds "$UNIF_K" \
+				--pmu-seed "$SEED" -J "$JOBS" --method "$m" --format json -- "$(prog_of "$n")" 2>"$tmp/unif.err")
+			st=$?
+			[ $st -le 1 ] || { echo "experiments: uniformity failed: $n $ev $m: $(head -c 300 "$tmp/unif.err")" >&2; exit 1; }
+			printf '%s|%s|%s|%s|%s|%s\n' "$n" "$ev" "$m" "$p" "$d" "$(echo "$js" | tr -d '\n')" >>"$tmp/unif.tsv"
+		done
+	done
+done
+
 # toolchain facts for the report (no host names, paths or dates)
 {
 	echo "pmusim|$("$PMUSIM" --version 2>&1 | head -1)"
@@ -185,8 +208,8 @@ for ((i = 1; i <= njobs; i++)); do cat "$tmp/rows/$i"; done >"$tmp/rows.tsv"
 # EXPERIMENTS_KEEP=DIR keeps the raw rows and facts (to rework the report)
 [ -n "${EXPERIMENTS_KEEP:-}" ] && mkdir -p "$EXPERIMENTS_KEEP" && cp "$tmp/rows.tsv" "$tmp/facts" "$EXPERIMENTS_KEEP/"
 # the report: tables from the rows, in job order (python3: a dependency of make deps)
-python3 - "$tmp/facts" "$tmp/rows.tsv" $(cd "$tmp/out/svg" && ls) >"$tmp/out/uniformity.md" <<'PY' || exit 1
-import json, sys
+UNIF_TSV=$tmp/unif.tsv UNIF_K=$UNIF_K python3 - "$tmp/facts" "$tmp/rows.tsv" $(cd "$tmp/out/svg" && ls) >"$tmp/out/uniformity.md" <<'PY' || exit 1
+import json, os, sys
 
 STATIC = """### Where the cbt method loses overlap (diagnosis)
 
@@ -443,6 +466,28 @@ P(table(["workload"] + list(short_ev.values()), body))
 P()
 P("With at least 100,000 samples: %d of %d cells meet 99.5 %% and beat ranges%s." % (
     met, cells, "; not: " + ", ".join(misses) if misses else ""))
+P()
+
+P("## The uniformity test")
+P()
+P("`pmusim uniformity` (docs/uniformity-test.md) on each workload and trigger: %s runs with" % os.environ["UNIF_K"])
+P("PMU seeds %d.. (the random period deltas differ, the program does not), each run's" % SEED)
+P("profile against its exact counts; per edge the mean, its standard error over the runs")
+P("and z; chi2 over the tested edges; verdict at alpha = 0.001. cbt with every trigger, and")
+P("the baselines with the taken-branch trigger.")
+P()
+body = []
+for line in open(os.environ["UNIF_TSV"]):
+    w, ev, m, per, dl, js = line.rstrip("\n").split("|", 5)
+    d = json.loads(js)
+    worst = [e for e in d["edges"] if e.get("biased")]
+    show = ", ".join("%s -> %s %+.1f %%" % (e["from_sym"], e["to_sym"], 100 * e["rel_bias"])
+                     for e in worst[:2] if e.get("rel_bias") is not None)
+    body.append([w, short_ev.get(ev, ev), m, "%s + U[0,%s]" % (per, dl), num(int(d["samples_mean"])), d["tested"],
+                 "%.1f" % d["chi2"] if d["chi2"] is not None else "inf", d["dof"],
+                 "%.3g" % d["p_value"], "**unbiased**" if d["unbiased"] else "BIASED (%d edges)" % d["biased_edges"], show])
+P(table(["workload", "trigger", "method", "period", "samples/run", "edges", "chi2", "dof", "p", "verdict",
+         "most biased edges"], body))
 P()
 
 P("## Sweep: TBT and CBT sizes")
