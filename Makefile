@@ -80,11 +80,11 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(PTRACE_EDGES): $(BUILD)/tests/ref/ptrace_edges.o $(BUILD)/tests/ref/edge_report.o $(BUILD)/tests/ref/objdump_sites.o
+$(PTRACE_EDGES): $(BUILD)/tests/ref/ptrace_edges.o $(BUILD)/tests/ref/ptrace_common.o $(BUILD)/tests/ref/edge_report.o $(BUILD)/tests/ref/objdump_sites.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^
 
-$(PTRACE_REP): $(BUILD)/tests/ref/ptrace_rep.o $(BUILD)/tests/ref/objdump_sites.o
+$(PTRACE_REP): $(BUILD)/tests/ref/ptrace_rep.o $(BUILD)/tests/ref/ptrace_common.o $(BUILD)/tests/ref/objdump_sites.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^
 

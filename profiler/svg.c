@@ -80,6 +80,17 @@ void svg_put_escaped(FILE *f, const char *s, size_t n)
 	}
 }
 
+void svg_begin(FILE *f, double width, double height)
+{
+	fprintf(f,
+	        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	        "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
+	        "height=\"%.0f\" "
+	        "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\">\n"
+	        "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
+	        width, height, width, height);
+}
+
 int svg_title_lines(const char *s)
 {
 	int n = 0;
@@ -260,13 +271,7 @@ int svg_scatter(FILE *f, const char *title, struct edges *profile, struct edges 
 	int lines = svg_title_lines(title);
 	fr.top = 26 + 20 + 17 * (lines > 1 ? lines - 1 : 0) + 30; /* put_title, subtitle */
 	double height = fr.top + PLOT_SIZE + ZERO_GAP + 42 + 30 + 16;
-	fprintf(f,
-	        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-	        "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
-	        "height=\"%.0f\" "
-	        "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\">\n"
-	        "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
-	        WIDTH, height, WIDTH, height);
+	svg_begin(f, WIDTH, height);
 	double y = svg_title(f, WIDTH, title);
 	fprintf(f,
 	        "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\" font-size=\"11\" fill=\"#555\">"

@@ -28,6 +28,9 @@ void svg_put_escaped(FILE *f, const char *s, size_t n);
 
 /* Parts shared with the other plots (profiler/svg_zplot.h). */
 
+/* Opens the document: the XML declaration, an <svg> of width x height user units
+ * (sans-serif) and its white background. The caller closes it with "</svg>\n". */
+void svg_begin(FILE *f, double width, double height);
 /* Lines of a title (at most 4). */
 int svg_title_lines(const char *title);
 /* Writes the title centred in width, one <text> per line, the first in bold

@@ -120,13 +120,7 @@ int svg_zplot(FILE *f, const char *title, const struct zplot_point *p, size_t n,
 	int lines = svg_title_lines(title);
 	fr.top = 26 + 20 + 17 * (lines > 1 ? lines - 1 : 0) + 10;
 	double height = fr.top + 2 * INF_GAP + PLOT_H + 40 + 40;
-	fprintf(f,
-	        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-	        "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
-	        "height=\"%.0f\" "
-	        "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\">\n"
-	        "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
-	        WIDTH, height, WIDTH, height);
+	svg_begin(f, WIDTH, height);
 	svg_title(f, WIDTH, title);
 	put_axes(f, &fr, crit);
 	fputs("<g fill-opacity=\"0.7\">\n", f);

@@ -51,23 +51,7 @@ static const struct row {
     {"abort", {NULL}, __LINE__},        /* dies of SIGABRT */
 };
 
-static char tool[4096];
-
-/* $PTRACE_EDGES, else ptrace_edges beside this suite (both in build/MODE/tests). */
-static void find_tool(void)
-{
-	const char *e = getenv("PTRACE_EDGES");
-	if (e && *e) {
-		snprintf(tool, sizeof(tool), "%s", e);
-		return;
-	}
-	ssize_t n = readlink("/proc/self/exe", tool, sizeof(tool) - 32);
-	if (n < 0)
-		n = 0;
-	tool[n] = 0;
-	char *slash = strrchr(tool, '/');
-	snprintf(slash ? slash + 1 : tool, 32, "ptrace_edges");
-}
+static char tool[4096]; /* $PTRACE_EDGES, else ptrace_edges beside this suite */
 
 struct edge {
 	uint64_t from, to, count;
@@ -349,7 +333,7 @@ END_TEST
 
 int main(void)
 {
-	find_tool();
+	ref_tool_path(tool, sizeof(tool), "PTRACE_EDGES", "ptrace_edges");
 	e2e_init();
 	Suite *s = suite_create("native_ref");
 	TCase *tc = tcase_create("core");

@@ -31,23 +31,7 @@
 #include "tests/e2e/e2e_util.h"
 #include "tests/unit/run_suite.h"
 
-static char tool[4096];
-
-/* $PTRACE_REP, else ptrace_rep beside this suite (both in build/MODE/tests). */
-static void find_tool(void)
-{
-	const char *e = getenv("PTRACE_REP");
-	if (e && *e) {
-		snprintf(tool, sizeof(tool), "%s", e);
-		return;
-	}
-	ssize_t n = readlink("/proc/self/exe", tool, sizeof(tool) - 32);
-	if (n < 0)
-		n = 0;
-	tool[n] = 0;
-	char *slash = strrchr(tool, '/');
-	snprintf(slash ? slash + 1 : tool, 32, "ptrace_rep");
-}
+static char tool[4096]; /* $PTRACE_REP, else ptrace_rep beside this suite */
 
 struct native_rep {
 	uint64_t addr, next, executions, requested, iterations, cond;
@@ -260,7 +244,7 @@ END_TEST
 int main(void)
 {
 	e2e_init();
-	find_tool();
+	ref_tool_path(tool, sizeof(tool), "PTRACE_REP", "ptrace_rep");
 	Suite *s = suite_create("rep_ref");
 	TCase *tc = tcase_create("rep_ref");
 	tcase_set_timeout(tc, 300);

@@ -418,6 +418,21 @@ const char *tmp_path(const char *name)
 	return b;
 }
 
+void ref_tool_path(char *buf, size_t size, const char *env, const char *name)
+{
+	const char *e = getenv(env);
+	if (e && *e) {
+		snprintf(buf, size, "%s", e);
+		return;
+	}
+	ssize_t n = readlink("/proc/self/exe", buf, size - 32);
+	if (n < 0)
+		n = 0;
+	buf[n] = 0;
+	char *slash = strrchr(buf, '/');
+	snprintf(slash ? slash + 1 : buf, 32, "%s", name);
+}
+
 static void strip_local_suffix(char *name)
 {
 	char *slash = strrchr(name, '/');

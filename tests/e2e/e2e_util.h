@@ -70,6 +70,10 @@ const char *shared_dir(void);
 /* A path in the test process's temporary directory. */
 const char *tmp_path(const char *name);
 
+/* A native reference tool's path into buf (size bytes): $ENV when set and not empty,
+ * else the file NAME (under 32 bytes) beside this test binary (both in build/MODE/tests). */
+void ref_tool_path(char *buf, size_t size, const char *env, const char *name);
+
 #endif
 
 #ifndef PMUSIM_TESTS_E2E_FDATA

@@ -39,16 +39,13 @@
  * cross-CPU interrupt (measured in such a guest: workloads/loops 1.1, switch 1.7,
  * callstacks 2.2, recursion 3 times faster). */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -56,10 +53,9 @@
 
 #include "tests/ref/edge_report.h"
 #include "tests/ref/objdump_sites.h"
+#include "tests/ref/ptrace_common.h"
 
-#define TOOL_FAILED 125
 #define MAX_THREADS 256
-#define INT3 0xcc
 
 /* RUNNING: resumed, nothing of it waited for. HELD: stopped by our interrupt, to be
  * resumed after the step. DEFERRED: stopped for a reason of its own (status), handled
@@ -83,19 +79,13 @@ struct tracer {
 	size_t alive;
 };
 
-static struct tracer *current; /* for fatal() */
+static struct tracer *current; /* for end_program() */
 
-static void fatal(const char *fmt, ...)
+/* ref_fatal's hook: ends the program, while it is the program's. */
+static void end_program(void)
 {
-	va_list ap;
-	fputs("ptrace_edges: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 	if (current && current->alive) /* while a thread is unreaped, the pid is the program's */
 		kill(current->pid, SIGKILL);
-	exit(TOOL_FAILED);
 }
 
 static struct thread *thread_find(struct tracer *tr, pid_t tid)
@@ -117,7 +107,7 @@ static struct thread *thread_add(struct tracer *tr, pid_t tid)
 			tr->alive++;
 			return &tr->th[i];
 		}
-	fatal("more than %d threads", MAX_THREADS);
+	ref_fatal("more than %d threads", MAX_THREADS);
 	return NULL;
 }
 
@@ -133,14 +123,8 @@ static void resume(struct thread *th, int sig)
 {
 	/* ESRCH: killed meanwhile (another thread's exit_group); its end is reported */
 	if (ptrace(PTRACE_CONT, th->tid, 0, (void *)(long)sig) < 0 && errno != ESRCH)
-		fatal("PTRACE_CONT %d: %s", th->tid, strerror(errno));
+		ref_fatal("PTRACE_CONT %d: %s", th->tid, strerror(errno));
 	th->state = TH_RUNNING;
-}
-
-static void poke(struct tracer *tr, uint64_t addr, uint8_t byte)
-{
-	if (pwrite(tr->mem, &byte, 1, (off_t)addr) != 1)
-		fatal("cannot write the program's code at %#" PRIx64 ": %s", addr, strerror(errno));
 }
 
 /* 0, or -1 when the thread is gone: SIGKILL (another thread's exit_group) ends a
@@ -150,7 +134,7 @@ static int get_regs(pid_t tid, struct user_regs_struct *r)
 	if (ptrace(PTRACE_GETREGS, tid, 0, r) == 0)
 		return 0;
 	if (errno != ESRCH)
-		fatal("PTRACE_GETREGS %d: %s", tid, strerror(errno));
+		ref_fatal("PTRACE_GETREGS %d: %s", tid, strerror(errno));
 	return -1;
 }
 
@@ -158,19 +142,9 @@ static int get_regs(pid_t tid, struct user_regs_struct *r)
 static void on_exec(struct tracer *tr)
 {
 	if (tr->execs++)
-		fatal("the program executed another program: refused (its image is not "
-		      "instrumented)");
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tr->pid);
-	tr->mem = open(path, O_RDWR | O_CLOEXEC);
-	if (tr->mem < 0)
-		fatal("%s: %s", path, strerror(errno));
-	for (size_t i = 0; i < tr->t.nsites; i++) {
-		struct site *s = &tr->t.sites[i];
-		if (pread(tr->mem, &s->orig, 1, (off_t)s->addr) != 1)
-			fatal("cannot read the program's code at %#" PRIx64, s->addr);
-		poke(tr, s->addr, INT3);
-	}
+		ref_fatal("the program executed another program: refused (its image is not "
+		          "instrumented)");
+	tr->mem = ref_instrument(tr->pid, &tr->t);
 }
 
 /* Whether the conditional branch s jumps, with these flags and RCX, decided by the CPU:
@@ -182,7 +156,7 @@ static int cond_eval(struct tracer *tr, const struct site *s, uint64_t flags, ui
 {
 	uint8_t b[8] = {0}; /* up to 4 prefixes, 2 opcode bytes */
 	if (pread(tr->mem, b, sizeof(b), (off_t)s->addr) < 2)
-		fatal("cannot read the branch at %#" PRIx64, s->addr);
+		ref_fatal("cannot read the branch at %#" PRIx64, s->addr);
 	b[0] = s->orig;
 	uint8_t code[32] = {0x48, 0x89, 0xf1, 0x57, 0x9d};
 	size_t n = 5, i = 0;
@@ -195,16 +169,16 @@ static int cond_eval(struct tracer *tr, const struct site *s, uint64_t flags, ui
 	else if (b[i] >= 0xe0 && b[i] <= 0xe3)
 		code[n++] = b[i];
 	else
-		fatal("conditional branch at %#" PRIx64 ": opcode %#x is not Jcc/LOOP/JrCXZ",
-		      s->addr, b[i]);
+		ref_fatal("conditional branch at %#" PRIx64 ": opcode %#x is not Jcc/LOOP/JrCXZ",
+		          s->addr, b[i]);
 	static const uint8_t tail[] = {0x03, 0x31, 0xc0, 0xc3, 0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3};
 	memcpy(code + n, tail, sizeof(tail));
 	void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (page == MAP_FAILED)
-		fatal("mmap: %s", strerror(errno));
+		ref_fatal("mmap: %s", strerror(errno));
 	memcpy(page, code, n + sizeof(tail));
 	if (mprotect(page, 4096, PROT_READ | PROT_EXEC) < 0)
-		fatal("mprotect: %s", strerror(errno));
+		ref_fatal("mprotect: %s", strerror(errno));
 	/* the status flags only (CF PF AF ZF SF OF): DF clear as the ABI wants */
 	int (*run)(uint64_t, uint64_t) = (int (*)(uint64_t, uint64_t))page;
 	int taken = run((flags & 0x8d5) | 0x202, rcx);
@@ -217,19 +191,19 @@ static void count(struct tracer *tr, struct site *s, uint64_t to, int eval)
 {
 	s->executions++;
 	if (edge_add(&tr->edges, s->addr, to) < 0)
-		fatal("out of memory");
+		ref_fatal("out of memory");
 	if (s->kind == SITE_JMP || s->kind == SITE_CALL) {
 		if (to != s->target)
-			fatal("%s at %#" PRIx64 " went to %#" PRIx64 ", objdump says %#" PRIx64,
-			      site_kind_name(s->kind), s->addr, to, s->target);
+			ref_fatal("%s at %#" PRIx64 " went to %#" PRIx64 ", objdump says %#" PRIx64,
+			          site_kind_name(s->kind), s->addr, to, s->target);
 		return;
 	}
 	if (s->kind != SITE_COND)
 		return;
 	if (to != s->target && to != s->next)
-		fatal("conditional branch at %#" PRIx64 " went to %#" PRIx64 ", neither %#" PRIx64
-		      " nor %#" PRIx64,
-		      s->addr, to, s->target, s->next);
+		ref_fatal("conditional branch at %#" PRIx64 " went to %#" PRIx64
+		          ", neither %#" PRIx64 " nor %#" PRIx64,
+		          s->addr, to, s->target, s->next);
 	int taken = eval >= 0 ? eval : to == s->target;
 	if (taken)
 		s->taken++;
@@ -248,11 +222,11 @@ static int single_step(struct tracer *tr, struct thread *th, const struct site *
 		if (ptrace(PTRACE_SINGLESTEP, th->tid, 0, 0) < 0) {
 			if (errno == ESRCH)
 				return -1; /* killed: its end is reported to the main loop */
-			fatal("PTRACE_SINGLESTEP %d: %s", th->tid, strerror(errno));
+			ref_fatal("PTRACE_SINGLESTEP %d: %s", th->tid, strerror(errno));
 		}
 		int st;
 		if (waitpid(th->tid, &st, __WALL) < 0)
-			fatal("waitpid %d: %s", th->tid, strerror(errno));
+			ref_fatal("waitpid %d: %s", th->tid, strerror(errno));
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
 			thread_gone(tr, th, st);
 			return -1;
@@ -260,7 +234,7 @@ static int single_step(struct tracer *tr, struct thread *th, const struct site *
 		if (st >> 16 == PTRACE_EVENT_STOP)
 			continue; /* an interrupt of an earlier hold, still pending */
 		if (st >> 16)
-			fatal("event %d while stepping at %#" PRIx64, st >> 16, s->addr);
+			ref_fatal("event %d while stepping at %#" PRIx64, st >> 16, s->addr);
 		struct user_regs_struct r;
 		if (get_regs(th->tid, &r) < 0)
 			return -1;
@@ -274,13 +248,13 @@ static int single_step(struct tracer *tr, struct thread *th, const struct site *
 			return 1;
 		}
 		if (r.rip != s->addr)
-			fatal("signal %d with RIP %#llx while stepping at %#" PRIx64, got, r.rip,
-			      s->addr);
+			ref_fatal("signal %d with RIP %#llx while stepping at %#" PRIx64, got,
+			          r.rip, s->addr);
 		if (got == *sig)
 			return 0; /* raised again by the instruction: its own fault */
 		if (*sig)
-			fatal("signals %d and %d before the branch at %#" PRIx64, *sig, got,
-			      s->addr);
+			ref_fatal("signals %d and %d before the branch at %#" PRIx64, *sig, got,
+			          s->addr);
 		*sig = got; /* arrived before the instruction ran; dropped for now */
 	}
 }
@@ -312,7 +286,7 @@ static int wait_stop(struct tracer *tr, struct thread *th, int *st)
 		if (r == th->tid)
 			return 1;
 		if (r < 0)
-			fatal("waitpid %d: %s", th->tid, strerror(errno));
+			ref_fatal("waitpid %d: %s", th->tid, strerror(errno));
 		if (leader_ended(tr->pid))
 			return 0;
 		sched_yield(); /* the CPU to the interrupted thread, which shares it */
@@ -329,7 +303,7 @@ static void hold_others(struct tracer *tr, const struct thread *self)
 		if (ptrace(PTRACE_INTERRUPT, th->tid, 0, 0) < 0) {
 			if (errno == ESRCH)
 				continue; /* exiting: reported to the main loop */
-			fatal("PTRACE_INTERRUPT %d: %s", th->tid, strerror(errno));
+			ref_fatal("PTRACE_INTERRUPT %d: %s", th->tid, strerror(errno));
 		}
 		int st;
 		if (!wait_stop(tr, th, &st))
@@ -360,14 +334,14 @@ static void on_hit(struct tracer *tr, struct thread *th, struct site *s, struct 
 	r->rip = s->addr;
 	if (ptrace(PTRACE_SETREGS, th->tid, 0, r) < 0) {
 		if (errno != ESRCH)
-			fatal("PTRACE_SETREGS %d: %s", th->tid, strerror(errno));
+			ref_fatal("PTRACE_SETREGS %d: %s", th->tid, strerror(errno));
 		release_others(tr); /* killed while stopped: the branch never ran */
 		return;
 	}
-	poke(tr, s->addr, s->orig);
+	ref_poke(tr->mem, s->addr, s->orig);
 	uint64_t to = 0;
 	int sig, rc = single_step(tr, th, s, &to, &sig);
-	poke(tr, s->addr, INT3);
+	ref_poke(tr->mem, s->addr, REF_INT3);
 	if (rc == 1)
 		count(tr, s, to, eval);
 	if (rc >= 0)
@@ -389,8 +363,8 @@ static void on_event(struct tracer *tr, struct thread *th, int ev)
 		break;
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
-		fatal("the program starts a process: refused (only its own address space is "
-		      "instrumented)");
+		ref_fatal("the program starts a process: refused (only its own address space is "
+		          "instrumented)");
 		break;
 	default: /* PTRACE_EVENT_STOP: a new thread, a group-stop, a late interrupt */
 		break;
@@ -446,98 +420,46 @@ static void trace(struct tracer *tr)
 		} else if ((tid = waitpid(-1, &st, __WALL)) < 0) {
 			if (errno == EINTR)
 				continue;
-			fatal("waitpid: %s", strerror(errno));
+			ref_fatal("waitpid: %s", strerror(errno));
 		}
 		handle(tr, tid, st);
 	}
 	if (!tr->execs)
-		fatal("the program did not start (exit status %d)", tr->status);
+		ref_fatal("the program did not start (exit status %d)", tr->status);
 }
 
-/* ELF type EXEC (bytes 16-17 of the header, little-endian): code runs at the addresses
- * of the file. A PIE's would move by its load bias. */
-static int is_fixed_exec(const char *path)
-{
-	unsigned char h[18];
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return 0;
-	size_t n = fread(h, 1, sizeof(h), f);
-	fclose(f);
-	return n == sizeof(h) && memcmp(h, "\177ELF", 4) == 0 && h[16] == 2 && h[17] == 0;
-}
-
-/* The tracer and its program on the CPU the tracer runs on (see the header). */
-static void share_one_cpu(void)
-{
-	int cpu = sched_getcpu();
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	if (cpu >= 0) {
-		CPU_SET(cpu, &set);
-		sched_setaffinity(0, sizeof(set), &set); /* only speed depends on it */
-	}
-}
-
-/* Forks the program, attached before its execve: the exec is its first stop. */
+/* Forks the program, attached before its execve: the exec is its first stop. The tracer
+ * and its program share the CPU the tracer runs on (see the header). */
 static void spawn(struct tracer *tr, char *const argv[])
 {
-	if (!is_fixed_exec(argv[0]))
-		fatal("%s: not a static non-PIE ELF program (type EXEC)", argv[0]);
-	share_one_cpu();
-	int go[2];
-	if (pipe(go) < 0)
-		fatal("pipe: %s", strerror(errno));
-	pid_t pid = fork();
-	if (pid < 0)
-		fatal("fork: %s", strerror(errno));
-	if (pid == 0) {
-		char c;
-		close(go[1]);
-		if (read(go[0], &c, 1) != 0) /* end of file: the tracer is attached */
-			_exit(126);
-		close(go[0]);
-		personality((unsigned long)personality(0xffffffff) | ADDR_NO_RANDOMIZE);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(go[0]);
-	tr->pid = pid;
 	long opts = PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
 	            PTRACE_O_TRACEVFORK | PTRACE_O_EXITKILL;
-	if (ptrace(PTRACE_SEIZE, pid, 0, (void *)opts) < 0)
-		fatal("PTRACE_SEIZE: %s", strerror(errno));
-	close(go[1]);
-	thread_add(tr, pid);
+	ref_spawn(argv, opts, 1, &tr->pid);
+	thread_add(tr, tr->pid);
 }
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: ptrace_edges [-o OUT] OWN.o|NAMES -- PROG [ARG...]\n");
-	exit(TOOL_FAILED);
+	exit(REF_TOOL_FAILED);
 }
 
 int main(int argc, char **argv)
 {
-	const char *out = NULL;
-	int i = 1;
-	if (i + 1 < argc && strcmp(argv[i], "-o") == 0) {
-		out = argv[i + 1];
-		i += 2;
-	}
-	if (i + 2 >= argc || strcmp(argv[i + 1], "--") != 0)
+	ref_fatal_init("ptrace_edges", end_program);
+	const char *out, *own;
+	char **prog;
+	if (ref_args(argc, argv, &out, &own, &prog) < 0)
 		usage();
-	const char *own = argv[i];
-	char **prog = &argv[i + 2];
 	static struct tracer tr = {.mem = -1, .status = -1};
 	current = &tr;
 	char err[512];
 	if (sites_load(&tr.t, prog[0], own, err, sizeof(err)) < 0)
-		fatal("%s", err);
+		ref_fatal("%s", err);
 	spawn(&tr, prog);
 	trace(&tr);
 	if (report_write(out, &tr.t, &tr.edges, tr.status) < 0)
-		fatal("%s: %s", out ? out : "standard output", strerror(errno));
+		ref_fatal("%s: %s", out ? out : "standard output", strerror(errno));
 	sites_free(&tr.t);
 	edge_map_free(&tr.edges);
 	if (tr.mem >= 0)

@@ -36,14 +36,11 @@
  *                      into it, or no handler ran)
  *   exit STATUS */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
@@ -51,9 +48,8 @@
 #include <unistd.h>
 
 #include "tests/ref/objdump_sites.h"
+#include "tests/ref/ptrace_common.h"
 
-#define TOOL_FAILED 125
-#define INT3 0xcc
 #define MAX_FRAMES 64
 #define NSIG_MAX 65
 #define SYSCALL_STOP (SIGTRAP | 0x80) /* PTRACE_O_TRACESYSGOOD */
@@ -88,31 +84,19 @@ struct tracer {
 	uint64_t left[NSIG_MAX], resumed[NSIG_MAX];
 };
 
-static struct tracer *current;
+static struct tracer *current; /* for end_program() */
 
-static void fatal(const char *fmt, ...)
+/* ref_fatal's hook: ends the program, while it runs. */
+static void end_program(void)
 {
-	va_list ap;
-	fputs("ptrace_rep: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 	if (current && current->status < 0 && current->pid > 0)
 		kill(current->pid, SIGKILL);
-	exit(TOOL_FAILED);
 }
 
 static void get_regs(struct tracer *tr, struct user_regs_struct *r)
 {
 	if (ptrace(PTRACE_GETREGS, tr->pid, 0, r) < 0)
-		fatal("PTRACE_GETREGS: %s", strerror(errno));
-}
-
-static void poke(struct tracer *tr, uint64_t addr, uint8_t byte)
-{
-	if (pwrite(tr->mem, &byte, 1, (off_t)addr) != 1)
-		fatal("cannot write the program's code at %#" PRIx64 ": %s", addr, strerror(errno));
+		ref_fatal("PTRACE_GETREGS: %s", strerror(errno));
 }
 
 static uint64_t count_of(const struct site *s, uint64_t rcx)
@@ -127,7 +111,7 @@ static int wait_stop(struct tracer *tr, int *st)
 		if (waitpid(tr->pid, st, __WALL) < 0) {
 			if (errno == EINTR)
 				continue;
-			fatal("waitpid: %s", strerror(errno));
+			ref_fatal("waitpid: %s", strerror(errno));
 		}
 		if (WIFEXITED(*st) || WIFSIGNALED(*st)) {
 			tr->status = WIFEXITED(*st) ? WEXITSTATUS(*st) : 128 + WTERMSIG(*st);
@@ -141,7 +125,7 @@ static int wait_stop(struct tracer *tr, int *st)
 static void request(struct tracer *tr, enum __ptrace_request req, int sig)
 {
 	if (ptrace(req, tr->pid, 0, (void *)(long)sig) < 0)
-		fatal("ptrace %d: %s", (int)req, strerror(errno));
+		ref_fatal("ptrace %d: %s", (int)req, strerror(errno));
 }
 
 /* Runs on: under PTRACE_SYSCALL while a frame could be returned to. */
@@ -153,18 +137,8 @@ static void go_on(struct tracer *tr, int sig)
 static void on_exec(struct tracer *tr)
 {
 	if (tr->execs++)
-		fatal("the program executed another program: refused");
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tr->pid);
-	tr->mem = open(path, O_RDWR | O_CLOEXEC);
-	if (tr->mem < 0)
-		fatal("%s: %s", path, strerror(errno));
-	for (size_t i = 0; i < tr->t.nsites; i++) {
-		struct site *s = &tr->t.sites[i];
-		if (pread(tr->mem, &s->orig, 1, (off_t)s->addr) != 1)
-			fatal("cannot read the program's code at %#" PRIx64, s->addr);
-		poke(tr, s->addr, INT3);
-	}
+		ref_fatal("the program executed another program: refused");
+	tr->mem = ref_instrument(tr->pid, &tr->t);
 }
 
 static void push_frame(struct tracer *tr, uint64_t frame, struct held h)
@@ -200,8 +174,8 @@ static int deliver_at_rep(struct tracer *tr, int sig, uint64_t rep_addr, struct 
 		}
 		get_regs(tr, &r);
 		if (r.rip != rep_addr)
-			fatal("signal %d at %#llx while delivering signal %d at %#" PRIx64,
-			      WSTOPSIG(st), r.rip, sig, rep_addr);
+			ref_fatal("signal %d at %#llx while delivering signal %d at %#" PRIx64,
+			          WSTOPSIG(st), r.rip, sig, rep_addr);
 		tr->resume = h; /* sig entered no handler; the next one may */
 		return on_signal(tr, WSTOPSIG(st)) ? 2 : -1;
 	}
@@ -223,7 +197,7 @@ static int on_hit(struct tracer *tr, size_t i, struct user_regs_struct *r)
 	for (;;) {
 		r->rip = s->addr;
 		if (ptrace(PTRACE_SETREGS, tr->pid, 0, r) < 0)
-			fatal("PTRACE_SETREGS: %s", strerror(errno));
+			ref_fatal("PTRACE_SETREGS: %s", strerror(errno));
 		uint64_t before = count_of(s, r->rcx);
 		if (tr->resume.valid && tr->resume.site == i) {
 			tr->resumed[tr->resume.sig]++;
@@ -233,7 +207,7 @@ static int on_hit(struct tracer *tr, size_t i, struct user_regs_struct *r)
 			                                                    : k->requested + before;
 		}
 		tr->resume.valid = 0;
-		poke(tr, s->addr, s->orig);
+		ref_poke(tr->mem, s->addr, s->orig);
 		int st, sig = 0;
 		for (;;) {
 			request(tr, PTRACE_SINGLESTEP, 0);
@@ -249,18 +223,18 @@ static int on_hit(struct tracer *tr, size_t i, struct user_regs_struct *r)
 		}
 		uint64_t after = count_of(s, r->rcx);
 		k->iterations += before - after;
-		poke(tr, s->addr, INT3);
+		ref_poke(tr->mem, s->addr, REF_INT3);
 		if (sig == SIGTRAP && r->rip != s->addr) { /* retired */
 			if (r->rip != s->next)
-				fatal("the REP at %#" PRIx64 " went on at %#llx, not %#" PRIx64,
-				      s->addr, r->rip, s->next);
+				ref_fatal("the REP at %#" PRIx64 " went on at %#llx, not %#" PRIx64,
+				          s->addr, r->rip, s->next);
 			k->by_condition += after != 0;
 			go_on(tr, 0);
 			return 1;
 		}
 		if (r->rip != s->addr)
-			fatal("signal %d with RIP %#llx while stepping the REP at %#" PRIx64, sig,
-			      r->rip, s->addr);
+			ref_fatal("signal %d with RIP %#llx while stepping the REP at %#" PRIx64,
+			          sig, r->rip, s->addr);
 		/* a signal stopped it in the middle */
 		tr->left[sig]++;
 		int rc = deliver_at_rep(tr, sig, s->addr, (struct held){1, i, sig});
@@ -309,7 +283,7 @@ static void on_syscall(struct tracer *tr)
 {
 	struct __ptrace_syscall_info info;
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, tr->pid, (void *)sizeof(info), &info) < 0)
-		fatal("PTRACE_GET_SYSCALL_INFO: %s", strerror(errno));
+		ref_fatal("PTRACE_GET_SYSCALL_INFO: %s", strerror(errno));
 	struct user_regs_struct r;
 	if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
 		tr->sigreturn_frame =
@@ -339,7 +313,8 @@ static int handle(struct tracer *tr, int st)
 			on_exec(tr);
 		else if (ev == PTRACE_EVENT_CLONE || ev == PTRACE_EVENT_FORK ||
 		         ev == PTRACE_EVENT_VFORK)
-			fatal("the program starts a thread or process: refused (one thread only)");
+			ref_fatal(
+			    "the program starts a thread or process: refused (one thread only)");
 		go_on(tr, 0);
 		return 1;
 	}
@@ -361,45 +336,12 @@ static int handle(struct tracer *tr, int st)
 	return 1;
 }
 
-static int is_fixed_exec(const char *path)
-{
-	unsigned char h[18];
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return 0;
-	size_t n = fread(h, 1, sizeof(h), f);
-	fclose(f);
-	return n == sizeof(h) && memcmp(h, "\177ELF", 4) == 0 && h[16] == 2 && h[17] == 0;
-}
-
 /* Forks the program, attached before its execve: the exec is its first stop. */
 static void spawn(struct tracer *tr, char *const argv[])
 {
-	if (!is_fixed_exec(argv[0]))
-		fatal("%s: not a static non-PIE ELF program (type EXEC)", argv[0]);
-	int go[2];
-	if (pipe(go) < 0)
-		fatal("pipe: %s", strerror(errno));
-	pid_t pid = fork();
-	if (pid < 0)
-		fatal("fork: %s", strerror(errno));
-	if (pid == 0) {
-		char c;
-		close(go[1]);
-		if (read(go[0], &c, 1) != 0) /* end of file: the tracer is attached */
-			_exit(126);
-		close(go[0]);
-		personality((unsigned long)personality(0xffffffff) | ADDR_NO_RANDOMIZE);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(go[0]);
-	tr->pid = pid;
 	long opts = PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
 	            PTRACE_O_TRACEVFORK | PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL;
-	if (ptrace(PTRACE_SEIZE, pid, 0, (void *)opts) < 0)
-		fatal("PTRACE_SEIZE: %s", strerror(errno));
-	close(go[1]);
+	ref_spawn(argv, opts, 0, &tr->pid);
 }
 
 static int report(const struct tracer *tr, FILE *f)
@@ -429,44 +371,41 @@ static void write_report(const struct tracer *tr, const char *out)
 {
 	if (!out) {
 		if (report(tr, stdout) < 0 || fflush(stdout) != 0)
-			fatal("standard output: %s", strerror(errno));
+			ref_fatal("standard output: %s", strerror(errno));
 		return;
 	}
 	char tmp[4096];
 	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
 	FILE *f = fopen(tmp, "w");
 	if (!f || report(tr, f) < 0 || fclose(f) != 0 || rename(tmp, out) < 0)
-		fatal("%s: %s", out, strerror(errno));
+		ref_fatal("%s: %s", out, strerror(errno));
 }
 
 int main(int argc, char **argv)
 {
-	const char *out = NULL;
-	int i = 1;
-	if (i + 1 < argc && strcmp(argv[i], "-o") == 0) {
-		out = argv[i + 1];
-		i += 2;
-	}
-	if (i + 2 >= argc || strcmp(argv[i + 1], "--") != 0) {
+	ref_fatal_init("ptrace_rep", end_program);
+	const char *out, *own;
+	char **prog;
+	if (ref_args(argc, argv, &out, &own, &prog) < 0) {
 		fprintf(stderr, "usage: ptrace_rep [-o OUT] OWN.o|NAMES -- PROG [ARG...]\n");
-		return TOOL_FAILED;
+		return REF_TOOL_FAILED;
 	}
 	static struct tracer tr = {.mem = -1, .status = -1};
 	current = &tr;
 	char err[512];
-	if (sites_load_rep(&tr.t, argv[i + 2], argv[i], err, sizeof(err)) < 0)
-		fatal("%s", err);
+	if (sites_load_rep(&tr.t, prog[0], own, err, sizeof(err)) < 0)
+		ref_fatal("%s", err);
 	tr.count = calloc(tr.t.nsites + 1, sizeof(*tr.count));
 	if (!tr.count)
-		fatal("out of memory");
-	spawn(&tr, &argv[i + 2]);
+		ref_fatal("out of memory");
+	spawn(&tr, prog);
 	int st;
 	while (wait_stop(&tr, &st) && handle(&tr, st))
 		;
 	if (tr.status < 0) /* ended while stepping: wait_stop recorded it */
-		fatal("the program's end was not seen");
+		ref_fatal("the program's end was not seen");
 	if (!tr.execs)
-		fatal("the program did not start (exit status %d)", tr.status);
+		ref_fatal("the program did not start (exit status %d)", tr.status);
 	write_report(&tr, out);
 	sites_free(&tr.t);
 	free(tr.count);
