@@ -243,8 +243,8 @@ END_TEST
 
 int main(void)
 {
+	ref_tool_path(tool, sizeof(tool), "PTRACE_REP", "ptrace_rep"); /* before e2e_init fixes the environment */
 	e2e_init();
-	ref_tool_path(tool, sizeof(tool), "PTRACE_REP", "ptrace_rep");
 	Suite *s = suite_create("rep_ref");
 	TCase *tc = tcase_create("rep_ref");
 	tcase_set_timeout(tc, 300);

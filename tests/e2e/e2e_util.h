@@ -71,7 +71,8 @@ const char *shared_dir(void);
 const char *tmp_path(const char *name);
 
 /* A native reference tool's path into buf (size bytes): $ENV when set and not empty,
- * else the file NAME (under 32 bytes) beside this test binary (both in build/MODE/tests). */
+ * else the file NAME (under 32 bytes) beside this test binary (both in build/MODE/tests).
+ * Call it before e2e_init, which gives the process a fixed environment. */
 void ref_tool_path(char *buf, size_t size, const char *env, const char *name);
 
 #endif
