@@ -251,12 +251,17 @@ static void frame_of(const struct point *pt, size_t n, struct frame *fr)
 			mn = mn == 0 || v < mn ? v : mn;
 			mx = v > mx ? v : mx;
 		}
+	svg_decades(mn, mx, &fr->lo, &fr->hi);
+}
+
+void svg_decades(double mn, double mx, int *lo, int *hi)
+{
 	if (mx <= 0)
 		mn = mx = 1;
-	fr->lo = (int)floor(log10(mn) + 1e-9);
-	fr->hi = (int)ceil(log10(mx) - 1e-9);
-	if (fr->hi <= fr->lo)
-		fr->hi = fr->lo + 1;
+	*lo = (int)floor(log10(mn) + 1e-9);
+	*hi = (int)ceil(log10(mx) - 1e-9);
+	if (*hi <= *lo)
+		*hi = *lo + 1;
 }
 
 int svg_scatter(FILE *f, const char *title, struct edges *profile, struct edges *truth,

@@ -31,6 +31,10 @@ void svg_put_escaped(FILE *f, const char *s, size_t n);
 /* Opens the document: the XML declaration, an <svg> of width x height user units
  * (sans-serif) and its white background. The caller closes it with "</svg>\n". */
 void svg_begin(FILE *f, double width, double height);
+
+/* The decades [*lo, *hi] of a log axis that holds the values mn..mx (> 0; mx <= 0:
+ * no values, the decade of 1), at least one decade wide. */
+void svg_decades(double mn, double mx, int *lo, int *hi);
 /* Lines of a title (at most 4). */
 int svg_title_lines(const char *title);
 /* Writes the title centred in width, one <text> per line, the first in bold

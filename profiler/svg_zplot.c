@@ -45,12 +45,7 @@ static void frame_of(const struct zplot_point *p, size_t n, double crit, struct 
 		if (!isinf(p[i].z) && fabs(p[i].z) > zmax)
 			zmax = fabs(p[i].z);
 	}
-	if (mx <= 0)
-		mn = mx = 1;
-	fr->lo = (int)floor(log10(mn) + 1e-9);
-	fr->hi = (int)ceil(log10(mx) - 1e-9);
-	if (fr->hi <= fr->lo)
-		fr->hi = fr->lo + 1;
+	svg_decades(mn, mx, &fr->lo, &fr->hi);
 	if (!isinf(crit) && crit * 1.25 > zmax)
 		zmax = crit * 1.25;
 	fr->ymax = asinh(zmax) * 1.04;
