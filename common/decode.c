@@ -11,7 +11,7 @@
 
 #include "common/err.h"
 
-#define FRONT_SIZE 4096
+#define FRONT_SIZE DCACHE_FRONT_SIZE
 
 struct dentry {
 	struct block_info bi;      /* first member: block_info pointers map back */
@@ -31,15 +31,11 @@ struct dcache {
 	uint32_t nall, capall;
 	uint32_t *ids;             /* next id to hand out (shared between caches), or NULL */
 	uint64_t lo, hi;           /* bounds of every live run, for cheap invalidation */
-	struct dentry *front[FRONT_SIZE]; /* direct-mapped cache in front of the table */
+	const struct block_info *front[FRONT_SIZE]; /* direct-mapped cache in front of the table */
 };
 
 #define TOMB ((struct dentry *)1)
 
-static size_t front_slot(uint64_t a)
-{
-	return (size_t)((a ^ (a >> 12)) & (FRONT_SIZE - 1));
-}
 
 static size_t hash_addr(uint64_t a)
 {
@@ -465,16 +461,15 @@ static struct dentry *decode_run(struct dcache *dc, uint64_t start)
 
 const struct block_info *dcache_get(struct dcache *dc, uint64_t addr, int *is_new)
 {
-	struct dentry **fr = &dc->front[front_slot(addr)];
-	struct dentry *e = *fr;
-	if (e && e->bi.start == addr) {
+	const struct block_info **fr = &dc->front[dcache_front_slot(addr)];
+	if (*fr && (*fr)->start == addr) {
 		if (is_new)
 			*is_new = 0;
-		return &e->bi;
+		return *fr;
 	}
-	e = table_find(dc, addr);
+	struct dentry *e = table_find(dc, addr);
 	if (e) {
-		*fr = e;
+		*fr = &e->bi;
 		if (is_new)
 			*is_new = 0;
 		return &e->bi;
@@ -483,7 +478,7 @@ const struct block_info *dcache_get(struct dcache *dc, uint64_t addr, int *is_ne
 	if (is_new)
 		*is_new = 1;
 	if (e)
-		*fr = e;
+		*fr = &e->bi;
 	return e ? &e->bi : NULL;
 }
 
@@ -492,6 +487,11 @@ const struct dc_special *dcache_specials(const struct block_info *bi, size_t *n)
 	const struct dentry *e = (const struct dentry *)bi;
 	*n = e->nspecials;
 	return e->specials;
+}
+
+const struct block_info *const *dcache_front(const struct dcache *dc)
+{
+	return dc->front;
 }
 
 int block_insn_index(const struct block_info *bi, uint64_t addr)
@@ -519,7 +519,7 @@ size_t dcache_invalidate(struct dcache *dc, uint64_t addr, uint64_t len)
 	if (dc->used == 0 || end <= dc->lo || addr >= dc->hi)
 		return 0;
 	for (size_t i = 0; i < FRONT_SIZE; i++)
-		if (dc->front[i] && dc->front[i]->bi.start < end && dc->front[i]->bi.end > addr)
+		if (dc->front[i] && dc->front[i]->start < end && dc->front[i]->end > addr)
 			dc->front[i] = NULL;
 	for (size_t i = 0; i < dc->cap; i++) {
 		struct dentry *e = dc->slots[i];

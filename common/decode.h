@@ -56,6 +56,21 @@ void dcache_free(struct dcache *dc);
  * plus the trap). NULL only when out of memory. */
 const struct block_info *dcache_get(struct dcache *dc, uint64_t addr, int *is_new);
 
+/* The direct-mapped table in front of the cache, for callers that look up a run
+ * per executed block: front[dcache_front_slot(addr)] is addr's run when its start
+ * is addr (else ask dcache_get). The table lives as long as the cache. */
+#define DCACHE_FRONT_SIZE 4096
+const struct block_info *const *dcache_front(const struct dcache *dc);
+static inline size_t dcache_front_slot(uint64_t a)
+{
+	return (size_t)((a ^ (a >> 12)) & (DCACHE_FRONT_SIZE - 1));
+}
+static inline const struct block_info *dcache_front_hit(const struct block_info *const *front, uint64_t a)
+{
+	const struct block_info *bi = front[dcache_front_slot(a)];
+	return bi && bi->start == a ? bi : NULL;
+}
+
 /* Special instructions of a run (see enum dc_special_kind), n set to their count. */
 const struct dc_special *dcache_specials(const struct block_info *bi, size_t *n);
 

@@ -3,37 +3,27 @@
  * conditional branch's target equals its fall-through, from the condition
  * evaluated on RFLAGS/RCX (Intel SDM vol. 2, Jcc/LOOP/JrCXZ). REP iterations
  * are the count register's decrease (SDM vol. 2, REP/REPE/REPNE). */
-#include "sim/blockstream.h"
+#include "sim/blockstream_fast.h"
 
 #include <stdlib.h>
 
 #include "common/err.h"
 
-struct bstream {
-	struct dcache *dc;
-	struct bstream_cpu cpu;
-	struct block_sink sinks[BSTREAM_MAX_SINKS];
-	int nsinks;
-	struct block_sink image_sinks[BSTREAM_MAX_SINKS];
-	int nimage_sinks;
-	int image_on;
-	int want_sp;
-	int sp_once;              /* the pending TB's terminator wants RSP too */
-	int new_context;          /* the next block emitted starts a new context */
-	uint32_t tid;
-	uint64_t insns;
-	/* pending TB */
-	const struct block_info *cur;
-	uint64_t tb_end;          /* address just past the TB's last instruction */
-	int have_cur;
-	int cur_run_start;
-	int next_run_start;       /* the block being retired ended with a transfer */
-	/* REP in progress: the execution at rep_addr that began with rep_requested in the
-	 * count register; its part in progress began with rep_part_count */
-	int in_rep, rep_resumed;
-	uint64_t rep_addr, rep_requested, rep_part_count;
-	struct bstream_rep_held held; /* left in the middle, or given back to go on with */
-};
+
+/* Whether the next TB entry may take bstream_tb_count (see struct bstream). */
+static void refresh_count_only(struct bstream *bs)
+{
+	bs->count_only = bs->have_cur && bs->tb_end == bs->cur->end && bs->cur->kind != BK_REP &&
+			 !bs->sp_once && !bs->held.valid && bs->nsinks == 0 &&
+			 (bs->nimage_sinks == 0 || !bs->image_on);
+}
+
+static const struct block_info *const no_front[DCACHE_FRONT_SIZE];
+
+static void set_front(struct bstream *bs)
+{
+	bs->front = bs->dc ? dcache_front(bs->dc) : no_front;
+}
 
 struct bstream *bstream_new(struct dcache *dc, struct bstream_cpu cpu)
 {
@@ -41,6 +31,7 @@ struct bstream *bstream_new(struct dcache *dc, struct bstream_cpu cpu)
 	if (!bs)
 		return NULL;
 	bs->dc = dc;
+	set_front(bs);
 	bs->cpu = cpu;
 	bs->next_run_start = 1;
 	bs->image_on = 1;
@@ -57,6 +48,7 @@ int bstream_add_sink(struct bstream *bs, struct block_sink sink)
 	if (bs->nsinks == BSTREAM_MAX_SINKS)
 		return PMUSIM_ERR_ARG;
 	bs->sinks[bs->nsinks++] = sink;
+	bs->count_only = 0;
 	return 0;
 }
 
@@ -65,6 +57,7 @@ int bstream_add_image_sink(struct bstream *bs, struct block_sink sink)
 	if (bs->nimage_sinks == BSTREAM_MAX_SINKS)
 		return PMUSIM_ERR_ARG;
 	bs->image_sinks[bs->nimage_sinks++] = sink;
+	bs->count_only = 0;
 	return 0;
 }
 
@@ -76,16 +69,19 @@ void bstream_want_sp(struct bstream *bs)
 void bstream_sp_after_block(struct bstream *bs)
 {
 	bs->sp_once = 1;
+	bs->count_only = 0;
 }
 
 void bstream_set_image(struct bstream *bs, int on)
 {
 	bs->image_on = on;
+	bs->count_only = 0;
 }
 
 void bstream_set_dcache(struct bstream *bs, struct dcache *dc)
 {
 	bs->dc = dc;
+	set_front(bs);
 }
 
 void bstream_set_tid(struct bstream *bs, uint32_t tid)
@@ -277,11 +273,13 @@ int bstream_tb_run(struct bstream *bs, const struct block_info *bi, uint32_t siz
 		return PMUSIM_ERR_INTERNAL; /* the emulator ran past a terminator */
 	bs->have_cur = 1;
 	bs->cur_run_start = bs->next_run_start;
+	refresh_count_only(bs);
 	return 0;
 }
 
 void bstream_rep(struct bstream *bs, uint64_t addr, uint64_t rcx)
 {
+	bs->count_only = 0;
 	if (bs->in_rep && bs->rep_addr == addr)
 		return; /* a further iteration */
 	uint64_t c = bs->cur ? count_mask(bs->cur, rcx) : rcx;
@@ -305,6 +303,7 @@ struct bstream_rep_held bstream_rep_take(struct bstream *bs, uint64_t pc)
 void bstream_rep_give(struct bstream *bs, struct bstream_rep_held h)
 {
 	bs->held = h;
+	bs->count_only = 0;
 }
 
 int bstream_rep_resuming(const struct bstream *bs, uint64_t addr)
@@ -316,10 +315,12 @@ void bstream_cut(struct bstream *bs, uint64_t resume)
 {
 	if (bs->have_cur && resume > bs->cur->start && resume < bs->tb_end)
 		bs->tb_end = resume;
+	bs->count_only = 0;
 }
 
 void bstream_finish(struct bstream *bs, uint64_t rip, int faulted)
 {
+	bs->count_only = 0;
 	if (!bs->have_cur)
 		return;
 	const struct block_info *bi = bs->cur;

@@ -14,6 +14,7 @@
 #include "sim/bmi2_fix.h"
 #include "sim/fault.h"
 #include "sim/sim_internal.h"
+#include "sim/blockstream_fast.h"
 #include "sim/syscall_names.h"
 
 #define UNTIL_NEVER UINT64_MAX
@@ -268,6 +269,8 @@ void code_watch_refresh(struct sim *s)
 	}
 }
 
+static volatile int never_interrupted;
+
 /* --- the block hook: every TB entry ---------------------------------------- */
 
 static void internal_error(struct sim *s, int err, const char *what, uint64_t addr)
@@ -277,10 +280,11 @@ static void internal_error(struct sim *s, int err, const char *what, uint64_t ad
 	sim_stop(s, SIM_END_ERROR, err);
 }
 
-static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
+/* Out of line, so that the fast path in hook_block saves no register. */
+__attribute__((noinline)) static void hook_block_slow(uc_engine *uc, uint64_t addr, uint32_t size,
+							 struct sim *s)
 {
-	struct sim *s = ud;
-	if (s->interrupt_flag && *s->interrupt_flag) {
+	if (*s->interrupt_flag) {
 		sim_stop(s, SIM_END_SIGNAL, SIGINT);
 		return;
 	}
@@ -333,6 +337,7 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
 			s->restart_pc = addr;
 			s->restart_until = bi->start + bi->off[allow];
 			s->limit_armed = 1;
+			machine_refresh_checks(s);
 			/* Unicorn checks the stop address when translating: translate again */
 			uc_ctl_remove_cache(uc, bi->start, bi->end);
 			uc_emu_stop(uc);
@@ -342,6 +347,27 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
 	int err = bstream_tb_run(s->bs, bi, size);
 	if (err < 0)
 		internal_error(s, err, "emulator block disagrees with decoded code", addr);
+}
+
+/* sim_options.empty_block_hook: the engine's own cost of a block hook */
+static void hook_block_empty(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
+{
+	(void)uc, (void)addr, (void)size, (void)ud;
+}
+
+/* Every TB entry. The common case, a run already decoded entered while nothing
+ * but the count needs the pending TB and no check is due, is a few loads and
+ * stores; the rest is hook_block_slow. */
+static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
+{
+	struct sim *s = ud;
+	struct bstream *bs = s->bs;
+	const struct block_info *bi = bstream_front_hit(bs, addr);
+	if (bi && bs->insns < s->attention_at && !s->block_checks &&
+	    !*s->interrupt_flag &&
+	    bstream_tb_count(bs, bi, size))
+		return;
+	hook_block_slow(uc, addr, size, s);
 }
 
 static void hook_syscall(uc_engine *uc, void *ud)
@@ -414,7 +440,8 @@ static bool hook_mem_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr, int
 int machine_add_hooks(struct sim *s, struct proc *p)
 {
 	uc_hook h;
-	if (uc_hook_add(p->uc, &h, UC_HOOK_BLOCK, (void *)hook_block, s, 1, 0) ||
+	void *block = s->opt.empty_block_hook ? (void *)hook_block_empty : (void *)hook_block;
+	if (uc_hook_add(p->uc, &h, UC_HOOK_BLOCK, block, s, 1, 0) ||
 	    uc_hook_add(p->uc, &h, UC_HOOK_INSN, (void *)hook_syscall, s, 1, 0, UC_X86_INS_SYSCALL) ||
 	    uc_hook_add(p->uc, &h, UC_HOOK_INSN, (void *)hook_cpuid, s, 1, 0, UC_X86_INS_CPUID) ||
 	    uc_hook_add(p->uc, &h, UC_HOOK_INTR, (void *)hook_intr, s, 1, 0) ||
@@ -431,6 +458,8 @@ int sim_new(const struct sim_options *opt, struct sim **out, char *msg, size_t m
 	if (!s)
 		return PMUSIM_ERR_NOMEM;
 	s->opt = *opt;
+	s->interrupt_flag = &never_interrupted;
+	machine_refresh_checks(s);
 	if (!s->opt.log)
 		s->opt.log = stderr;
 	rng_init(&s->rng, opt->seed);
@@ -517,7 +546,12 @@ void sim_set_clock(struct sim *s, uint64_t (*cycles)(void *ctx), void *ctx)
 
 void sim_set_interrupt_flag(struct sim *s, volatile int *flag)
 {
-	s->interrupt_flag = flag;
+	s->interrupt_flag = flag ? flag : &never_interrupted;
+}
+
+void machine_refresh_checks(struct sim *s)
+{
+	s->block_checks = s->npatch || s->cycle_slices || (s->opt.max_insns && !s->limit_armed) || s->stacks;
 }
 
 struct dcache *sim_dcache(struct sim *s)

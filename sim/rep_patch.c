@@ -153,6 +153,7 @@ int sim_rep_patch(struct sim *s, void (*fn)(void *ctx, uint64_t site, uint64_t c
 			if (p->exec_maps[m].addr + p->exec_maps[m].len > s->patch_hi)
 				s->patch_hi = p->exec_maps[m].addr + p->exec_maps[m].len;
 		}
+	machine_refresh_checks(s);
 	return (int)s->npatch;
 }
 

@@ -117,6 +117,7 @@ void sched_update_attention(struct sim *s)
 	uint64_t at = timers_next_insns(s);
 	int others = runnable_count(s) > 1;
 	s->cycle_slices = others && s->opt.quantum_cycles && s->clock;
+	machine_refresh_checks(s);
 	if (others && !s->cycle_slices && s->slice_end < at)
 		at = s->slice_end;
 	s->attention_at = at;

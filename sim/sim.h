@@ -30,6 +30,9 @@ struct sim_options {
 	uint64_t clock_start;    /* CLOCK_REALTIME when the program starts, in seconds since the
 	                          * epoch, when clock_start_given (else SIM_CLOCK_START_DEFAULT) */
 	int clock_start_given;
+	int empty_block_hook;    /* make bench's baseline: the block hook does nothing (no blocks
+	                          * retired, no instruction count, no time slices: threads change
+	                          * only when one blocks); only the engine and the system calls run */
 };
 
 /* 2050-01-01T00:00:00Z: a fixed start, the same on every run and host, and later than

@@ -222,6 +222,7 @@ struct sim {
 	uint64_t (*clock)(void *ctx);/* cycles, for a quantum in cycles */
 	void *clock_ctx;
 	int cycle_slices;            /* a cycle quantum is running out and another thread waits for it */
+	int block_checks;            /* the block hook has checks to make on every TB (machine_refresh_checks) */
 	uint64_t attention_at;       /* instruction count at which hook_block calls in the scheduler */
 	int attention;               /* emulation stopped for the scheduler; resume_pc says where */
 	uint64_t resume_pc;
@@ -330,6 +331,9 @@ void stacks_block_start(struct sim *s, uint64_t addr);
 
 /* machine.c */
 size_t machine_read_code(void *ctx, uint64_t addr, void *buf, size_t len);
+/* Recomputes sim.block_checks after a change to what it sums up: REP patching,
+ * cycle slices, --max-insns, the stack tracker. */
+void machine_refresh_checks(struct sim *s);
 int machine_add_hooks(struct sim *s, struct proc *p);
 
 /* loader.c */

@@ -64,6 +64,7 @@ static struct sim_stacks *stacks_of(struct sim *s)
 {
 	if (!s->stacks) {
 		s->stacks = calloc(1, sizeof(*s->stacks));
+		machine_refresh_checks(s);
 		if (s->stacks) {
 			s->stacks->next_addr = AREAS_BASE;
 			s->stacks->cur = SIZE_MAX;
@@ -507,4 +508,5 @@ void stacks_free(struct sim *s)
 	free(st->marks);
 	free(st);
 	s->stacks = NULL;
+	machine_refresh_checks(s);
 }
