@@ -290,7 +290,7 @@ int tstack_recording_init(struct tstack_recording *tr, struct sim *sim, struct t
 	for (size_t i = 0; i < tr->opt.nmarks; i++)
 		if (add_mark(tr, tr->opt.marks[i], st) < 0)
 			return -1;
-	if (sim_add_sink(sim, (struct block_sink){tracer_retire, tr}) < 0)
+	if (sim_add_sink(sim, (struct block_sink){.retire = tracer_retire, .ctx = tr}) < 0)
 		return fprintf(stderr, "pmusim record: too many block consumers\n"), -1;
 	return 0;
 }

@@ -107,11 +107,39 @@ struct retired_block {
 	uint8_t rep_part;   /* RB_REP_* (0: no REP part) */
 };
 
-/* Consumer of the stream. Called once per retired block, in program order. */
+/* Flags of block_sink.whole: the retired_block fields of the same names. */
+#define RB_WHOLE_TAKEN       0x1
+#define RB_WHOLE_RUN_START   0x2
+#define RB_WHOLE_NEW_CONTEXT 0x4
+
+/* Consumer of the stream. Called once per retired block, in program order:
+ * retire() with the block; or, when the consumer has whole() and the block ran
+ * its whole run (ninsns == info->ninsns, kind == info->kind) with no REP part,
+ * whole() with the same figures passed in registers, so that the common case
+ * builds no record in memory. */
 struct block_sink {
 	void (*retire)(void *ctx, const struct retired_block *rb);
 	void *ctx;
+	void (*whole)(void *ctx, const struct block_info *bi, uint64_t next, uint64_t sp, uint32_t tid,
+		      unsigned flags);
 };
+
+/* The retired_block that block_sink.whole's arguments stand for. */
+static inline void retired_block_whole(struct retired_block *rb, const struct block_info *bi, uint64_t next,
+				       uint64_t sp, uint32_t tid, unsigned flags)
+{
+	rb->info = bi;
+	rb->next = next;
+	rb->tid = tid;
+	rb->ninsns = bi->ninsns;
+	rb->kind = bi->kind;
+	rb->taken = (uint8_t)(flags & RB_WHOLE_TAKEN);
+	rb->run_start = (uint8_t)((flags & RB_WHOLE_RUN_START) != 0);
+	rb->new_context = (uint8_t)((flags & RB_WHOLE_NEW_CONTEXT) != 0);
+	rb->sp = sp;
+	rb->rep_part = 0;
+	rb->rep_iters = rb->rep_count = rb->rep_left = 0;
+}
 
 /* Short lower-case name ("cond", "jmp", "call_ind", …) of a br_kind. */
 const char *br_kind_name(int kind);

@@ -232,7 +232,7 @@ static void rep_retire(void *ctx, const struct retired_block *rb)
 
 struct block_sink rep_unit_sink(struct rep_unit *u)
 {
-	return (struct block_sink){rep_retire, u};
+	return (struct block_sink){.retire = rep_retire, .ctx = u};
 }
 
 void rep_unit_flush(struct rep_unit *u)

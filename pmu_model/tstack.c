@@ -418,7 +418,7 @@ void tstack_thread_exited(struct tstack_unit *u, uint32_t tid)
 
 struct block_sink tstack_sink(struct tstack_unit *u)
 {
-	return (struct block_sink){tstack_retire, u};
+	return (struct block_sink){.retire = tstack_retire, .ctx = u};
 }
 
 const struct tstack_area *tstack_area(const struct tstack_unit *u, uint32_t tid)

@@ -10,12 +10,22 @@
 #include "common/err.h"
 
 
-/* Whether the next TB entry may take bstream_tb_count (see struct bstream). */
-static void refresh_count_only(struct bstream *bs)
+static void refresh_delivering(struct bstream *bs)
 {
-	bs->count_only = bs->have_cur && bs->tb_end == bs->cur->end && bs->cur->kind != BK_REP &&
-			 !bs->sp_once && !bs->held.valid && bs->nsinks == 0 &&
-			 (bs->nimage_sinks == 0 || !bs->image_on);
+	int n = bs->nsinks + (bs->image_on ? bs->nimage_sinks : 0);
+	bs->deliver = n == 0 ? BS_DELIVER_NONE : BS_DELIVER_ALL;
+	if (n == 1 && !bs->want_sp) {
+		bs->one = bs->nsinks ? bs->sinks[0] : bs->image_sinks[0];
+		if (bs->one.whole)
+			bs->deliver = BS_DELIVER_ONE;
+	}
+}
+
+/* Whether the next TB entry may take bstream_tb_fast (see struct bstream). */
+static void refresh_plain(struct bstream *bs)
+{
+	bs->plain = bs->have_cur && bs->tb_end == bs->cur->end && bs->cur->kind != BK_REP &&
+		    !(bs->cur->flags & BI_COND_EQ_FT) && !bs->sp_once && !bs->held.valid;
 }
 
 static const struct block_info *const no_front[DCACHE_FRONT_SIZE];
@@ -48,7 +58,7 @@ int bstream_add_sink(struct bstream *bs, struct block_sink sink)
 	if (bs->nsinks == BSTREAM_MAX_SINKS)
 		return PMUSIM_ERR_ARG;
 	bs->sinks[bs->nsinks++] = sink;
-	bs->count_only = 0;
+	refresh_delivering(bs);
 	return 0;
 }
 
@@ -57,25 +67,26 @@ int bstream_add_image_sink(struct bstream *bs, struct block_sink sink)
 	if (bs->nimage_sinks == BSTREAM_MAX_SINKS)
 		return PMUSIM_ERR_ARG;
 	bs->image_sinks[bs->nimage_sinks++] = sink;
-	bs->count_only = 0;
+	refresh_delivering(bs);
 	return 0;
 }
 
 void bstream_want_sp(struct bstream *bs)
 {
 	bs->want_sp = 1;
+	refresh_delivering(bs);
 }
 
 void bstream_sp_after_block(struct bstream *bs)
 {
 	bs->sp_once = 1;
-	bs->count_only = 0;
+	bs->plain = 0;
 }
 
 void bstream_set_image(struct bstream *bs, int on)
 {
 	bs->image_on = on;
-	bs->count_only = 0;
+	refresh_delivering(bs);
 }
 
 void bstream_set_dcache(struct bstream *bs, struct dcache *dc)
@@ -229,6 +240,40 @@ static int retire(struct bstream *bs, uint64_t next)
 	return 0;
 }
 
+static void deliver_whole(const struct bstream *bs, const struct block_sink *k, int n,
+			  const struct block_info *bi, uint64_t next, uint64_t sp, unsigned flags,
+			  struct retired_block *rb, int *have_rb)
+{
+	for (int i = 0; i < n; i++) {
+		if (k[i].whole) {
+			k[i].whole(k[i].ctx, bi, next, sp, bs->tid, flags);
+			continue;
+		}
+		if (!*have_rb)
+			retired_block_whole(rb, bi, next, sp, bs->tid, flags);
+		*have_rb = 1;
+		k[i].retire(k[i].ctx, rb);
+	}
+}
+
+void bstream_retire_plain(struct bstream *bs, const struct block_info *bi, uint64_t next)
+{
+	int kind = bi->kind;
+	unsigned taken = kind == BK_COND ? next == bi->target : br_kind_is_branch(kind);
+	unsigned flags = taken | (bs->cur_run_start ? RB_WHOLE_RUN_START : 0) |
+			 (bs->new_context ? RB_WHOLE_NEW_CONTEXT : 0);
+	uint64_t sp = bs->want_sp && (kind == BK_JMP_IND || kind == BK_CALL || kind == BK_CALL_IND || kind == BK_RET)
+			      ? bs->cpu.read_reg(bs->cpu.ctx, BS_RSP)
+			      : 0;
+	struct retired_block rb;
+	int have_rb = 0;
+	bs->new_context = 0;
+	deliver_whole(bs, bs->sinks, bs->nsinks, bi, next, sp, flags, &rb, &have_rb);
+	if (bs->image_on)
+		deliver_whole(bs, bs->image_sinks, bs->nimage_sinks, bi, next, sp, flags, &rb, &have_rb);
+	bs->cur_run_start = bs->next_run_start = kind != BK_NONE;
+}
+
 int bstream_is_rep_continuation(const struct bstream *bs, uint64_t addr)
 {
 	return bs->have_cur && bs->in_rep && addr == bs->rep_addr && bs->cur->kind == BK_REP &&
@@ -273,13 +318,13 @@ int bstream_tb_run(struct bstream *bs, const struct block_info *bi, uint32_t siz
 		return PMUSIM_ERR_INTERNAL; /* the emulator ran past a terminator */
 	bs->have_cur = 1;
 	bs->cur_run_start = bs->next_run_start;
-	refresh_count_only(bs);
+	refresh_plain(bs);
 	return 0;
 }
 
 void bstream_rep(struct bstream *bs, uint64_t addr, uint64_t rcx)
 {
-	bs->count_only = 0;
+	bs->plain = 0;
 	if (bs->in_rep && bs->rep_addr == addr)
 		return; /* a further iteration */
 	uint64_t c = bs->cur ? count_mask(bs->cur, rcx) : rcx;
@@ -303,7 +348,7 @@ struct bstream_rep_held bstream_rep_take(struct bstream *bs, uint64_t pc)
 void bstream_rep_give(struct bstream *bs, struct bstream_rep_held h)
 {
 	bs->held = h;
-	bs->count_only = 0;
+	bs->plain = 0;
 }
 
 int bstream_rep_resuming(const struct bstream *bs, uint64_t addr)
@@ -315,12 +360,12 @@ void bstream_cut(struct bstream *bs, uint64_t resume)
 {
 	if (bs->have_cur && resume > bs->cur->start && resume < bs->tb_end)
 		bs->tb_end = resume;
-	bs->count_only = 0;
+	bs->plain = 0;
 }
 
 void bstream_finish(struct bstream *bs, uint64_t rip, int faulted)
 {
-	bs->count_only = 0;
+	bs->plain = 0;
 	if (!bs->have_cur)
 		return;
 	const struct block_info *bi = bs->cur;

@@ -363,10 +363,11 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
 	struct sim *s = ud;
 	struct bstream *bs = s->bs;
 	const struct block_info *bi = bstream_front_hit(bs, addr);
-	if (bi && bs->insns < s->attention_at && !s->block_checks &&
-	    !*s->interrupt_flag &&
-	    bstream_tb_count(bs, bi, size))
+	if (bi && bs->insns < s->attention_at && !s->block_checks && !*s->interrupt_flag &&
+	    bstream_tb_fast_ok(bs, bi, size)) {
+		bstream_tb_fast(bs, bi);
 		return;
+	}
 	hook_block_slow(uc, addr, size, s);
 }
 
@@ -551,7 +552,8 @@ void sim_set_interrupt_flag(struct sim *s, volatile int *flag)
 
 void machine_refresh_checks(struct sim *s)
 {
-	s->block_checks = s->npatch || s->cycle_slices || (s->opt.max_insns && !s->limit_armed) || s->stacks;
+	s->block_checks = s->npatch || s->cycle_slices || (s->opt.max_insns && !s->limit_armed) ||
+			  stacks_mark_armed(s);
 }
 
 struct dcache *sim_dcache(struct sim *s)

@@ -328,6 +328,8 @@ void stacks_signal_return(struct sim *s, uint32_t tid, uint64_t ip, uint64_t sp,
 int stacks_add_hooks(struct sim *s, struct proc *p);
 /* Every TB entry, before the pending one retires (markers). */
 void stacks_block_start(struct sim *s, uint64_t addr);
+/* 1 while a marked instruction waits for the next one to act (stacks_block_start). */
+int stacks_mark_armed(const struct sim *s);
 
 /* machine.c */
 size_t machine_read_code(void *ctx, uint64_t addr, void *buf, size_t len);

@@ -64,7 +64,6 @@ static struct sim_stacks *stacks_of(struct sim *s)
 {
 	if (!s->stacks) {
 		s->stacks = calloc(1, sizeof(*s->stacks));
-		machine_refresh_checks(s);
 		if (s->stacks) {
 			s->stacks->next_addr = AREAS_BASE;
 			s->stacks->cur = SIZE_MAX;
@@ -278,7 +277,7 @@ int sim_track_true_stacks(struct sim *s)
 		return PMUSIM_ERR_NOMEM;
 	st->truth = 1;
 	bstream_want_sp(s->bs);
-	return bstream_add_sink(s->bs, (struct block_sink){truth_retire, s});
+	return bstream_add_sink(s->bs, (struct block_sink){.retire = truth_retire, .ctx = s});
 }
 
 void sim_true_stacks_start(struct sim *s)
@@ -375,6 +374,7 @@ static void mark_settle(struct sim *s, uint64_t addr)
 	if (!m->armed || addr != m->after)
 		return;
 	m->armed = 0;
+	machine_refresh_checks(s);
 	if (m->tid != cur_thread(s)->tid || bstream_insns_before(s->bs, addr) != m->insns + 1)
 		return; /* it faulted, or a signal handler ran first */
 	uint64_t sp;
@@ -401,12 +401,18 @@ static void hook_mark(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
 	}
 	st->pending = (struct mark_pending){cur_thread(s)->tid, addr, bi->start + bi->off[i + 1],
 					    bstream_insns_before(s->bs, addr), 1};
+	machine_refresh_checks(s);
 }
 
 void stacks_block_start(struct sim *s, uint64_t addr)
 {
-	if (s->stacks && s->stacks->pending.armed)
+	if (stacks_mark_armed(s))
 		mark_settle(s, addr);
+}
+
+int stacks_mark_armed(const struct sim *s)
+{
+	return s->stacks && s->stacks->pending.armed;
 }
 
 static int hook_marks(struct sim *s, struct proc *p, size_t from)
@@ -508,5 +514,4 @@ void stacks_free(struct sim *s)
 	free(st->marks);
 	free(st);
 	s->stacks = NULL;
-	machine_refresh_checks(s);
 }

@@ -11,11 +11,23 @@
 
 struct run_count {
 	const struct block_info *bi;
-	uint64_t execs;      /* entered by a control transfer (or at start) */
-	uint64_t full;       /* retired up to and including the terminator */
-	uint64_t taken;      /* cond/jmp/call taken */
-	uint64_t not_taken;  /* cond not taken */
+	/* retirements of the whole run by outcome, [run_start * 2 + taken]: one
+	 * counter per block (execs, full, taken and not taken follow from them) */
+	uint64_t whole[4];
+	uint64_t part_execs; /* retirements cut short that were entered by a transfer */
 };
+
+/* Entered by a control transfer (or at start). */
+static uint64_t rc_execs(const struct run_count *c)
+{
+	return c->whole[2] + c->whole[3] + c->part_execs;
+}
+
+/* Retired up to and including the terminator. */
+static uint64_t rc_full(const struct run_count *c)
+{
+	return c->whole[0] + c->whole[1] + c->whole[2] + c->whole[3];
+}
 
 struct pkey {            /* hash key: (a, b) -> count */
 	uint64_t a, b, count;
@@ -30,7 +42,6 @@ struct pmap {
 struct truth {
 	struct run_count *runs;
 	uint32_t cap;
-	uint64_t insns;
 	struct pmap partial; /* (id, ninsns) */
 	struct pmap edges;   /* (from, to) for indirect, call and return */
 	struct truth_branch *br;
@@ -158,57 +169,57 @@ __attribute__((noinline)) static void truth_retire_slow(struct truth *t, const s
 		return; /* a REP left before anything retired (its figures: truth_rep_add) */
 	struct run_count *c = &t->runs[id];
 	c->bi = bi;
-	t->insns += rb->ninsns;
-	c->execs += rb->run_start;
 	if (rb->ninsns != bi->ninsns || rb->kind != bi->kind) {
 		/* cut short (emulator block limit, fault, stop) */
+		c->part_execs += rb->run_start;
 		pmap_add(&t->partial, id, rb->ninsns, 0, 1);
 		return;
 	}
-	c->full++;
+	c->whole[rb->run_start * 2 + (rb->taken != 0)]++;
 	switch (rb->kind) {
-	case BK_COND:
-		c->taken += rb->taken;
-		c->not_taken += !rb->taken;
-		break;
-	case BK_JMP:
-		c->taken++;
-		break;
 	case BK_CALL: case BK_CALL_IND: case BK_JMP_IND: case BK_RET:
 		pmap_add(&t->edges, bi->term, rb->next, rb->kind, 1);
 		break;
 	}
 }
 
-/* Hot path: a fully retired run already seen, ending in a conditional branch,
- * a direct jump or nothing; kept small so it needs no saved registers. */
 static void truth_retire(void *ctx, const struct retired_block *rb)
 {
+	truth_retire_slow(ctx, rb);
+}
+
+/* Hot path: a whole run already seen, ending in a conditional branch, a direct
+ * jump or nothing: one counter; kept small so it needs no saved registers. */
+static void truth_whole(void *ctx, const struct block_info *bi, uint64_t next, uint64_t sp, uint32_t tid,
+			unsigned flags)
+{
 	struct truth *t = ctx;
-	const struct block_info *bi = rb->info;
 	uint32_t id = bi->id;
-	int kind = rb->kind;
-	if (id >= t->cap || !t->runs[id].bi || rb->ninsns != bi->ninsns || kind != bi->kind ||
+	int kind = bi->kind;
+	if (id >= t->cap || !t->runs[id].bi ||
 	    (kind != BK_COND && kind != BK_JMP && kind != BK_NONE && kind != BK_SYSCALL)) {
-		truth_retire_slow(t, rb);
+		struct retired_block rb;
+		retired_block_whole(&rb, bi, next, sp, tid, flags);
+		truth_retire_slow(t, &rb);
 		return;
 	}
-	struct run_count *c = &t->runs[id];
-	t->insns += rb->ninsns;
-	c->execs += rb->run_start;
-	c->full++;
-	c->taken += kind == BK_JMP || rb->taken;
-	c->not_taken += kind == BK_COND && !rb->taken;
+	t->runs[id].whole[flags & (RB_WHOLE_TAKEN | RB_WHOLE_RUN_START)]++;
 }
 
 struct block_sink truth_sink(struct truth *t)
 {
-	return (struct block_sink){truth_retire, t};
+	return (struct block_sink){.retire = truth_retire, .ctx = t, .whole = truth_whole};
 }
 
 uint64_t truth_insns(const struct truth *t)
 {
-	return t->insns;
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < t->cap; i++)
+		if (t->runs[i].bi)
+			n += rc_full(&t->runs[i]) * t->runs[i].bi->ninsns;
+	for (size_t i = 0; i < t->partial.cap; i++)
+		n += t->partial.slots[i].count * t->partial.slots[i].b;
+	return n;
 }
 
 static int cmp_branch(const void *a, const void *b)
@@ -234,10 +245,12 @@ int truth_branches(struct truth *t, const struct truth_branch **out, size_t *n)
 	size_t k = 0;
 	for (uint32_t i = 0; i < t->cap; i++) {
 		const struct run_count *c = &t->runs[i];
-		if (!c->bi || !c->full || (c->bi->kind != BK_COND && c->bi->kind != BK_JMP))
+		if (!c->bi || !rc_full(c) || (c->bi->kind != BK_COND && c->bi->kind != BK_JMP))
 			continue;
+		/* a jump's outcome is always taken; a Jcc's is its own */
+		uint64_t taken = c->whole[1] + c->whole[3], not_taken = c->whole[0] + c->whole[2];
 		t->br[k++] = (struct truth_branch){c->bi->term, c->bi->end, c->bi->target, c->bi->kind,
-						   c->taken, c->not_taken};
+						   taken, not_taken};
 	}
 	qsort(t->br, k, sizeof(*t->br), cmp_branch);
 	size_t w = 0; /* merge runs that share a terminator */
@@ -307,8 +320,8 @@ int truth_function_counts(struct truth *t, const struct symtab *st, uint64_t **i
 	*unknown = 0;
 	for (uint32_t i = 0; i < t->cap; i++) {
 		const struct run_count *c = &t->runs[i];
-		if (c->bi && c->full)
-			add_fn_insns(st, fc, unknown, c->bi, c->bi->ninsns, c->full);
+		if (c->bi && rc_full(c))
+			add_fn_insns(st, fc, unknown, c->bi, c->bi->ninsns, rc_full(c));
 	}
 	for (size_t i = 0; i < t->partial.cap; i++) {
 		const struct pkey *p = &t->partial.slots[i];
@@ -392,11 +405,11 @@ int truth_runs(struct truth *t, const struct block_info ***bi, uint64_t **execs,
 	if (!*bi || !*execs)
 		return PMUSIM_ERR_NOMEM;
 	for (uint32_t i = 0; i < t->cap; i++)
-		if (t->runs[i].bi && t->runs[i].execs)
+		if (t->runs[i].bi && rc_execs(&t->runs[i]))
 			(*bi)[k++] = t->runs[i].bi;
 	qsort(*bi, k, sizeof(**bi), cmp_bi);
 	for (size_t i = 0; i < k; i++)
-		(*execs)[i] = t->runs[(*bi)[i]->id].execs;
+		(*execs)[i] = rc_execs(&t->runs[(*bi)[i]->id]);
 	*n = k;
 	return 0;
 }

@@ -58,7 +58,7 @@ static void setup(void)
 	gm_put(&mem, 0x1700, "\xeb\x00\xe8\x00\x00\x00\x00\xc3", 8);
 	dc = dcache_new(gm_read, &mem);
 	bs = bstream_new(dc, (struct bstream_cpu){fake_reg, NULL});
-	bstream_add_sink(bs, (struct block_sink){record, NULL});
+	bstream_add_sink(bs, (struct block_sink){.retire = record, .ctx = NULL});
 	bstream_set_tid(bs, 77);
 	nrec = 0;
 	fake_rflags = 0x2;
