@@ -416,9 +416,63 @@ static void retire_insns(struct pmu *p, const struct retired_block *rb)
 		lbr_record(&p->lbr, bi->term, rb->next, taken ? (int)kind : BK_NONE, mis, q_end >> 2);
 }
 
+/* Replays a whole block in which a counter overflows or a PMI lands. */
+__attribute__((noinline)) static void replay_whole(struct pmu *p, const struct block_info *bi, uint64_t next,
+						   uint32_t tid, unsigned flags, int mis, uint64_t extra)
+{
+	struct retired_block rb;
+	retired_block_whole(&rb, bi, next, 0, tid, flags);
+	struct blk b = {&rb, bi, bi->ninsns, bi->kind, (int)(flags & RB_WHOLE_TAKEN), mis, extra};
+	replay(p, &b);
+}
+
+/* retire_insns for a block that ran its whole run (block_sink.whole), with at
+ * most one sampling counter: the same figures without a retired_block. */
+static void pmu_whole(void *ctx, const struct block_info *bi, uint64_t next, uint64_t sp, uint32_t tid,
+		      unsigned flags)
+{
+	struct pmu *p = ctx;
+	unsigned kind = bi->kind, taken = flags & RB_WHOLE_TAKEN;
+	if ((flags & RB_WHOLE_NEW_CONTEXT) || kind == BK_REP || p->nsampled > 1) {
+		struct retired_block rb;
+		retired_block_whole(&rb, bi, next, sp, tid, flags);
+		pmu_retire(p, &rb);
+		return;
+	}
+	uint32_t n = bi->ninsns;
+	uint64_t extra = 0;
+	int mis = 0;
+	if (kind == BK_COND) {
+		mis = bpred_cond(&p->bp, bi->term, (int)taken);
+		extra = (uint64_t)mis * p->mis_q + taken * p->taken_q;
+	} else if (br_kind_is_branch((int)kind)) {
+		mis = bpred_update(&p->bp, (int)kind, bi->term, bi->end, (int)taken, next);
+		extra = (uint64_t)mis * p->mis_q + p->taken_q;
+	}
+	uint64_t q_end = p->q + p->debt_q + block_cost(p, bi, n) + extra;
+	if (p->nsampled || p->pending) {
+		int slow = p->pending && (p->cfg.skid_in_cycles ? q_end >= p->land : p->insns + n >= p->land);
+		struct counter *k = &p->ctr[p->sampled[0]];
+		uint64_t inc = p->nsampled ? block_events(p, k, n, q_end, kind, taken, mis, 0) : 0;
+		if (slow || (p->nsampled && inc >= k->left)) {
+			replay_whole(p, bi, next, tid, flags, mis, extra);
+			return;
+		}
+		if (p->nsampled)
+			k->left -= inc;
+	}
+	p->term[kind][taken]++;
+	p->mispredicts += (uint64_t)mis;
+	p->q = q_end;
+	p->debt_q = 0;
+	p->insns += n;
+	if (p->lbr.filter)
+		lbr_record(&p->lbr, bi->term, next, taken ? (int)kind : BK_NONE, mis, q_end >> 2);
+}
+
 struct block_sink pmu_block_sink(struct pmu *p)
 {
-	return (struct block_sink){.retire = pmu_retire, .ctx = p};
+	return (struct block_sink){.retire = pmu_retire, .ctx = p, .whole = pmu_whole};
 }
 
 uint64_t pmu_count(const struct pmu *p, uint32_t i)
