@@ -531,6 +531,7 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 	if (a->ts.on) {
 		r->ts.opt = a->ts;
 		r->ts.now_ns = now_ns_of, r->ts.ctx = r;
+		r->ts.clock = *pmu, r->ts.clock_mhz = r->cpu->mhz;
 		if (tstack_recording_init(&r->ts, p->sim, p->t) < 0)
 			return -1;
 	}

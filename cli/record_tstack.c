@@ -207,6 +207,13 @@ static int snapshot_thread(struct tstack_recording *tr, const struct sim_thread_
 	return 0;
 }
 
+static void set_next_cycle(struct tstack_recording *tr)
+{
+	/* now_ns >= next_ns  <=>  cycles * 1000 >= next_ns * mhz */
+	uint64_t m = tr->clock_mhz;
+	tr->next_cycle = m ? (tr->next_ns * m + 999) / 1000 : 0;
+}
+
 /* The handler: once per period of simulated time, a snapshot of every thread
  * of interest (the block just retired belongs to the running one). */
 static void tracer_retire(void *ctx, const struct retired_block *rb)
@@ -226,6 +233,7 @@ static void tracer_retire(void *ctx, const struct retired_block *rb)
 		return;
 	while (tr->next_ns <= now)
 		tr->next_ns += tr->opt.period_ns;
+	set_next_cycle(tr);
 	struct sim_thread_info ti[MAX_THREADS];
 	size_t n = sim_threads(tr->sim, ti, MAX_THREADS);
 	for (size_t i = 0; i < n && !tr->err; i++) {
@@ -234,6 +242,19 @@ static void tracer_retire(void *ctx, const struct retired_block *rb)
 			continue;
 		tr->err = snapshot_thread(tr, &ti[i], running ? rb->next : ti[i].pc, now);
 	}
+}
+
+/* tracer_retire for a whole block: nothing to do until the next snapshot's cycle
+ * (the count of instructions matters only before the control bit is set). */
+static void tracer_whole(void *ctx, const struct block_info *bi, uint64_t next, uint64_t sp, uint32_t tid,
+			 unsigned flags)
+{
+	struct tstack_recording *tr = ctx;
+	if (tr->started && tr->clock && (tr->err || pmu_cycles(tr->clock) < tr->next_cycle))
+		return;
+	struct retired_block rb;
+	retired_block_whole(&rb, bi, next, sp, tid, flags);
+	tracer_retire(tr, &rb);
 }
 
 /* "call:WHERE" or "return:WHERE", WHERE an address or a function of the program. */
@@ -278,6 +299,7 @@ int tstack_recording_init(struct tstack_recording *tr, struct sim *sim, struct t
 	tr->sim = sim;
 	tr->truth = truth;
 	tr->next_ns = tr->opt.period_ns;
+	set_next_cycle(tr);
 	tr->started = tr->opt.start == 0; /* on from the first instruction */
 	if (truth && sim_track_true_stacks(sim) < 0)
 		return fprintf(stderr, "pmusim record: out of memory\n"), -1;
@@ -290,7 +312,7 @@ int tstack_recording_init(struct tstack_recording *tr, struct sim *sim, struct t
 	for (size_t i = 0; i < tr->opt.nmarks; i++)
 		if (add_mark(tr, tr->opt.marks[i], st) < 0)
 			return -1;
-	if (sim_add_sink(sim, (struct block_sink){.retire = tracer_retire, .ctx = tr}) < 0)
+	if (sim_add_sink(sim, (struct block_sink){.retire = tracer_retire, .ctx = tr, .whole = tracer_whole}) < 0)
 		return fprintf(stderr, "pmusim record: too many block consumers\n"), -1;
 	return 0;
 }

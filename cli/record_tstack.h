@@ -32,6 +32,7 @@
 
 #include <stdint.h>
 
+#include "pmu_model/pmu.h"
 #include "pmu_model/tstack.h"
 #include "profiler/perfdata.h"
 #include "sim/sim.h"
@@ -64,7 +65,12 @@ struct tstack_recording {
 	uint64_t id;
 	uint64_t (*now_ns)(void *ctx);
 	void *ctx;
+	/* now_ns is clock's cycles * 1000 / clock_mhz: a block before the next
+	 * snapshot is a comparison of cycles (next_cycle) */
+	const struct pmu *clock;
+	uint32_t clock_mhz;
 	uint64_t next_ns;
+	uint64_t next_cycle;           /* the first cycle at which now_ns reaches next_ns */
 	uint64_t insns;                /* retired so far, all threads */
 	int started;                   /* the control bit is set */
 	int err;

@@ -306,11 +306,10 @@ void tstack_signal_return(struct tstack_unit *u, uint32_t tid, uint64_t ip, uint
 		signal_return_to(a, sp);
 }
 
-static void tstack_retire(void *ctx, const struct retired_block *rb)
+/* A retired block, its instructions counted. */
+static void retire_counted(struct tstack_unit *u, const struct retired_block *rb)
 {
-	struct tstack_unit *u = ctx;
 	const struct block_info *bi = rb->info;
-	u->insns += rb->ninsns;
 	if (!u->enabled || rb->ninsns == 0)
 		return;
 	struct tstack_area *a = area_for(u, rb->tid);
@@ -344,6 +343,32 @@ static void tstack_retire(void *ctx, const struct retired_block *rb)
 				a->mem[a->top - 1].callee = rb->next;
 		}
 	}
+}
+
+static void tstack_retire(void *ctx, const struct retired_block *rb)
+{
+	struct tstack_unit *u = ctx;
+	u->insns += rb->ninsns;
+	retire_counted(u, rb);
+}
+
+/* A whole block: only transfers other than a Jcc change a stack (a Jcc too
+ * when markers may make it something else), and the running thread's area
+ * exists already. */
+static void tstack_whole(void *ctx, const struct block_info *bi, uint64_t next, uint64_t sp, uint32_t tid,
+			 unsigned flags)
+{
+	struct tstack_unit *u = ctx;
+	int kind = bi->kind;
+	u->insns += bi->ninsns;
+	if (!u->enabled)
+		return;
+	if ((!br_kind_is_branch(kind) || (kind == BK_COND && !u->nmarks)) && u->cur != SIZE_MAX &&
+	    u->areas[u->cur].tid == tid)
+		return;
+	struct retired_block rb;
+	retired_block_whole(&rb, bi, next, sp, tid, flags);
+	retire_counted(u, &rb);
 }
 
 int tstack_replay(struct tstack_area *st, const struct tstack_entry *rec, size_t n)
@@ -418,7 +443,7 @@ void tstack_thread_exited(struct tstack_unit *u, uint32_t tid)
 
 struct block_sink tstack_sink(struct tstack_unit *u)
 {
-	return (struct block_sink){.retire = tstack_retire, .ctx = u};
+	return (struct block_sink){.retire = tstack_retire, .ctx = u, .whole = tstack_whole};
 }
 
 const struct tstack_area *tstack_area(const struct tstack_unit *u, uint32_t tid)

@@ -12,12 +12,16 @@
 
 static void refresh_delivering(struct bstream *bs)
 {
-	int n = bs->nsinks + (bs->image_on ? bs->nimage_sinks : 0);
+	int n = 0;
+	for (int i = 0; i < bs->nsinks; i++)
+		bs->active[n++] = bs->sinks[i];
+	for (int i = 0; bs->image_on && i < bs->nimage_sinks; i++)
+		bs->active[n++] = bs->image_sinks[i];
+	bs->nactive = n;
 	bs->deliver = n == 0 ? BS_DELIVER_NONE : BS_DELIVER_ALL;
-	if (n == 1 && !bs->want_sp) {
-		bs->one = bs->nsinks ? bs->sinks[0] : bs->image_sinks[0];
-		if (bs->one.whole)
-			bs->deliver = BS_DELIVER_ONE;
+	if (n == 1 && !bs->want_sp && bs->active[0].whole) {
+		bs->one = bs->active[0];
+		bs->deliver = BS_DELIVER_ONE;
 	}
 }
 
@@ -240,22 +244,6 @@ static int retire(struct bstream *bs, uint64_t next)
 	return 0;
 }
 
-static void deliver_whole(const struct bstream *bs, const struct block_sink *k, int n,
-			  const struct block_info *bi, uint64_t next, uint64_t sp, unsigned flags,
-			  struct retired_block *rb, int *have_rb)
-{
-	for (int i = 0; i < n; i++) {
-		if (k[i].whole) {
-			k[i].whole(k[i].ctx, bi, next, sp, bs->tid, flags);
-			continue;
-		}
-		if (!*have_rb)
-			retired_block_whole(rb, bi, next, sp, bs->tid, flags);
-		*have_rb = 1;
-		k[i].retire(k[i].ctx, rb);
-	}
-}
-
 void bstream_retire_plain(struct bstream *bs, const struct block_info *bi, uint64_t next)
 {
 	int kind = bi->kind;
@@ -265,12 +253,20 @@ void bstream_retire_plain(struct bstream *bs, const struct block_info *bi, uint6
 	uint64_t sp = bs->want_sp && (kind == BK_JMP_IND || kind == BK_CALL || kind == BK_CALL_IND || kind == BK_RET)
 			      ? bs->cpu.read_reg(bs->cpu.ctx, BS_RSP)
 			      : 0;
+	uint32_t tid = bs->tid;
 	struct retired_block rb;
 	int have_rb = 0;
 	bs->new_context = 0;
-	deliver_whole(bs, bs->sinks, bs->nsinks, bi, next, sp, flags, &rb, &have_rb);
-	if (bs->image_on)
-		deliver_whole(bs, bs->image_sinks, bs->nimage_sinks, bi, next, sp, flags, &rb, &have_rb);
+	for (const struct block_sink *k = bs->active, *e = k + bs->nactive; k < e; k++) {
+		if (k->whole) {
+			k->whole(k->ctx, bi, next, sp, tid, flags);
+			continue;
+		}
+		if (!have_rb)
+			retired_block_whole(&rb, bi, next, sp, tid, flags);
+		have_rb = 1;
+		k->retire(k->ctx, &rb);
+	}
 	bs->cur_run_start = bs->next_run_start = kind != BK_NONE;
 }
 

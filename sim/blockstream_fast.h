@@ -22,6 +22,8 @@ struct bstream {
 	int deliver;              /* who takes blocks now (sinks, and image sinks while the
 	                           * image flag is on): enum bstream_deliver */
 	struct block_sink one;    /* the consumer, for BS_DELIVER_ONE */
+	struct block_sink active[2 * BSTREAM_MAX_SINKS]; /* who takes blocks now, in order */
+	int nactive;
 	uint32_t tid;
 	int new_context;          /* the next block emitted starts a new context */
 	/* run starts (retired_block.run_start) are kept only while delivering */
