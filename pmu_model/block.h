@@ -112,16 +112,31 @@ struct retired_block {
 #define RB_WHOLE_RUN_START   0x2
 #define RB_WHOLE_NEW_CONTEXT 0x4
 
+/* A consumer's table of whole-block counts by run and outcome, which the
+ * stream may keep for it instead of calling it (block_sink.counts):
+ * n[id * 4 + (run_start << 1 | taken)] counts the whole retirements of run id
+ * (id < cap) ending so. The stream adds 1 itself only to a count that is not 0,
+ * for a run whose kind's bit (1 << kind) is in kinds, in a block that starts no
+ * new context; it calls whole() for every other block, so the consumer sees the
+ * first of each. The consumer owns n and may grow it (n and cap change). */
+struct block_counts {
+	uint64_t *n;
+	uint32_t cap;
+	uint32_t kinds;
+};
+
 /* Consumer of the stream. Called once per retired block, in program order:
  * retire() with the block; or, when the consumer has whole() and the block ran
  * its whole run (ninsns == info->ninsns, kind == info->kind) with no REP part,
  * whole() with the same figures passed in registers, so that the common case
- * builds no record in memory. */
+ * builds no record in memory; or, with counts, not at all when the stream
+ * counted the block there. */
 struct block_sink {
 	void (*retire)(void *ctx, const struct retired_block *rb);
 	void *ctx;
 	void (*whole)(void *ctx, const struct block_info *bi, uint64_t next, uint64_t sp, uint32_t tid,
 		      unsigned flags);
+	struct block_counts *counts;
 };
 
 /* The retired_block that block_sink.whole's arguments stand for. */

@@ -21,7 +21,7 @@ static void refresh_delivering(struct bstream *bs)
 	bs->deliver = n == 0 ? BS_DELIVER_NONE : BS_DELIVER_ALL;
 	if (n == 1 && !bs->want_sp && bs->active[0].whole) {
 		bs->one = bs->active[0];
-		bs->deliver = BS_DELIVER_ONE;
+		bs->deliver = bs->one.counts ? BS_DELIVER_COUNT : BS_DELIVER_ONE;
 	}
 }
 

@@ -9,6 +9,7 @@
 enum bstream_deliver {
 	BS_DELIVER_NONE,          /* nobody: a retirement is a count */
 	BS_DELIVER_ONE,           /* one consumer, with whole(), wanting no RSP: called directly */
+	BS_DELIVER_COUNT,         /* the same, with counts the stream keeps (block_counts) */
 	BS_DELIVER_ALL,           /* any other: bstream_retire_plain */
 };
 
@@ -79,14 +80,22 @@ static inline void bstream_tb_fast(struct bstream *bs, const struct block_info *
 		bstream_retire_plain(bs, prev, next);
 		return;
 	}
-	int kind = prev->kind;
+	int kind = prev->kind, run_start = kind != BK_NONE;
 	unsigned flags = (kind == BK_COND ? next == prev->target : br_kind_is_branch(kind)) |
 			 (bs->cur_run_start ? RB_WHOLE_RUN_START : 0);
+	if (bs->cur_run_start != run_start) /* the two are equal between TBs */
+		bs->cur_run_start = bs->next_run_start = run_start;
 	if (bs->new_context) {
 		flags |= RB_WHOLE_NEW_CONTEXT;
 		bs->new_context = 0;
+	} else if (bs->deliver == BS_DELIVER_COUNT) {
+		const struct block_counts *bc = bs->one.counts;
+		uint32_t id = prev->id;
+		if (id < bc->cap && (bc->kinds >> kind & 1) && bc->n[(size_t)id * 4 + flags]) {
+			bc->n[(size_t)id * 4 + flags]++;
+			return;
+		}
 	}
-	bs->cur_run_start = bs->next_run_start = kind != BK_NONE;
 	bs->one.whole(bs->one.ctx, prev, next, 0, bs->tid, flags);
 }
 

@@ -11,23 +11,8 @@
 
 struct run_count {
 	const struct block_info *bi;
-	/* retirements of the whole run by outcome, [run_start * 2 + taken]: one
-	 * counter per block (execs, full, taken and not taken follow from them) */
-	uint64_t whole[4];
 	uint64_t part_execs; /* retirements cut short that were entered by a transfer */
 };
-
-/* Entered by a control transfer (or at start). */
-static uint64_t rc_execs(const struct run_count *c)
-{
-	return c->whole[2] + c->whole[3] + c->part_execs;
-}
-
-/* Retired up to and including the terminator. */
-static uint64_t rc_full(const struct run_count *c)
-{
-	return c->whole[0] + c->whole[1] + c->whole[2] + c->whole[3];
-}
 
 struct pkey {            /* hash key: (a, b) -> count */
 	uint64_t a, b, count;
@@ -42,6 +27,10 @@ struct pmap {
 struct truth {
 	struct run_count *runs;
 	uint32_t cap;
+	/* retirements of each whole run by outcome, [id * 4 + run_start * 2 + taken]:
+	 * one counter per block (execs, full, taken and not taken follow from them),
+	 * kept by the block stream for jumps, Jccs and runs without a branch */
+	struct block_counts whole;
 	struct pmap partial; /* (id, ninsns) */
 	struct pmap edges;   /* (from, to) for indirect, call and return */
 	struct truth_branch *br;
@@ -60,6 +49,19 @@ static size_t pmap_hash(uint64_t a, uint64_t b)
 {
 	uint64_t h = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL) * 0xc2b2ae3d27d4eb4fULL;
 	return (size_t)(h ^ (h >> 29));
+}
+
+/* Entered by a control transfer (or at start). */
+static uint64_t rc_execs(const struct truth *t, uint32_t id)
+{
+	return t->whole.n[id * 4 + 2] + t->whole.n[id * 4 + 3] + t->runs[id].part_execs;
+}
+
+/* Retired up to and including the terminator. */
+static uint64_t rc_full(const struct truth *t, uint32_t id)
+{
+	const uint64_t *w = &t->whole.n[id * 4];
+	return w[0] + w[1] + w[2] + w[3];
 }
 
 static int pmap_add(struct pmap *m, uint64_t a, uint64_t b, int kind, uint64_t n)
@@ -98,7 +100,10 @@ static int pmap_add(struct pmap *m, uint64_t a, uint64_t b, int kind, uint64_t n
 
 struct truth *truth_new(void)
 {
-	return calloc(1, sizeof(struct truth));
+	struct truth *t = calloc(1, sizeof(struct truth));
+	if (t)
+		t->whole.kinds = 1u << BK_COND | 1u << BK_JMP | 1u << BK_NONE | 1u << BK_SYSCALL;
+	return t;
 }
 
 void truth_free(struct truth *t)
@@ -106,6 +111,7 @@ void truth_free(struct truth *t)
 	if (!t)
 		return;
 	free(t->runs);
+	free(t->whole.n);
 	free(t->partial.slots);
 	free(t->edges.slots);
 	free(t->br);
@@ -150,11 +156,15 @@ static void truth_grow(struct truth *t, uint32_t id)
 	while (nc <= id)
 		nc *= 2;
 	struct run_count *nr = realloc(t->runs, nc * sizeof(*nr));
-	if (!nr)
+	uint64_t *nw = nr ? realloc(t->whole.n, (size_t)nc * 4 * sizeof(*nw)) : NULL;
+	if (nr)
+		t->runs = nr;
+	if (!nw)
 		abort(); /* out of memory in the middle of a run: counts would be wrong */
 	memset(nr + t->cap, 0, (nc - t->cap) * sizeof(*nr));
-	t->runs = nr;
-	t->cap = nc;
+	memset(nw + (size_t)t->cap * 4, 0, (size_t)(nc - t->cap) * 4 * sizeof(*nw));
+	t->whole.n = nw;
+	t->cap = t->whole.cap = nc;
 }
 
 /* Everything but the common case: first sight of a run, growth, blocks cut
@@ -175,7 +185,7 @@ __attribute__((noinline)) static void truth_retire_slow(struct truth *t, const s
 		pmap_add(&t->partial, id, rb->ninsns, 0, 1);
 		return;
 	}
-	c->whole[rb->run_start * 2 + (rb->taken != 0)]++;
+	t->whole.n[id * 4 + rb->run_start * 2 + (rb->taken != 0)]++;
 	switch (rb->kind) {
 	case BK_CALL: case BK_CALL_IND: case BK_JMP_IND: case BK_RET:
 		pmap_add(&t->edges, bi->term, rb->next, rb->kind, 1);
@@ -203,12 +213,12 @@ static void truth_whole(void *ctx, const struct block_info *bi, uint64_t next, u
 		truth_retire_slow(t, &rb);
 		return;
 	}
-	t->runs[id].whole[flags & (RB_WHOLE_TAKEN | RB_WHOLE_RUN_START)]++;
+	t->whole.n[id * 4 + (flags & (RB_WHOLE_TAKEN | RB_WHOLE_RUN_START))]++;
 }
 
 struct block_sink truth_sink(struct truth *t)
 {
-	return (struct block_sink){.retire = truth_retire, .ctx = t, .whole = truth_whole};
+	return (struct block_sink){.retire = truth_retire, .ctx = t, .whole = truth_whole, .counts = &t->whole};
 }
 
 uint64_t truth_insns(const struct truth *t)
@@ -216,7 +226,7 @@ uint64_t truth_insns(const struct truth *t)
 	uint64_t n = 0;
 	for (uint32_t i = 0; i < t->cap; i++)
 		if (t->runs[i].bi)
-			n += rc_full(&t->runs[i]) * t->runs[i].bi->ninsns;
+			n += rc_full(t, i) * t->runs[i].bi->ninsns;
 	for (size_t i = 0; i < t->partial.cap; i++)
 		n += t->partial.slots[i].count * t->partial.slots[i].b;
 	return n;
@@ -245,10 +255,11 @@ int truth_branches(struct truth *t, const struct truth_branch **out, size_t *n)
 	size_t k = 0;
 	for (uint32_t i = 0; i < t->cap; i++) {
 		const struct run_count *c = &t->runs[i];
-		if (!c->bi || !rc_full(c) || (c->bi->kind != BK_COND && c->bi->kind != BK_JMP))
+		if (!c->bi || !rc_full(t, i) || (c->bi->kind != BK_COND && c->bi->kind != BK_JMP))
 			continue;
 		/* a jump's outcome is always taken; a Jcc's is its own */
-		uint64_t taken = c->whole[1] + c->whole[3], not_taken = c->whole[0] + c->whole[2];
+		const uint64_t *w = &t->whole.n[i * 4];
+		uint64_t taken = w[1] + w[3], not_taken = w[0] + w[2];
 		t->br[k++] = (struct truth_branch){c->bi->term, c->bi->end, c->bi->target, c->bi->kind,
 						   taken, not_taken};
 	}
@@ -320,8 +331,8 @@ int truth_function_counts(struct truth *t, const struct symtab *st, uint64_t **i
 	*unknown = 0;
 	for (uint32_t i = 0; i < t->cap; i++) {
 		const struct run_count *c = &t->runs[i];
-		if (c->bi && rc_full(c))
-			add_fn_insns(st, fc, unknown, c->bi, c->bi->ninsns, rc_full(c));
+		if (c->bi && rc_full(t, i))
+			add_fn_insns(st, fc, unknown, c->bi, c->bi->ninsns, rc_full(t, i));
 	}
 	for (size_t i = 0; i < t->partial.cap; i++) {
 		const struct pkey *p = &t->partial.slots[i];
@@ -405,11 +416,11 @@ int truth_runs(struct truth *t, const struct block_info ***bi, uint64_t **execs,
 	if (!*bi || !*execs)
 		return PMUSIM_ERR_NOMEM;
 	for (uint32_t i = 0; i < t->cap; i++)
-		if (t->runs[i].bi && rc_execs(&t->runs[i]))
+		if (t->runs[i].bi && rc_execs(t, i))
 			(*bi)[k++] = t->runs[i].bi;
 	qsort(*bi, k, sizeof(**bi), cmp_bi);
 	for (size_t i = 0; i < k; i++)
-		(*execs)[i] = rc_execs(&t->runs[(*bi)[i]->id]);
+		(*execs)[i] = rc_execs(t, (*bi)[i]->id);
 	*n = k;
 	return 0;
 }
