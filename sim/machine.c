@@ -288,6 +288,8 @@ __attribute__((noinline)) static void hook_block_slow(uc_engine *uc, uint64_t ad
 		sim_stop(s, SIM_END_SIGNAL, SIGINT);
 		return;
 	}
+	if (bstream_insns(s->bs) >= s->block_limit)
+		machine_refresh_checks(s); /* the interrupt flag's poll, or attention, is due */
 	/* a marked instruction that ended the last TB acts before its block retires */
 	stacks_block_start(s, addr);
 	int is_new;
@@ -363,8 +365,7 @@ static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
 	struct sim *s = ud;
 	struct bstream *bs = s->bs;
 	const struct block_info *bi = bstream_front_hit(bs, addr);
-	if (bi && bs->insns < s->attention_at && !s->block_checks && !*s->interrupt_flag &&
-	    bstream_tb_fast_ok(bs, bi, size)) {
+	if (bi && bs->insns < s->block_limit && bstream_tb_fast_ok(bs, bi, size)) {
 		bstream_tb_fast(bs, bi);
 		return;
 	}
@@ -550,10 +551,16 @@ void sim_set_interrupt_flag(struct sim *s, volatile int *flag)
 	s->interrupt_flag = flag ? flag : &never_interrupted;
 }
 
+/* Instructions between two looks at the interrupt flag by the block hook's
+ * slow path (a fraction of a second of a program under pmusim). */
+#define INTERRUPT_POLL (1u << 24)
+
 void machine_refresh_checks(struct sim *s)
 {
 	s->block_checks = s->npatch || s->cycle_slices || (s->opt.max_insns && !s->limit_armed) ||
 			  stacks_mark_armed(s);
+	uint64_t poll = s->bs ? bstream_insns(s->bs) + INTERRUPT_POLL : 0;
+	s->block_limit = s->block_checks ? 0 : poll < s->attention_at ? poll : s->attention_at;
 }
 
 struct dcache *sim_dcache(struct sim *s)

@@ -45,6 +45,7 @@ int sched_init(struct sim *s)
 	s->cur = 0;
 	s->quantum = s->opt.quantum ? s->opt.quantum : DEFAULT_QUANTUM;
 	s->attention_at = UINT64_MAX;
+	machine_refresh_checks(s);
 	return 0;
 }
 
@@ -117,10 +118,10 @@ void sched_update_attention(struct sim *s)
 	uint64_t at = timers_next_insns(s);
 	int others = runnable_count(s) > 1;
 	s->cycle_slices = others && s->opt.quantum_cycles && s->clock;
-	machine_refresh_checks(s);
 	if (others && !s->cycle_slices && s->slice_end < at)
 		at = s->slice_end;
 	s->attention_at = at;
+	machine_refresh_checks(s);
 }
 
 void sched_tick(struct sim *s, uint64_t addr)

@@ -223,6 +223,8 @@ struct sim {
 	void *clock_ctx;
 	int cycle_slices;            /* a cycle quantum is running out and another thread waits for it */
 	int block_checks;            /* the block hook has checks to make on every TB (machine_refresh_checks) */
+	uint64_t block_limit;        /* the block hook's fast path runs while the count is below it:
+	                              * attention_at, a poll of the interrupt flag, or 0 for checks */
 	uint64_t attention_at;       /* instruction count at which hook_block calls in the scheduler */
 	int attention;               /* emulation stopped for the scheduler; resume_pc says where */
 	uint64_t resume_pc;
@@ -333,7 +335,8 @@ int stacks_mark_armed(const struct sim *s);
 
 /* machine.c */
 size_t machine_read_code(void *ctx, uint64_t addr, void *buf, size_t len);
-/* Recomputes sim.block_checks after a change to what it sums up: REP patching,
+/* Recomputes sim.block_checks and sim.block_limit after a change to what they
+ * sum up (attention_at too): REP patching,
  * cycle slices, --max-insns, the stack tracker. */
 void machine_refresh_checks(struct sim *s);
 int machine_add_hooks(struct sim *s, struct proc *p);
