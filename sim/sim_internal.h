@@ -8,7 +8,7 @@
 #include <unicorn/unicorn.h>
 
 #include "common/rng.h"
-#include "sim/blockstream.h"
+#include "sim/machine/blockstream.h"
 #include "sim/sim.h"
 
 #define GUEST_PAGE 4096ULL

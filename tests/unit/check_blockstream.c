@@ -5,7 +5,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "sim/blockstream.h"
+#include "sim/machine/blockstream.h"
 #include "tests/unit/guest_mem.h"
 #include "tests/unit/run_suite.h"
 

@@ -5,7 +5,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "sim/blockstream_fast.h"
+#include "sim/machine/blockstream_fast.h"
 #include "tests/unit/guest_mem.h"
 #include "tests/unit/run_suite.h"
 

@@ -1,6 +1,6 @@
 /* Linux x86-64 system-call names by number, generated from the kernel UAPI header
  * <asm/unistd_64.h> (Debian 12 linux-libc-dev) with: make syscall-names. */
-#include "sim/syscall_names.h"
+#include "sim/linux/syscall_names.h"
 
 #include <stddef.h>
 

@@ -4,7 +4,7 @@
 #ifndef PMUSIM_SIM_BLOCKSTREAM_FAST_H
 #define PMUSIM_SIM_BLOCKSTREAM_FAST_H
 
-#include "sim/blockstream.h"
+#include "sim/machine/blockstream.h"
 
 enum bstream_deliver {
 	BS_DELIVER_NONE,          /* nobody: a retirement is a count */

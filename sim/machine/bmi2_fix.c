@@ -1,10 +1,10 @@
 /* PDEP and PEXT computed from their operands (see sim/bmi2_fix.h). VEX.vvvv holds the
  * source and ModRM.r/m the mask: Capstone lists destination, source, mask. */
-#include "sim/bmi2_fix.h"
+#include "sim/machine/bmi2_fix.h"
 
 #include <capstone/capstone.h>
 
-#include "sim/fault.h"
+#include "sim/machine/fault.h"
 
 uint64_t bmi2_pdep(uint64_t src, uint64_t mask)
 {

@@ -3,7 +3,7 @@
  * conditional branch's target equals its fall-through, from the condition
  * evaluated on RFLAGS/RCX (Intel SDM vol. 2, Jcc/LOOP/JrCXZ). REP iterations
  * are the count register's decrease (SDM vol. 2, REP/REPE/REPNE). */
-#include "sim/blockstream_fast.h"
+#include "sim/machine/blockstream_fast.h"
 
 #include <stdlib.h>
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "common/shebang.h"
-#include "sim/syscall_internal.h"
+#include "sim/linux/syscall_internal.h"
 
 #define MAX_EXEC_STRINGS 4096
 #define MAX_EXEC_BYTES (2u << 20)

@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "sim/bmi2_fix.h"
-#include "sim/fault.h"
+#include "sim/machine/bmi2_fix.h"
+#include "sim/machine/fault.h"
 #include "sim/sim_internal.h"
-#include "sim/blockstream_fast.h"
-#include "sim/syscall_names.h"
+#include "sim/machine/blockstream_fast.h"
+#include "sim/linux/syscall_names.h"
 
 #define UNTIL_NEVER UINT64_MAX
 

@@ -19,8 +19,8 @@
 #include <signal.h>
 #include <string.h>
 
-#include "sim/cpu_state.h"
-#include "sim/syscall_internal.h"
+#include "sim/machine/cpu_state.h"
+#include "sim/linux/syscall_internal.h"
 
 #define SA_ONSTACK_F   0x08000000ULL
 #define SA_NODEFER_F   0x40000000ULL

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/syscall_internal.h"
+#include "sim/linux/syscall_internal.h"
 
 int sched_wait_fds(struct sim *s, const struct pollfd *set, int n, uint64_t deadline_ns)
 {

@@ -9,7 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sim/syscall_internal.h"
+#include "sim/linux/syscall_internal.h"
 
 static int64_t err_or_zero(long r)
 {

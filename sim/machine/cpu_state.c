@@ -1,7 +1,7 @@
 /* The CPU state Linux gives a process and a signal handler (see sim/cpu_state.h).
  * CR0.PG stays off: Unicorn's 64-bit mode translates addresses without page tables,
  * and WP/AM/paging bits change nothing a user program can see there. */
-#include "sim/cpu_state.h"
+#include "sim/machine/cpu_state.h"
 
 uc_err cpu_state_init(uc_engine *uc)
 {

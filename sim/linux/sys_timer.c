@@ -17,7 +17,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
-#include "sim/syscall_internal.h"
+#include "sim/linux/syscall_internal.h"
 
 #define NS_PER_US 1000ULL
 #define NS_PER_S 1000000000ULL

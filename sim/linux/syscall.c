@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim/syscall_internal.h"
+#include "sim/linux/syscall_internal.h"
 
 #define ARCH_SET_GS 0x1001
 #define ARCH_SET_FS 0x1002

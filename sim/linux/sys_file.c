@@ -17,7 +17,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "sim/syscall_internal.h"
+#include "sim/linux/syscall_internal.h"
 
 #define IO_CHUNK (1u << 20)
 

@@ -9,7 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sim/syscall_internal.h"
+#include "sim/linux/syscall_internal.h"
 
 #define TICKS_PER_S 100 /* sysconf(_SC_CLK_TCK) on x86-64 Linux */
 #define CLOSE_RANGE_CLOEXEC_F 4

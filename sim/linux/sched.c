@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "sim/syscall_internal.h"
+#include "sim/linux/syscall_internal.h"
 
 #define FUTEX_WAIT           0
 #define FUTEX_WAKE           1

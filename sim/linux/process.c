@@ -20,8 +20,8 @@
 
 #include "common/elf_bias.h"
 #include "common/err.h"
-#include "sim/cpu_state.h"
-#include "sim/syscall_internal.h"
+#include "sim/machine/cpu_state.h"
+#include "sim/linux/syscall_internal.h"
 
 
 struct proc *proc_alloc(struct sim *s)

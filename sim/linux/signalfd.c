@@ -18,7 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sim/syscall_internal.h"
+#include "sim/linux/syscall_internal.h"
 
 #define SSI_SIZE 128             /* struct signalfd_siginfo */
 #define SFD_CLOEXEC_F O_CLOEXEC  /* fs/signalfd.c checks they are the same */

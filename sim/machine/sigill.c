@@ -1,6 +1,6 @@
 /* Describing an illegal instruction (see sim/sigill.h). The instruction groups are
  * Capstone's (x86.h X86_GRP_*), its names for the ISA extensions. */
-#include "sim/sigill.h"
+#include "sim/machine/sigill.h"
 
 #include <capstone/capstone.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sim/syscall_internal.h"
+#include "sim/linux/syscall_internal.h"
 
 #define MAP_32BIT_F 0x40              /* uapi/asm/mman.h (x86) */
 #define MAP_32BIT_LIMIT 0x80000000ULL /* mappings end within the first 2 GiB */

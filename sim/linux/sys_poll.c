@@ -16,7 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sim/syscall_internal.h"
+#include "sim/linux/syscall_internal.h"
 
 #define POLL_MAX 4096      /* descriptors one call may name (RLIMIT_NOFILE here) */
 #define NS_PER_MS 1000000ULL

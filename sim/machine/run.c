@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "sim/fault.h"
-#include "sim/sigill.h"
+#include "sim/machine/fault.h"
+#include "sim/machine/sigill.h"
 #include "sim/sim_internal.h"
 
 #define UNTIL_NEVER UINT64_MAX

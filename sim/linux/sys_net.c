@@ -15,7 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "sim/syscall_internal.h"
+#include "sim/linux/syscall_internal.h"
 
 #define ADDR_MAX 128     /* sizeof(struct sockaddr_storage) */
 #define OPT_MAX 256
