@@ -1,4 +1,4 @@
-/* execve (see sim_internal.h): the program named by the guest (an x86-64 ELF,
+/* execve (see sim/linux/process.h): the program named by the guest (an x86-64 ELF,
  * or a "#!" script run by its interpreter) replaces the running process's
  * image. The call checks everything it can before the point of no return and
  * then asks the run loop to stop: the old Unicorn engine can only be closed once
@@ -15,7 +15,14 @@
 #include <unistd.h>
 
 #include "common/shebang.h"
-#include "sim/linux/syscall_internal.h"
+#include "sim/linux/linux.h"
+#include "sim/linux/process.h"
+#include "sim/linux/sched.h"
+#include "sim/linux/sys_timer.h"
+#include "sim/machine/blockstream.h"
+#include "sim/machine/memory.h"
+#include "sim/sim_state.h"
+#include "sim/stacks.h"
 
 #define MAX_EXEC_STRINGS 4096
 #define MAX_EXEC_BYTES (2u << 20)

@@ -3,6 +3,8 @@
  * out the initial process stack as Linux's binfmt_elf does (System V x86-64
  * psABI §3.4.1: argc, argv, envp, auxv with AT_BASE the interpreter's bias and
  * AT_ENTRY the program's entry; strings above). */
+#include "sim/linux/loader.h"
+
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +19,9 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "sim/sim_internal.h"
+#include "sim/machine/cpuid.h"
+#include "sim/machine/memory.h"
+#include "sim/sim_state.h"
 
 static int read_file(const char *path, unsigned char **buf, size_t *len)
 {

@@ -1,4 +1,4 @@
-/* Processes (see sim_internal.h): each has its own Unicorn engine (address
+/* Processes (see sim/linux/process.h): each has its own Unicorn engine (address
  * space), files and signal actions; all their threads share the one simulated
  * CPU of sched.c.
  *
@@ -6,9 +6,11 @@
  * and clone without CLONE_VM; the vfork parent waits until the child executes
  * a program or exits, as on Linux). execve replaces the running process's image
  * (its engine is closed after emulation stopped, as it cannot be closed from a
- * hook; sim/exec.c). wait4 reaps zombies; a process's end closes its files (a pipe's reader
+ * hook; sim/linux/exec.c). wait4 reaps zombies; a process's end closes its files (a pipe's reader
  * then sees end of file), makes it a zombie and sends SIGCHLD to its parent.
  * When the program pmusim started ends, the run ends. */
+#include "sim/linux/process.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -20,9 +22,19 @@
 
 #include "common/elf_bias.h"
 #include "common/err.h"
-#include "sim/machine/cpu_state.h"
+#include "sim/linux/linux.h"
+#include "sim/linux/loader.h"
+#include "sim/linux/sched.h"
+#include "sim/linux/signal.h"
+#include "sim/linux/sys_timer.h"
 #include "sim/linux/syscall_internal.h"
-
+#include "sim/machine/blockstream.h"
+#include "sim/machine/cpu_state.h"
+#include "sim/machine/machine.h"
+#include "sim/machine/memory.h"
+#include "sim/machine/rep_patch.h"
+#include "sim/sim_state.h"
+#include "sim/stacks.h"
 
 struct proc *proc_alloc(struct sim *s)
 {

@@ -1,4 +1,4 @@
-/* Threads of the guest on one simulated CPU (see sim_internal.h).
+/* Threads of the guest on one simulated CPU (see sim/linux/sched.h).
  *
  * Scheduling is a function of simulated time only: the running thread keeps the
  * CPU until it blocks (futex, nanosleep, pause) or has retired `quantum`
@@ -9,13 +9,25 @@
  *
  * Semantics follow Linux: clone(2)/clone3(2) flags, futex(2) operations and
  * the CLONE_CHILD_CLEARTID wake on thread exit (kernel/fork.c, mm_release). */
+#include "sim/linux/sched.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/err.h"
+#include "sim/linux/linux.h"
+#include "sim/linux/process.h"
+#include "sim/linux/signal.h"
+#include "sim/linux/sys_timer.h"
 #include "sim/linux/syscall_internal.h"
+#include "sim/machine/blockstream.h"
+#include "sim/machine/machine.h"
+#include "sim/machine/memory.h"
+#include "sim/rep_ref.h"
+#include "sim/sim_state.h"
+#include "sim/stacks.h"
 
 #define FUTEX_WAIT           0
 #define FUTEX_WAKE           1
@@ -90,6 +102,11 @@ struct thread *thread_by_tid(struct sim *s, uint32_t tid)
 		if (s->threads[i].tid == tid && s->threads[i].state != TS_EXITED)
 			return &s->threads[i];
 	return NULL;
+}
+
+uint32_t sched_cur_tid(const struct sim *s)
+{
+	return s->threads[s->cur].tid;
 }
 
 void sched_request(struct sim *s, uint64_t pc)

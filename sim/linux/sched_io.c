@@ -1,4 +1,4 @@
-/* Threads waiting for files (see sim_internal.h): the descriptors a blocked read, write,
+/* Threads waiting for files (see sim/linux/sched.h): the descriptors a blocked read, write,
  * poll, select or epoll_wait waits on, checked with the host's poll(2) whenever the
  * scheduler looks for work; a ready one makes its thread's system call run again. */
 #include <errno.h>
@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/linux/syscall_internal.h"
+#include "sim/linux/sched.h"
+#include "sim/linux/signalfd.h"
+#include "sim/sim_state.h"
 
 int sched_wait_fds(struct sim *s, const struct pollfd *set, int n, uint64_t deadline_ns)
 {

@@ -1,6 +1,6 @@
-/* Signals (see sim_internal.h): actions, masks, pending sets, delivery to guest
+/* Signals (see sim/linux/signal.h): actions, masks, pending sets, delivery to guest
  * handlers and rt_sigreturn, rt_sigtimedwait. Timers' signals are queued on the timers
- * (sim/sys_timer.c): the pending bit stays set while a timer or a plain instance pends.
+ * (sim/linux/sys_timer.c): the pending bit stays set while a timer or a plain instance pends.
  *
  * The handler's frame is Linux's x86-64 rt_sigframe (arch/x86/include/asm/
  * sigframe.h, uapi/asm/sigcontext.h, uapi/asm-generic/siginfo.h):
@@ -15,12 +15,22 @@
  * signal, RSI = &siginfo, RDX = &ucontext. The frame carries no FPU state
  * (fpstate = NULL): the full register file, SSE included, is kept on the host
  * and restored by rt_sigreturn, so handlers may use any register. */
+#include "sim/linux/signal.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
 
+#include "sim/linux/linux.h"
+#include "sim/linux/sched.h"
+#include "sim/linux/sys_timer.h"
+#include "sim/machine/blockstream.h"
 #include "sim/machine/cpu_state.h"
-#include "sim/linux/syscall_internal.h"
+#include "sim/machine/machine.h"
+#include "sim/machine/memory.h"
+#include "sim/rep_ref.h"
+#include "sim/sim_state.h"
+#include "sim/stacks.h"
 
 #define SA_ONSTACK_F   0x08000000ULL
 #define SA_NODEFER_F   0x40000000ULL

@@ -9,6 +9,8 @@
  * (its own, then its process's) and waits like it. Deviations: readiness is the owner
  * process's (Linux: the polling thread's, so a child polling an inherited signalfd sees
  * its parent's signals here); fstat shows a FIFO, not an anonymous inode. */
+#include "sim/linux/signalfd.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -18,7 +20,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sim/linux/linux.h"
+#include "sim/linux/sched.h"
+#include "sim/linux/signal.h"
 #include "sim/linux/syscall_internal.h"
+#include "sim/machine/memory.h"
+#include "sim/sim_state.h"
 
 #define SSI_SIZE 128             /* struct signalfd_siginfo */
 #define SFD_CLOEXEC_F O_CLOEXEC  /* fs/signalfd.c checks they are the same */

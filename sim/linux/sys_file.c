@@ -17,7 +17,12 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "sim/linux/linux.h"
+#include "sim/linux/sched.h"
 #include "sim/linux/syscall_internal.h"
+#include "sim/machine/machine.h"
+#include "sim/machine/memory.h"
+#include "sim/sim_state.h"
 
 #define IO_CHUNK (1u << 20)
 

@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include "sim/linux/syscall_internal.h"
+#include "sim/machine/machine.h"
+#include "sim/machine/memory.h"
+#include "sim/sim_state.h"
 
 #define TICKS_PER_S 100 /* sysconf(_SC_CLK_TCK) on x86-64 Linux */
 #define CLOSE_RANGE_CLOEXEC_F 4

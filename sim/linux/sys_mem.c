@@ -9,6 +9,10 @@
 #include <unistd.h>
 
 #include "sim/linux/syscall_internal.h"
+#include "sim/machine/machine.h"
+#include "sim/machine/mappings.h"
+#include "sim/machine/memory.h"
+#include "sim/sim_state.h"
 
 #define MAP_32BIT_F 0x40              /* uapi/asm/mman.h (x86) */
 #define MAP_32BIT_LIMIT 0x80000000ULL /* mappings end within the first 2 GiB */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "sim/linux/syscall_internal.h"
+#include "sim/machine/memory.h"
 
 static int64_t err_or_zero(long r)
 {

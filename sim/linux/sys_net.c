@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "sim/linux/syscall_internal.h"
+#include "sim/machine/memory.h"
+#include "sim/sim_state.h"
 
 #define ADDR_MAX 128     /* sizeof(struct sockaddr_storage) */
 #define OPT_MAX 256

@@ -16,7 +16,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sim/linux/sched.h"
+#include "sim/linux/signalfd.h"
 #include "sim/linux/syscall_internal.h"
+#include "sim/machine/machine.h"
+#include "sim/machine/memory.h"
+#include "sim/sim_state.h"
 
 #define POLL_MAX 4096      /* descriptors one call may name (RLIMIT_NOFILE here) */
 #define NS_PER_MS 1000000ULL

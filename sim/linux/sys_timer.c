@@ -1,4 +1,4 @@
-/* Clocks and timers on the simulated clocks (see sim_internal.h): clock_gettime, the
+/* Clocks and timers on the simulated clocks (see sim/linux/sys_timer.h): clock_gettime, the
  * interval timers (setitimer, getitimer, alarm) and the POSIX timers (timer_create,
  * timer_settime, timer_gettime, timer_getoverrun, timer_delete), one machinery for both.
  *
@@ -10,6 +10,8 @@
  * or deleting a timer drops its pending signal (Linux 6.13 on). Timers are not inherited
  * by fork and execve deletes them. Simulated time is 1 ns per retired instruction plus
  * sleeps; CPU time is the instructions a thread (or a process's threads) retired. */
+#include "sim/linux/sys_timer.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -17,7 +19,14 @@
 #include <sys/syscall.h>
 #include <time.h>
 
+#include "sim/linux/linux.h"
+#include "sim/linux/sched.h"
+#include "sim/linux/signal.h"
 #include "sim/linux/syscall_internal.h"
+#include "sim/machine/blockstream.h"
+#include "sim/machine/machine.h"
+#include "sim/machine/memory.h"
+#include "sim/sim_state.h"
 
 #define NS_PER_US 1000ULL
 #define NS_PER_S 1000000000ULL

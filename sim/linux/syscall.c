@@ -12,7 +12,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sim/linux/linux.h"
+#include "sim/linux/process.h"
+#include "sim/linux/sched.h"
+#include "sim/linux/signal.h"
 #include "sim/linux/syscall_internal.h"
+#include "sim/machine/machine.h"
+#include "sim/machine/memory.h"
+#include "sim/sim_state.h"
 
 #define ARCH_SET_GS 0x1001
 #define ARCH_SET_FS 0x1002

@@ -1,12 +1,12 @@
-/* Helpers shared by the system-call modules (syscall.c, sys_file.c, sys_mem.c).
+/* Helpers shared by the system-call modules (syscall.c, sys_*.c, signalfd.c).
  * Every handler takes the six argument registers and returns the value the
  * guest sees in RAX: >= 0 on success, -errno on failure (Linux x86-64 ABI). */
-#ifndef PMUSIM_SIM_SYSCALL_INTERNAL_H
-#define PMUSIM_SIM_SYSCALL_INTERNAL_H
+#ifndef PMUSIM_SIM_LINUX_SYSCALL_INTERNAL_H
+#define PMUSIM_SIM_LINUX_SYSCALL_INTERNAL_H
 
 #include <stdint.h>
 
-#include "sim/sim_internal.h"
+struct sim;
 
 struct sysargs {
 	long nr;
@@ -32,6 +32,9 @@ int host_dirfd(struct sim *s, uint64_t gdirfd);
 int get_path(struct sim *s, uint64_t addr, char *buf);
 /* File metadata, links and renames (sys_meta.c); 1 and *ret when it is one. */
 int sys_meta(struct sim *s, const struct sysargs *x, int64_t *ret);
+
+/* Closes every descriptor of the running process. */
+void syscall_close_fds(struct sim *s);
 
 /* Host fd behind a guest fd, or -1. */
 int fd_host(const struct sim *s, uint64_t gfd);

@@ -1,10 +1,11 @@
-/* PDEP and PEXT computed from their operands (see sim/bmi2_fix.h). VEX.vvvv holds the
+/* PDEP and PEXT computed from their operands (see sim/machine/bmi2_fix.h). VEX.vvvv holds the
  * source and ModRM.r/m the mask: Capstone lists destination, source, mask. */
 #include "sim/machine/bmi2_fix.h"
 
 #include <capstone/capstone.h>
 
 #include "sim/machine/fault.h"
+#include "sim/sim_state.h"
 
 uint64_t bmi2_pdep(uint64_t src, uint64_t mask)
 {

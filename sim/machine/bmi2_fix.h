@@ -1,12 +1,12 @@
 /* PDEP and PEXT computed by pmusim: Unicorn 2.0.1 (QEMU before the fix in Unicorn
  * 2.1.0) swaps their source and mask operands, and pmusim's CPUID reports BMI2, whose
  * other instructions it executes correctly. */
-#ifndef PMUSIM_SIM_BMI2_FIX_H
-#define PMUSIM_SIM_BMI2_FIX_H
+#ifndef PMUSIM_SIM_MACHINE_BMI2_FIX_H
+#define PMUSIM_SIM_MACHINE_BMI2_FIX_H
 
 #include <stdint.h>
 
-#include "sim/sim_internal.h"
+struct sim;
 
 /* Parallel bit deposit and extract (Intel SDM vol. 2B, PDEP, PEXT). */
 uint64_t bmi2_pdep(uint64_t src, uint64_t mask);

@@ -1,4 +1,4 @@
-/* The CPU state Linux gives a process and a signal handler (see sim/cpu_state.h).
+/* The CPU state Linux gives a process and a signal handler (see sim/machine/cpu_state.h).
  * CR0.PG stays off: Unicorn's 64-bit mode translates addresses without page tables,
  * and WP/AM/paging bits change nothing a user program can see there. */
 #include "sim/machine/cpu_state.h"

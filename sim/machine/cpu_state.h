@@ -1,8 +1,8 @@
 /* The CPU state Linux gives a process and a signal handler, which Unicorn 2.0.1 does not
  * start with (it leaves CR0.MP/NE, CR4.OSFXSR/OSXMMEXCPT, the x87 control word and MXCSR
  * at 0). */
-#ifndef PMUSIM_SIM_CPU_STATE_H
-#define PMUSIM_SIM_CPU_STATE_H
+#ifndef PMUSIM_SIM_MACHINE_CPU_STATE_H
+#define PMUSIM_SIM_MACHINE_CPU_STATE_H
 
 #include <unicorn/unicorn.h>
 

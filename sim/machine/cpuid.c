@@ -4,15 +4,15 @@
  * "pmusim virtual CPU": GenuineIntel, family 6 model 0x55 stepping 4 (a
  * Skylake-SP signature, matching the real-LBR fixture's machine), with only the
  * features Unicorn 2.0.1's TCG executes: SSE..SSE4.2, SSSE3, CX16, AES,
- * BMI1/2 (PDEP and PEXT computed by pmusim, sim/bmi2_fix.c), LZCNT, ERMS. Not reported
+ * BMI1/2 (PDEP and PEXT computed by pmusim, sim/machine/bmi2_fix.c), LZCNT, ERMS. Not reported
  * (Unicorn 2.0.1 cannot run them, or we do not model them): PCLMULQDQ, POPCNT, MOVBE,
  * AVX* (VEX-encoded instructions raise SIGILL: decode.c DS_UNREPORTED), XSAVE/OSXSAVE,
  * RDRAND, RDSEED, FSGSBASE, TSX, hypervisor. tests/e2e/check_cpuid.c holds a probe
  * instruction for every bit reported here and compares its result with the host's. Caches: 32 KiB L1d/L1i (8-way), 1 MiB L2 (16-way), 32 MiB L3
  * (16-way), 64-byte lines. */
-#include <string.h>
+#include "sim/machine/cpuid.h"
 
-#include "sim/sim_internal.h"
+#include <string.h>
 
 #define B(n) (1u << (n))
 

@@ -1,7 +1,10 @@
-/* Finds the faulting instruction of a memory fault (see sim/fault.h). Effective
+/* Finds the faulting instruction of a memory fault (see sim/machine/fault.h). Effective
  * addresses follow Intel SDM vol. 1 §3.7.5 (base + index*scale + disp, RIP
  * relative to the next instruction, FS/GS bases). */
 #include "sim/machine/fault.h"
+
+#include "sim/machine/memory.h"
+#include "sim/sim_state.h"
 
 static int uc_reg_of(x86_reg r)
 {

@@ -3,13 +3,14 @@
  * machine finds the faulting instruction itself: the first instruction of the
  * block, in order, whose memory operand (computed from the registers as they
  * are at the fault) covers the faulting address. */
-#ifndef PMUSIM_SIM_FAULT_H
-#define PMUSIM_SIM_FAULT_H
+#ifndef PMUSIM_SIM_MACHINE_FAULT_H
+#define PMUSIM_SIM_MACHINE_FAULT_H
 
 #include <capstone/capstone.h>
 #include <stdint.h>
 
-#include "sim/sim_internal.h"
+struct block_info;
+struct sim;
 
 /* Address of the instruction in [bi->start, tb_end) that accessed addr, or
  * fallback when none matches. */

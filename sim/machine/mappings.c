@@ -2,13 +2,15 @@
  * files mapped with PROT_EXEC (their functions join the symbols) and anonymous
  * memory made executable, whose code reaches the code listener as it is first
  * decoded (no file holds it). */
+#include "sim/machine/mappings.h"
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/elf_bias.h"
-#include "sim/sim_internal.h"
+#include "sim/sim_state.h"
 
 size_t sim_exec_mappings(const struct sim *s, const struct sim_mapping **out)
 {
@@ -73,7 +75,6 @@ void sim_announce_anon_code(struct sim *s, const struct block_info *bi)
 	if (len <= sizeof(buf) && uc_mem_read(s->p->uc, bi->start, buf, len) == UC_ERR_OK)
 		s->code_listener(s->code_listener_ctx, s->p->pid, bi->start, buf, len);
 }
-
 
 /* The stored copy of a mapped file's path (one per file), or NULL. */
 static const char *map_path(struct sim *s, const char *path, int *is_new)

@@ -3,12 +3,15 @@
  * (page granularity, partial unmap/protect split areas). Anonymous PROT_NONE
  * reservations stay out of the engine's map until made accessible: Unicorn allocates
  * host memory for every mapped byte, and copies a whole area to split it. */
+#include "sim/machine/memory.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/err.h"
-#include "sim/sim_internal.h"
+#include "sim/machine/machine.h"
+#include "sim/sim_state.h"
 
 const struct vma *mem_find(const struct sim *s, uint64_t addr)
 {

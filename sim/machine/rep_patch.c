@@ -12,12 +12,18 @@
  * it is. The count register is ECX under an address-size prefix (0x67: Intel SDM
  * vol. 2, REP/REPE/REPNE), RCX otherwise. A trap at a REP that a signal handler
  * returns into is no new execution (pmu_model/rep.h): nothing is recorded. */
+#include "sim/machine/rep_patch.h"
+
 #include <capstone/capstone.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/err.h"
-#include "sim/sim_internal.h"
+#include "sim/linux/linux.h"
+#include "sim/machine/blockstream.h"
+#include "sim/machine/machine.h"
+#include "sim/machine/memory.h"
+#include "sim/sim_state.h"
 
 static int is_rep_string(const cs_insn *in)
 {
@@ -172,7 +178,7 @@ uint64_t rep_patch_trap(struct sim *s)
 	if (s->patch_ecx[s->patch_cur])
 		rcx &= 0xffffffffu;
 	if (!bstream_rep_resuming(s->bs, site))
-		s->patch_fn(s->patch_ctx, site, rcx, cur_thread(s)->tid);
+		s->patch_fn(s->patch_ctx, site, rcx, sched_cur_tid(s));
 	write_byte(s, site, s->patch_orig);
 	s->patch_armed = 0;
 	s->patch_skip = site; /* it runs now; the patch moves on once it is left */

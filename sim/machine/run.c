@@ -5,9 +5,14 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "sim/linux/linux.h"
+#include "sim/machine/blockstream.h"
 #include "sim/machine/fault.h"
+#include "sim/machine/machine.h"
+#include "sim/machine/rep_patch.h"
 #include "sim/machine/sigill.h"
-#include "sim/sim_internal.h"
+#include "sim/rep_ref.h"
+#include "sim/sim_state.h"
 
 #define UNTIL_NEVER UINT64_MAX
 

@@ -1,10 +1,12 @@
-/* Describing an illegal instruction (see sim/sigill.h). The instruction groups are
+/* Describing an illegal instruction (see sim/machine/sigill.h). The instruction groups are
  * Capstone's (x86.h X86_GRP_*), its names for the ISA extensions. */
 #include "sim/machine/sigill.h"
 
 #include <capstone/capstone.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "sim/sim_state.h"
 
 /* Capstone's names of the ISA-extension groups of in, space-separated, upper case. */
 static void group_names(csh cs, const cs_insn *in, char *buf, size_t len)

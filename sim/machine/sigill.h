@@ -1,12 +1,12 @@
 /* What an illegal instruction was, for the one line pmusim prints when SIGILL ends a
  * program: the instruction as Capstone reads it, and whose limit it is. */
-#ifndef PMUSIM_SIM_SIGILL_H
-#define PMUSIM_SIM_SIGILL_H
+#ifndef PMUSIM_SIM_MACHINE_SIGILL_H
+#define PMUSIM_SIM_MACHINE_SIGILL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/sim_internal.h"
+struct sim;
 
 /* "illegal instruction `mnemonic operands` (group): reason" into buf. The reason says
  * whether pmusim's CPUID does not report it (s->sigill_unreported), Unicorn 2.0.1
