@@ -1,4 +1,4 @@
-/* Block reconstruction (sim/blockstream.h) fed by hand-made translation-block
+/* Block reconstruction (sim/machine/blockstream.h) fed by hand-made translation-block
  * events, the way Unicorn reports them: exact retired blocks, branch outcomes,
  * REP iterations (also of a REP left in the middle and resumed), cut and faulting
  * blocks. */
