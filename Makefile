@@ -31,7 +31,7 @@ ALLOC_LIBS := $(ALLOC_LIBS_$(MODE))
 
 COMMON_SRC := $(wildcard common/*.c)
 PMU_SRC := $(wildcard pmu_model/*.c)
-SIM_SRC := $(wildcard sim/*.c)
+SIM_SRC := $(wildcard sim/*.c sim/machine/*.c sim/linux/*.c)
 PROF_SRC := $(wildcard profiler/*.c)
 CLI_SRC := $(wildcard cli/*.c)
 LIB_SRC := $(COMMON_SRC) $(PMU_SRC) $(SIM_SRC) $(PROF_SRC)
@@ -259,16 +259,16 @@ UNISTD := /usr/include/x86_64-linux-gnu/asm/unistd_64.h
 syscall-names:
 	{ echo '/* Linux x86-64 system-call names by number, generated from the kernel UAPI header'; \
 	  echo ' * <asm/unistd_64.h> (Debian 12 linux-libc-dev) with: make syscall-names. */'; \
-	  echo '#include "sim/syscall_names.h"'; echo; echo '#include <stddef.h>'; echo; \
+	  echo '#include "sim/linux/syscall_names.h"'; echo; echo '#include <stddef.h>'; echo; \
 	  echo 'static const char *const names[] = {'; \
 	  awk '/^#define __NR_[a-z0-9_]+ [0-9]+$$/ {sub("__NR_", "", $$2); printf "\t[%s] = \"%s\",\n", $$3, $$2}' $(UNISTD); \
 	  echo '};'; echo; \
 	  echo 'const char *syscall_name(long nr)'; echo '{'; \
 	  echo '	if (nr < 0 || (unsigned long)nr >= sizeof(names) / sizeof(names[0]) || !names[nr])'; \
-	  echo '		return NULL;'; echo '	return names[nr];'; echo '}'; } > sim/syscall_names.c
+	  echo '		return NULL;'; echo '	return names[nr];'; echo '}'; } > sim/linux/syscall_names.c
 
 format:
-	clang-format -i $(LIB_SRC) $(CLI_SRC) $(wildcard */*.h) $(UNIT_SRC) $(E2E_SRC) $(REAL_SRC) \
+	clang-format -i $(LIB_SRC) $(CLI_SRC) $(wildcard */*.h sim/*/*.h) $(UNIT_SRC) $(E2E_SRC) $(REAL_SRC) \
 		$(REF_SRC) $(wildcard tests/ref/*.h)
 
 clean:

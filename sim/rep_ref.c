@@ -10,12 +10,16 @@
  * part done so far and keeps the execution with the handler's frame; an
  * rt_sigreturn to that frame that goes back to the REP makes its next entry there
  * the same execution (pmu_model/block.h says why). */
+#include "sim/rep_ref.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/err.h"
 #include "common/grow.h"
-#include "sim/sim_internal.h"
+#include "sim/linux/linux.h"
+#include "sim/machine/machine.h"
+#include "sim/sim_state.h"
 #include "sim/truth.h"
 
 #define ROLE_SITE 1 /* a REP string instruction */
@@ -139,7 +143,7 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
 	struct sim *s = r->s;
 	(void)size, (void)uc;
 	const struct watched *w = watched_find(r, addr);
-	struct ref_thread *th = is_image(s) && w ? thread_of(r, cur_thread(s)->tid) : NULL;
+	struct ref_thread *th = is_image(s) && w ? thread_of(r, sched_cur_tid(s)) : NULL;
 	if (!th)
 		return;
 	uint64_t rcx = rcx_now(s);
@@ -246,7 +250,7 @@ void rep_ref_invalidate(struct sim *s, uint64_t addr, uint64_t len)
 void rep_ref_signal(struct sim *s, uint64_t frame, uint64_t pc)
 {
 	struct rep_ref *r = s->rep_ref;
-	struct ref_thread *th = is_image(s) ? thread_of(r, cur_thread(s)->tid) : NULL;
+	struct ref_thread *th = is_image(s) ? thread_of(r, sched_cur_tid(s)) : NULL;
 	if (!th)
 		return;
 	struct execution held = {0};
@@ -272,7 +276,7 @@ void rep_ref_signal(struct sim *s, uint64_t frame, uint64_t pc)
 void rep_ref_sigreturn(struct sim *s, uint64_t frame, uint64_t pc)
 {
 	struct rep_ref *r = s->rep_ref;
-	struct ref_thread *th = is_image(s) ? thread_of(r, cur_thread(s)->tid) : NULL;
+	struct ref_thread *th = is_image(s) ? thread_of(r, sched_cur_tid(s)) : NULL;
 	if (!th)
 		return;
 	size_t k = th->nframes;
@@ -289,7 +293,7 @@ void rep_ref_sigreturn(struct sim *s, uint64_t frame, uint64_t pc)
 void rep_ref_switch_out(struct sim *s, uint64_t pc)
 {
 	struct rep_ref *r = s->rep_ref;
-	struct ref_thread *th = is_image(s) ? thread_of(r, cur_thread(s)->tid) : NULL;
+	struct ref_thread *th = is_image(s) ? thread_of(r, sched_cur_tid(s)) : NULL;
 	if (th && th->open.valid && pc != th->open.site)
 		end_part(r, th, rcx_now(s), 1); /* retired: its count is final */
 }
@@ -297,7 +301,7 @@ void rep_ref_switch_out(struct sim *s, uint64_t pc)
 void rep_ref_run_end(struct sim *s)
 {
 	struct rep_ref *r = s->rep_ref;
-	struct ref_thread *th = is_image(s) ? thread_of(r, cur_thread(s)->tid) : NULL;
+	struct ref_thread *th = is_image(s) ? thread_of(r, sched_cur_tid(s)) : NULL;
 	if (!th || !th->open.valid)
 		return;
 	uint64_t rip = 0;

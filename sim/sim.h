@@ -4,8 +4,13 @@
  * system calls, and streams retired blocks (pmu_model/block.h) to sinks.
  *
  * Determinism: guest time is simulated (instructions retired, 1 ns each, until
- * the timing model of #3 supplies cycles), CPUID is a fixed model (sim/cpuid.c),
- * RDTSC/RDRAND/getrandom/AT_RANDOM come from the seed. */
+ * the timing model of #3 supplies cycles), CPUID is a fixed model (sim/machine/cpuid.c),
+ * RDTSC/RDRAND/getrandom/AT_RANDOM come from the seed.
+ *
+ * Inside, two halves: sim/machine/ is the engine and the block path (machine.c's block
+ * hook, the block stream, memory, the run loop), sim/linux/ the Linux personality
+ * (processes, threads, signals, system calls, the loader). sim/sim_state.h holds the
+ * state they share; stacks.c, rep_ref.c and the truth sit beside them. */
 #ifndef PMUSIM_SIM_SIM_H
 #define PMUSIM_SIM_SIM_H
 

@@ -3,6 +3,8 @@
  * threads as they come and go, signal deliveries and sigreturns, and marked
  * instructions that are not branches) and the true call stack of every
  * thread, kept apart from the unit as the machine's self-check. */
+#include "sim/stacks.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -10,7 +12,11 @@
 #include "common/err.h"
 #include "common/grow.h"
 #include "pmu_model/tstack.h"
-#include "sim/sim_internal.h"
+#include "sim/linux/sched.h"
+#include "sim/machine/blockstream.h"
+#include "sim/machine/machine.h"
+#include "sim/machine/memory.h"
+#include "sim/sim_state.h"
 
 /* Work areas live from AREAS_BASE up, far below MMAP_TOP where mmap hands
  * out addresses top-down: the program never gets them from mmap (a hint there

@@ -49,7 +49,7 @@ START_TEST(every_reported_bit_has_a_probe_with_the_hosts_result)
 		free(a), free(b);
 		rows++;
 	}
-	/* the bits of sim/cpuid.c: leaf 1 ECX 6, EDX 13, leaf 7 EBX 3, 0x80000001 ECX 2, EDX 3 */
+	/* the bits of sim/machine/cpuid.c: leaf 1 ECX 6, EDX 13, leaf 7 EBX 3, 0x80000001 ECX 2, EDX 3 */
 	ck_assert_int_eq(rows, 27);
 	free(sim), free(host);
 }

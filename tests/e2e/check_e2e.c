@@ -540,7 +540,7 @@ START_TEST(same_seed_same_bytes)
 END_TEST
 
 /* What a native run takes from the host comes from --seed and the simulated
- * clock under pmusim; CPUID is the documented model (sim/cpuid.c) on any host. */
+ * clock under pmusim; CPUID is the documented model (sim/machine/cpuid.c) on any host. */
 START_TEST(seed_controls_randomness)
 {
 	const char *o[3] = {tmp_path("s1.out"), tmp_path("s1b.out"), tmp_path("s2.out")};

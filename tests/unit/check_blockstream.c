@@ -1,11 +1,11 @@
-/* Block reconstruction (sim/blockstream.h) fed by hand-made translation-block
+/* Block reconstruction (sim/machine/blockstream.h) fed by hand-made translation-block
  * events, the way Unicorn reports them: exact retired blocks, branch outcomes,
  * REP iterations (also of a REP left in the middle and resumed), cut and faulting
  * blocks. */
 #include <check.h>
 #include <stdlib.h>
 
-#include "sim/blockstream.h"
+#include "sim/machine/blockstream.h"
 #include "tests/unit/guest_mem.h"
 #include "tests/unit/run_suite.h"
 

@@ -1,11 +1,11 @@
-/* The block stream's fast path (sim/blockstream_fast.h), as the engine's block
+/* The block stream's fast path (sim/machine/blockstream_fast.h), as the engine's block
  * hook takes it, against bstream_tb for the same translation-block entries:
  * the consumers must see the same blocks, whether they take retired_blocks,
  * whole() calls, or let the stream keep their counts (block_counts). */
 #include <check.h>
 #include <stdlib.h>
 
-#include "sim/blockstream_fast.h"
+#include "sim/machine/blockstream_fast.h"
 #include "tests/unit/guest_mem.h"
 #include "tests/unit/run_suite.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unicorn/unicorn.h>
 
-#include "sim/cpu_state.h"
+#include "sim/machine/cpu_state.h"
 #include "tests/unit/run_suite.h"
 
 #define CODE 0x10000

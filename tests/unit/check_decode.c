@@ -1,4 +1,4 @@
-/* Decode cache (sim/decode.h): terminators, classes, specials and caching,
+/* Decode cache (common/decode.h): terminators, classes, specials and caching,
  * on hand-assembled x86-64 bytes whose meaning comes from the Intel SDM. */
 #include <check.h>
 #include <stdlib.h>
