@@ -1,5 +1,5 @@
 /* Reconstructs exact retired blocks from translation-block entries (see
- * sim/blockstream.h). Branch outcomes come from where control went next; when a
+ * sim/machine/blockstream.h). Branch outcomes come from where control went next; when a
  * conditional branch's target equals its fall-through, from the condition
  * evaluated on RFLAGS/RCX (Intel SDM vol. 2, Jcc/LOOP/JrCXZ). REP iterations
  * are the count register's decrease (SDM vol. 2, REP/REPE/REPNE). */

@@ -15,8 +15,8 @@
  * bstream_finish() once emulation stopped, with the final PC and whether the
  * instruction at that PC faulted (did not retire); stopped at a REP in progress,
  * that REP was left in the middle (held until bstream_rep_take). */
-#ifndef PMUSIM_SIM_BLOCKSTREAM_H
-#define PMUSIM_SIM_BLOCKSTREAM_H
+#ifndef PMUSIM_SIM_MACHINE_BLOCKSTREAM_H
+#define PMUSIM_SIM_MACHINE_BLOCKSTREAM_H
 
 #include <stdint.h>
 

@@ -1,8 +1,9 @@
 /* The block stream's state and its fast path, inlined into the engine's block
- * hook (sim/machine.c): a TB entry that only counts costs a few loads and
- * stores, without a call. Everything else goes through sim/blockstream.h. */
-#ifndef PMUSIM_SIM_BLOCKSTREAM_FAST_H
-#define PMUSIM_SIM_BLOCKSTREAM_FAST_H
+ * hook (sim/machine/machine.c): a TB entry that only counts costs a few loads and
+ * stores, without a call. Everything else goes through
+ * sim/machine/blockstream.h. */
+#ifndef PMUSIM_SIM_MACHINE_BLOCKSTREAM_FAST_H
+#define PMUSIM_SIM_MACHINE_BLOCKSTREAM_FAST_H
 
 #include "sim/machine/blockstream.h"
 
