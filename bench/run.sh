@@ -14,6 +14,7 @@
 # Usage: bench/run.sh PMUSIM WORKLOAD_DIR
 #   BENCH_RUNS=N  rounds per program (default 5)
 #   BENCH_LONG=0  skips the ~10 G-instruction record -b run (a few minutes)
+#   BENCH_SLOW=1  also times --rep patch on gzip in the REP section (over 5 minutes)
 # A missing peer (qemu-x86_64, valgrind) prints the package to install and shows "-".
 # Exit status: 0, also when a target fails or a run fails (marked "!" in its row);
 # 2 when pmusim, a bench program or /usr/bin/time is missing.
@@ -225,12 +226,19 @@ awk -v long1="$long1" -v long10="$long10" '
 		printf "%s  record -b peak RSS on hot_compute within 10%%, ~10 G vs ~1 G instructions: %.1f MB (%.0f s) vs %.1f MB (%.0f s), %.3fx\n",
 			r >= 0.9 && r <= 1.1 ? "PASS" : "FAIL", b[4] / 1024, b[1], a[4] / 1024, a[1], r
 	}' "$tmp/results"
+echo "(tables and summary: $SECONDS s)"
 echo
 
-# The older sections, each timed by median wall seconds of BENCH_RUNS runs.
+# The older sections: median wall seconds of min(BENCH_RUNS, 3) runs, and of one run on
+# gzip (about 9 s a run): at BENCH_RUNS=5 the tables above take about 20 minutes on
+# this 2-core machine, and these sections with BENCH_RUNS runs each would add 10 more
+# (25 with --rep patch on gzip, about 40x a plain recording: BENCH_SLOW=1 runs it once).
+OLD_RUNS=$((RUNS < 3 ? RUNS : 3))
+echo "The sections below: medians of $OLD_RUNS runs (gzip: 1 run; --rep patch on gzip only with BENCH_SLOW=1)"
+median_runs=$OLD_RUNS
 median() {
 	local i t0 t1
-	for ((i = 0; i < RUNS; i++)); do
+	for ((i = 0; i < median_runs; i++)); do
 		t0=$(date +%s.%N)
 		"$@" >/dev/null 2>&1 </dev/null
 		t1=$(date +%s.%N)
@@ -242,15 +250,18 @@ median() {
 # (every REP traced) and on gzip (libc's REP memcpy/memset; patch mode patches
 # the program's own code only).
 echo
+echo "== REP unit: wall time of each --rep mode over a plain record -e instructions -c 1000003"
 printf '%-13s %10s' program plain_s
 for m in first last buffer membuffer counter patch; do printf ' %10s' "$m"; done
 echo
 for w in rep gzip; do
-	if [ "$w" = gzip ]; then set -- /usr/bin/gzip -c -6 "$tmp/gzip.in"; else set -- "$WL/rep"; fi
+	median_runs=$OLD_RUNS
+	if [ "$w" = gzip ]; then set -- /usr/bin/gzip -c -6 "$tmp/gzip.in"; median_runs=1; else set -- "$WL/rep"; fi
 	[ -x "$1" ] || continue
 	base=$(median "$PMUSIM" record -e instructions -c 1000003 -o "$tmp/r.data" -- "$@")
 	printf '%-13s %10.3f' "$w" "$base"
 	for m in first last buffer membuffer counter patch; do
+		if [ "$m$w" = patchgzip ] && [ "${BENCH_SLOW:-0}" = 0 ]; then printf ' %10s' -; continue; fi
 		t=$(median "$PMUSIM" record -e instructions -c 1000003 --rep "$m" -o "$tmp/r.data" -- "$@")
 		awk -v t="$t" -v b="$base" 'BEGIN { printf " %9.3fx", t / b }'
 	done
@@ -262,9 +273,11 @@ done
 # 10 ms tracer then wakes rarely), a tracer waking every 100 us of simulated
 # time over all threads, and the DWARF baseline (16 KB stack dumps instead).
 echo
+echo "== thread-stack unit: wall time of each mode over a plain record -e instructions -c 1000003"
 printf '%-13s %10s %10s %10s %10s %10s %10s\n' program plain_s stack history "all/100us" "dwarf16k" snapshots
 for w in callstacks recursion threads gzip; do
-	if [ "$w" = gzip ]; then set -- /usr/bin/gzip -c -6 "$tmp/gzip.in"; else set -- "$WL/$w"; fi
+	median_runs=$OLD_RUNS
+	if [ "$w" = gzip ]; then set -- /usr/bin/gzip -c -6 "$tmp/gzip.in"; median_runs=1; else set -- "$WL/$w"; fi
 	[ -x "$1" ] || continue
 	base=$(median "$PMUSIM" record -e instructions -c 1000003 -o "$tmp/s.data" -- "$@")
 	printf '%-13s %10.3f' "$w" "$base"
@@ -279,9 +292,11 @@ for w in callstacks recursion threads gzip; do
 	printf ' %10s\n' "$(grep -o '[0-9]* stack snapshots' "$tmp/s.err" | tr -dc 0-9)"
 done
 
+median_runs=$OLD_RUNS
 # The profiler: samples per second of each method on one recording of loops,
 # and perf2bolt on the same perf.data (target: pmusim >= 10x faster).
 echo
+echo "== profiler: pmusim report on one recording of loops, and perf2bolt on the same perf.data"
 prog=$(readlink -f "$WL/loops.relocs")
 [ -x "$prog" ] || prog=$(readlink -f "$WL/loops")
 "$PMUSIM" record -e br_inst_retired.near_taken -c 7 --delta 3 -b -o "$tmp/prof.data" -- "$prog" >/dev/null 2>"$tmp/rec.err" </dev/null
