@@ -238,8 +238,8 @@ fresh-test: deps
 	@tests/fresh_test.sh
 
 # One table per program (bench/*.c, gzip): native, qemu-x86_64, callgrind and pmusim's
-# configurations, paired round-robin; then PASS/FAIL of the speed targets (about 25
-# minutes at the default BENCH_RUNS=5; BENCH_LONG=0 skips the 10 G-instruction run).
+# configurations, paired round-robin; then PASS/FAIL of the speed targets (20 minutes
+# at the default BENCH_RUNS=5 on a 2-core VM; BENCH_LONG=0 skips the 10 G-instruction run).
 bench: $(PMUSIM) workloads
 	bench/run.sh $(PMUSIM) $(WL_DIR)
 

@@ -230,9 +230,10 @@ echo "(tables and summary: $SECONDS s)"
 echo
 
 # The older sections: median wall seconds of min(BENCH_RUNS, 3) runs, and of one run on
-# gzip (about 9 s a run): at BENCH_RUNS=5 the tables above take about 20 minutes on
-# this 2-core machine, and these sections with BENCH_RUNS runs each would add 10 more
-# (25 with --rep patch on gzip, about 40x a plain recording: BENCH_SLOW=1 runs it once).
+# gzip (about 9 s a run). Measured on this 2-core machine at BENCH_RUNS=5: the tables,
+# the summary and its two long runs take 17 minutes, these sections 2.5 more; with
+# BENCH_RUNS runs everywhere they would add about 10, and --rep patch on gzip (about
+# 40x a plain recording, over 5 minutes a run) 25 more: BENCH_SLOW=1 runs it once.
 OLD_RUNS=$((RUNS < 3 ? RUNS : 3))
 echo "The sections below: medians of $OLD_RUNS runs (gzip: 1 run; --rep patch on gzip only with BENCH_SLOW=1)"
 median_runs=$OLD_RUNS
