@@ -1,5 +1,5 @@
 # pmusim — one plain, non-recursive Makefile.
-# make [MODE=release|debug|asan|ubsan] [all|test|unit|e2e|e2e-real|bench|demo|deps|clean|format]
+# make [MODE=release|debug|asan|ubsan] [all|test|unit|e2e|e2e-real|bench|demo|deps|deps-bench|clean|format]
 
 MODE ?= release
 MAKEFLAGS += --no-print-directory
@@ -74,7 +74,12 @@ DEPS := build-essential binutils pkg-config libunicorn-dev libcapstone-dev libel
 REAL_DEPS := python3 perl gawk bc dc xxd sqlite3 xz-utils bzip2 zstd brotli lz4 lzip \
 	openssl nodejs rsync make gcc imagemagick graphviz file jq busybox-static zip unzip
 
-.PHONY: all test fresh-test unit e2e e2e-real deps-real e2e-asan asan-unit bench mca experiments real-vs-sim demo deps workloads clean format syscall-names
+# Debian 12 packages of make bench's peers and its clock (bench/run.sh): qemu-user's
+# qemu-x86_64, valgrind's callgrind and GNU time. make bench runs without them (a
+# missing peer's rows show "-", with a hint); make deps-bench installs them.
+BENCH_DEPS := qemu-user valgrind time
+
+.PHONY: all test fresh-test unit e2e e2e-real deps-real deps-bench e2e-asan asan-unit bench mca experiments real-vs-sim demo deps workloads clean format syscall-names
 
 all: $(PMUSIM) workloads
 
@@ -198,6 +203,14 @@ deps-real:
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	else echo "deps-real: missing:$$missing"; echo "run: sudo apt-get install -y$$missing"; exit 1; fi
 
+deps-bench:
+	@missing=""; for p in $(BENCH_DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then echo "deps-bench: all installed"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo "deps-bench: installing$$missing"; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	else echo "deps-bench: missing:$$missing"; echo "run: sudo apt-get install -y$$missing"; exit 1; fi
+
 unit: $(UNIT_BIN)
 	@tests/run_suites.sh $(UNIT_BIN)
 
@@ -229,6 +242,9 @@ test: deps
 fresh-test: deps
 	@tests/fresh_test.sh
 
+# One table per program (bench/*.c, gzip): native, qemu-x86_64, callgrind and pmusim's
+# configurations, paired round-robin; then PASS/FAIL of the speed targets (20 minutes
+# at the default BENCH_RUNS=5 on a 2-core VM; BENCH_LONG=0 skips the 10 G-instruction run).
 bench: $(PMUSIM) workloads
 	bench/run.sh $(PMUSIM) $(WL_DIR)
 
