@@ -77,7 +77,7 @@ REAL_DEPS := python3 perl gawk bc dc xxd sqlite3 xz-utils bzip2 zstd brotli lz4 
 # Debian 12 packages of make bench's peers and its clock (bench/run.sh): qemu-user's
 # qemu-x86_64, valgrind's callgrind and GNU time. make bench runs without them (a
 # missing peer's rows show "-", with a hint); make deps-bench installs them.
-BENCH_DEPS := qemu-user valgrind time
+BENCH_DEPS := qemu-user valgrind time libmimalloc2.0
 
 .PHONY: all test fresh-test unit e2e e2e-real deps-real deps-bench e2e-asan asan-unit bench mca experiments real-vs-sim demo deps workloads clean format syscall-names
 
@@ -246,7 +246,8 @@ fresh-test: deps
 # configurations, paired round-robin; then PASS/FAIL of the speed targets (20 minutes
 # at the default BENCH_RUNS=5 on a 2-core VM; BENCH_LONG=0 skips the 10 G-instruction run).
 bench: $(PMUSIM) workloads
-	bench/run.sh $(PMUSIM) $(WL_DIR)
+	@$(MAKE) BUILD=build/bench-glibc ALLOC_LIBS= build/bench-glibc/pmusim
+	PMUSIM_GLIBC=build/bench-glibc/pmusim bench/run.sh $(PMUSIM) $(WL_DIR)
 
 # The uniformity experiment: every workload through every method, trigger, TBT/CBT
 # size, with and without the random delta; writes docs/results/uniformity.md and

@@ -229,6 +229,40 @@ awk -v long1="$long1" -v long10="$long10" '
 echo "(tables and summary: $SECONDS s)"
 echo
 
+# The allocator: Unicorn 2.0.1 allocates and frees a GLib tree on every guest store,
+# so malloc is on the engine's store path. pmusim run with glibc's malloc (a build
+# without the Makefile's ALLOC_LIBS, given as PMUSIM_GLIBC), jemalloc (the release
+# build links it) and mimalloc (preloaded over the release build: LD_PRELOAD comes
+# first), round-robin, median CPU seconds.
+MIMALLOC=/usr/lib/x86_64-linux-gnu/libmimalloc.so.2
+if [ -x "${PMUSIM_GLIBC:-}" ]; then
+	echo "== allocator: pmusim run, median user+sys CPU seconds of $RUNS rounds (ratio to glibc)"
+	printf '%-13s %10s %16s %16s\n' program glibc jemalloc mimalloc
+	for w in hot_store gzip interp hot_compute; do
+		if [ "$w" = gzip ]; then set -- /usr/bin/gzip -c -6 "$tmp/gzip.in"; else set -- "$bdir/$w"; fi
+		: >"$tmp/alloc"
+		for ((i = 0; i < RUNS; i++)); do
+			for a in glibc jemalloc mimalloc; do
+				case $a in
+				glibc) run=("$PMUSIM_GLIBC" run --) ;;
+				jemalloc) run=("$PMUSIM" run --) ;;
+				mimalloc) [ -r "$MIMALLOC" ] || continue; run=(env LD_PRELOAD="$MIMALLOC" "$PMUSIM" run --) ;;
+				esac
+				"$TIME" -f "%U %S" -o "$tmp/time" "${run[@]}" "$@" >/dev/null 2>&1 </dev/null
+				echo "$a $(awk '{print $1 + $2}' "$tmp/time")" >>"$tmp/alloc"
+			done
+		done
+		awk -v w="$w" '{ v[$1] = v[$1] " " $2 }
+			function med(s,   a, n, i, j, t) { n = split(s, a, " "); if (!n) return 0
+				for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+				return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+			END { g = med(v["glibc"]); j = med(v["jemalloc"]); m = med(v["mimalloc"])
+				printf "%-13s %10.2f %9.2f (%.2f) %9s\n", w, g, j, j / g, m ? sprintf("%.2f (%.2f)", m, m / g) : "-" }' "$tmp/alloc"
+	done
+	[ -r "$MIMALLOC" ] || echo "(mimalloc: apt-get install libmimalloc2.0)"
+	echo
+fi
+
 # The older sections: median wall seconds of min(BENCH_RUNS, 3) runs, and of one run on
 # gzip (about 9 s a run). Measured on this 2-core machine at BENCH_RUNS=5: the tables,
 # the summary and its two long runs take 17 minutes, these sections 2.5 more; with
