@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "sim/machine/blockstream.h"
 #include "sim/machine/bmi2_fix.h"
 #include "sim/machine/fault.h"
 #include "sim/linux/linux.h"
@@ -22,7 +23,6 @@
 #include "sim/rep_ref.h"
 #include "sim/sim_state.h"
 #include "sim/stacks.h"
-#include "sim/machine/blockstream_fast.h"
 #include "sim/linux/syscall_names.h"
 
 #define UNTIL_NEVER UINT64_MAX
@@ -192,7 +192,7 @@ static void hook_special(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
 }
 
 /* Hooks every special instruction of bi not hooked yet; returns how many. */
-static int hook_specials(struct sim *s, const struct block_info *bi)
+int machine_hook_specials(struct sim *s, const struct block_info *bi)
 {
 	size_t n;
 	const struct dc_special *sp = dcache_specials(bi, &n);
@@ -277,109 +277,6 @@ void code_watch_refresh(struct sim *s)
 	}
 }
 
-static volatile int never_interrupted;
-
-/* --- the block hook: every TB entry ---------------------------------------- */
-
-static void internal_error(struct sim *s, int err, const char *what, uint64_t addr)
-{
-	snprintf(s->res->message, sizeof(s->res->message), "%s at 0x%llx", what,
-		 (unsigned long long)addr);
-	sim_stop(s, SIM_END_ERROR, err);
-}
-
-/* Out of line, so that the fast path in hook_block saves no register. */
-__attribute__((noinline)) static void hook_block_slow(uc_engine *uc, uint64_t addr, uint32_t size,
-							 struct sim *s)
-{
-	if (*s->interrupt_flag) {
-		sim_stop(s, SIM_END_SIGNAL, SIGINT);
-		return;
-	}
-	if (bstream_insns(s->bs) >= s->block_limit)
-		machine_refresh_checks(s); /* the interrupt flag's poll, or attention, is due */
-	/* a marked instruction that ended the last TB acts before its block retires */
-	stacks_block_start(s, addr);
-	int is_new;
-	const struct block_info *bi = dcache_get(s->p->dc, addr, &is_new);
-	if (!bi) {
-		internal_error(s, PMUSIM_ERR_NOMEM, "out of memory decoding code", addr);
-		return;
-	}
-	if (is_new) {
-		if (s->code_listener)
-			sim_announce_anon_code(s, bi);
-		size_t n;
-		dcache_specials(bi, &n);
-		if (n) {
-			/* the TB was translated before its hooks existed: translate it again */
-			if (hook_specials(s, bi) < 0) {
-				internal_error(s, PMUSIM_ERR_EMU, "cannot hook instruction", addr);
-				return;
-			}
-			uc_ctl_remove_cache(uc, bi->start, bi->end);
-			s->restart = 1;
-			s->restart_pc = addr;
-			uc_emu_stop(uc);
-			return;
-		}
-	}
-	if (s->npatch && rep_patch_check(s, addr)) {
-		/* the REP ahead changed: move the patch before going on */
-		s->restart = 1;
-		s->restart_pc = addr;
-		uc_emu_stop(uc);
-		return;
-	}
-	if ((bstream_insns(s->bs) >= s->attention_at ||
-	     (s->cycle_slices && s->clock(s->clock_ctx) >= s->slice_end)) &&
-	    !s->limit_armed && !bstream_is_rep_continuation(s->bs, addr)) {
-		sched_tick(s, addr); /* a slice ended or a timer expired */
-		return;
-	}
-	if (s->opt.max_insns && !s->limit_armed) {
-		uint64_t done = bstream_insns(s->bs) + bstream_pending_insns(s->bs, addr);
-		int k = block_insn_index(bi, addr + size);
-		if (!bstream_is_rep_continuation(s->bs, addr) && k > 0 &&
-		    done + (uint64_t)k > s->opt.max_insns) {
-			uint64_t allow = s->opt.max_insns > done ? s->opt.max_insns - done : 0;
-			s->restart = 1;
-			s->restart_pc = addr;
-			s->restart_until = bi->start + bi->off[allow];
-			s->limit_armed = 1;
-			machine_refresh_checks(s);
-			/* Unicorn checks the stop address when translating: translate again */
-			uc_ctl_remove_cache(uc, bi->start, bi->end);
-			uc_emu_stop(uc);
-			return;
-		}
-	}
-	int err = bstream_tb_run(s->bs, bi, size);
-	if (err < 0)
-		internal_error(s, err, "emulator block disagrees with decoded code", addr);
-}
-
-/* sim_options.empty_block_hook: the engine's own cost of a block hook */
-static void hook_block_empty(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
-{
-	(void)uc, (void)addr, (void)size, (void)ud;
-}
-
-/* Every TB entry. The common case, a run already decoded entered while nothing
- * but the count needs the pending TB and no check is due, is a few loads and
- * stores; the rest is hook_block_slow. */
-static void hook_block(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
-{
-	struct sim *s = ud;
-	struct bstream *bs = s->bs;
-	const struct block_info *bi = bstream_front_hit(bs, addr);
-	if (bi && bs->insns < s->block_limit && bstream_tb_fast_ok(bs, bi, size)) {
-		bstream_tb_fast(bs, bi);
-		return;
-	}
-	hook_block_slow(uc, addr, size, s);
-}
-
 static void hook_syscall(uc_engine *uc, void *ud)
 {
 	(void)uc;
@@ -450,7 +347,7 @@ static bool hook_mem_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr, int
 int machine_add_hooks(struct sim *s, struct proc *p)
 {
 	uc_hook h;
-	void *block = s->opt.empty_block_hook ? (void *)hook_block_empty : (void *)hook_block;
+	void *block = s->opt.empty_block_hook ? (void *)machine_block_hook_empty : (void *)machine_block_hook;
 	if (uc_hook_add(p->uc, &h, UC_HOOK_BLOCK, block, s, 1, 0) ||
 	    uc_hook_add(p->uc, &h, UC_HOOK_INSN, (void *)hook_syscall, s, 1, 0, UC_X86_INS_SYSCALL) ||
 	    uc_hook_add(p->uc, &h, UC_HOOK_INSN, (void *)hook_cpuid, s, 1, 0, UC_X86_INS_CPUID) ||
@@ -468,7 +365,7 @@ int sim_new(const struct sim_options *opt, struct sim **out, char *msg, size_t m
 	if (!s)
 		return PMUSIM_ERR_NOMEM;
 	s->opt = *opt;
-	s->interrupt_flag = &never_interrupted;
+	sim_set_interrupt_flag(s, NULL);
 	machine_refresh_checks(s);
 	if (!s->opt.log)
 		s->opt.log = stderr;
@@ -552,23 +449,6 @@ void sim_set_clock(struct sim *s, uint64_t (*cycles)(void *ctx), void *ctx)
 {
 	s->clock = cycles;
 	s->clock_ctx = ctx;
-}
-
-void sim_set_interrupt_flag(struct sim *s, volatile int *flag)
-{
-	s->interrupt_flag = flag ? flag : &never_interrupted;
-}
-
-/* Instructions between two looks at the interrupt flag by the block hook's
- * slow path (a fraction of a second of a program under pmusim). */
-#define INTERRUPT_POLL (1u << 24)
-
-void machine_refresh_checks(struct sim *s)
-{
-	s->block_checks = s->npatch || s->cycle_slices || (s->opt.max_insns && !s->limit_armed) ||
-			  stacks_mark_armed(s);
-	uint64_t poll = s->bs ? bstream_insns(s->bs) + INTERRUPT_POLL : 0;
-	s->block_limit = s->block_checks ? 0 : poll < s->attention_at ? poll : s->attention_at;
 }
 
 struct dcache *sim_dcache(struct sim *s)

@@ -26,6 +26,13 @@ struct hooked_site {
 
 /* The block, SYSCALL, CPUID, interrupt and invalid-memory hooks, and the call-stack
  * markers' (stacks_add_hooks), in p's new engine; 0 or PMUSIM_ERR_EMU. */
+/* The engine's UC_HOOK_BLOCK callbacks (block_hook.c): the block stream's, and an
+ * empty one (sim_options.empty_block_hook). */
+void machine_block_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *ud);
+void machine_block_hook_empty(uc_engine *uc, uint64_t addr, uint32_t size, void *ud);
+/* Hooks the special instructions of a run seen for the first time; 0 or a
+ * negative pmusim_err. */
+int machine_hook_specials(struct sim *s, const struct block_info *bi);
 int machine_add_hooks(struct sim *s, struct proc *p);
 /* The decoder's code reader (ctx: the sim): up to len bytes of the running process's
  * executable memory at addr; how many were read. */
