@@ -230,23 +230,24 @@ echo "(tables and summary: $SECONDS s)"
 echo
 
 # The allocator: Unicorn 2.0.1 allocates and frees a GLib tree on every guest store,
-# so malloc is on the engine's store path. pmusim run with glibc's malloc (a build
-# without the Makefile's ALLOC_LIBS, given as PMUSIM_GLIBC), jemalloc (the release
-# build links it) and mimalloc (preloaded over the release build: LD_PRELOAD comes
-# first), round-robin, median CPU seconds.
+# so malloc is on the engine's store path. pmusim run built without the Makefile's
+# ALLOC_LIBS (PMUSIM_GLIBC) with glibc's malloc, and with jemalloc and mimalloc
+# preloaded; then the release build, which links mimalloc. Round-robin, median CPU s.
+JEMALLOC=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 MIMALLOC=/usr/lib/x86_64-linux-gnu/libmimalloc.so.2
 if [ -x "${PMUSIM_GLIBC:-}" ]; then
 	echo "== allocator: pmusim run, median user+sys CPU seconds of $RUNS rounds (ratio to glibc)"
-	printf '%-13s %10s %16s %16s\n' program glibc jemalloc mimalloc
+	printf '%-13s %10s %16s %16s %16s\n' program glibc jemalloc mimalloc "release build"
 	for w in hot_store gzip interp hot_compute; do
 		if [ "$w" = gzip ]; then set -- /usr/bin/gzip -c -6 "$tmp/gzip.in"; else set -- "$bdir/$w"; fi
 		: >"$tmp/alloc"
 		for ((i = 0; i < RUNS; i++)); do
-			for a in glibc jemalloc mimalloc; do
+			for a in glibc jemalloc mimalloc release; do
 				case $a in
 				glibc) run=("$PMUSIM_GLIBC" run --) ;;
-				jemalloc) run=("$PMUSIM" run --) ;;
-				mimalloc) [ -r "$MIMALLOC" ] || continue; run=(env LD_PRELOAD="$MIMALLOC" "$PMUSIM" run --) ;;
+				jemalloc) [ -r "$JEMALLOC" ] || continue; run=(env LD_PRELOAD="$JEMALLOC" "$PMUSIM_GLIBC" run --) ;;
+				mimalloc) [ -r "$MIMALLOC" ] || continue; run=(env LD_PRELOAD="$MIMALLOC" "$PMUSIM_GLIBC" run --) ;;
+				release) run=("$PMUSIM" run --) ;;
 				esac
 				"$TIME" -f "%U %S" -o "$tmp/time" "${run[@]}" "$@" >/dev/null 2>&1 </dev/null
 				echo "$a $(awk '{print $1 + $2}' "$tmp/time")" >>"$tmp/alloc"
@@ -256,10 +257,12 @@ if [ -x "${PMUSIM_GLIBC:-}" ]; then
 			function med(s,   a, n, i, j, t) { n = split(s, a, " "); if (!n) return 0
 				for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 				return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-			END { g = med(v["glibc"]); j = med(v["jemalloc"]); m = med(v["mimalloc"])
-				printf "%-13s %10.2f %9.2f (%.2f) %9s\n", w, g, j, j / g, m ? sprintf("%.2f (%.2f)", m, m / g) : "-" }' "$tmp/alloc"
+			function cell(x, g) { return x ? sprintf("%.2f (%.2f)", x, x / g) : "-" }
+			END { g = med(v["glibc"])
+				printf "%-13s %10.2f %16s %16s %16s\n", w, g, cell(med(v["jemalloc"]), g),
+					cell(med(v["mimalloc"]), g), cell(med(v["release"]), g) }' "$tmp/alloc"
 	done
-	[ -r "$MIMALLOC" ] || echo "(mimalloc: apt-get install libmimalloc2.0)"
+	[ -r "$JEMALLOC" ] || echo "(jemalloc: apt-get install libjemalloc2, or make deps-bench)"
 	echo
 fi
 
