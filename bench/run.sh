@@ -238,7 +238,7 @@ MIMALLOC=/usr/lib/x86_64-linux-gnu/libmimalloc.so.2
 if [ -x "${PMUSIM_GLIBC:-}" ]; then
 	echo "== allocator: pmusim run, median user+sys CPU seconds of $RUNS rounds (ratio to glibc)"
 	printf '%-13s %10s %16s %16s %16s\n' program glibc jemalloc mimalloc "release build"
-	for w in hot_store gzip interp hot_compute; do
+	for w in hot_store gzip interp; do
 		if [ "$w" = gzip ]; then set -- /usr/bin/gzip -c -6 "$tmp/gzip.in"; else set -- "$bdir/$w"; fi
 		: >"$tmp/alloc"
 		for ((i = 0; i < RUNS; i++)); do
