@@ -370,6 +370,38 @@ static void pmu_retire(void *ctx, const struct retired_block *rb)
 		rep_left(p, rb);
 }
 
+/* The branch predictor's verdict on a block's terminator (*mis) and the extra
+ * quarter cycles it costs: misprediction, taken-branch redirect, REP iterations. */
+static inline uint64_t terminator_q(struct pmu *p, const struct block_info *bi, unsigned kind, unsigned taken,
+				    uint64_t next, uint64_t rep_iters, int *mis)
+{
+	*mis = 0;
+	if (kind == BK_COND) {
+		*mis = bpred_cond(&p->bp, bi->term, (int)taken);
+		return (uint64_t)*mis * p->mis_q + taken * p->taken_q;
+	}
+	if (br_kind_is_branch((int)kind)) {
+		*mis = bpred_update(&p->bp, (int)kind, bi->term, bi->end, (int)taken, next);
+		return (uint64_t)*mis * p->mis_q + p->taken_q;
+	}
+	return kind == BK_REP ? rep_iters * p->rep_q : 0;
+}
+
+/* A block's figures joined to the totals when no counter overflowed in it. */
+static inline void commit_block(struct pmu *p, const struct block_info *bi, uint32_t n, unsigned kind,
+				unsigned taken, int mis, uint64_t q_end, uint64_t next, uint64_t rep_iters)
+{
+	p->term[kind][taken]++;
+	p->mispredicts += (uint64_t)mis;
+	if (kind == BK_REP)
+		p->rep_iters += rep_iters;
+	p->q = q_end;
+	p->debt_q = 0;
+	p->insns += n;
+	if (p->lbr.filter)
+		lbr_record(&p->lbr, bi->term, next, taken ? (int)kind : BK_NONE, mis, q_end >> 2);
+}
+
 /* The block's retired instructions: the fast path, or a replay when a counter
  * overflows or a PMI lands in it. */
 static void retire_insns(struct pmu *p, const struct retired_block *rb)
@@ -377,17 +409,8 @@ static void retire_insns(struct pmu *p, const struct retired_block *rb)
 	const struct block_info *bi = rb->info;
 	uint32_t n = rb->ninsns;
 	unsigned kind = rb->kind, taken = rb->taken != 0;
-	uint64_t extra = 0;
-	int mis = 0;
-	if (kind == BK_COND) {
-		mis = bpred_cond(&p->bp, bi->term, (int)taken);
-		extra = (uint64_t)mis * p->mis_q + taken * p->taken_q;
-	} else if (br_kind_is_branch((int)kind)) {
-		mis = bpred_update(&p->bp, (int)kind, bi->term, bi->end, (int)taken, rb->next);
-		extra = (uint64_t)mis * p->mis_q + p->taken_q;
-	} else if (kind == BK_REP) {
-		extra = rb->rep_iters * p->rep_q;
-	}
+	int mis;
+	uint64_t extra = terminator_q(p, bi, kind, taken, rb->next, rb->rep_iters, &mis);
 	uint64_t q_end = p->q + p->debt_q + block_cost(p, bi, n) + extra;
 	uint64_t inc[PMU_MAX_COUNTERS];
 	if (p->nsampled || p->pending) {
@@ -405,15 +428,7 @@ static void retire_insns(struct pmu *p, const struct retired_block *rb)
 		for (uint32_t j = 0; j < p->nsampled; j++)
 			p->ctr[p->sampled[j]].left -= inc[j];
 	}
-	p->term[kind][taken]++;
-	p->mispredicts += (uint64_t)mis;
-	if (kind == BK_REP)
-		p->rep_iters += rb->rep_iters;
-	p->q = q_end;
-	p->debt_q = 0;
-	p->insns += n;
-	if (p->lbr.filter)
-		lbr_record(&p->lbr, bi->term, rb->next, taken ? (int)kind : BK_NONE, mis, q_end >> 2);
+	commit_block(p, bi, n, kind, taken, mis, q_end, rb->next, rb->rep_iters);
 }
 
 /* Replays a whole block in which a counter overflows or a PMI lands. */
@@ -440,15 +455,8 @@ static void pmu_whole(void *ctx, const struct block_info *bi, uint64_t next, uin
 		return;
 	}
 	uint32_t n = bi->ninsns;
-	uint64_t extra = 0;
-	int mis = 0;
-	if (kind == BK_COND) {
-		mis = bpred_cond(&p->bp, bi->term, (int)taken);
-		extra = (uint64_t)mis * p->mis_q + taken * p->taken_q;
-	} else if (br_kind_is_branch((int)kind)) {
-		mis = bpred_update(&p->bp, (int)kind, bi->term, bi->end, (int)taken, next);
-		extra = (uint64_t)mis * p->mis_q + p->taken_q;
-	}
+	int mis;
+	uint64_t extra = terminator_q(p, bi, kind, taken, next, 0, &mis);
 	uint64_t q_end = p->q + p->debt_q + block_cost(p, bi, n) + extra;
 	if (p->nsampled || p->pending) {
 		int slow = p->pending && (p->cfg.skid_in_cycles ? q_end >= p->land : p->insns + n >= p->land);
@@ -461,13 +469,7 @@ static void pmu_whole(void *ctx, const struct block_info *bi, uint64_t next, uin
 		if (p->nsampled)
 			k->left -= inc;
 	}
-	p->term[kind][taken]++;
-	p->mispredicts += (uint64_t)mis;
-	p->q = q_end;
-	p->debt_q = 0;
-	p->insns += n;
-	if (p->lbr.filter)
-		lbr_record(&p->lbr, bi->term, next, taken ? (int)kind : BK_NONE, mis, q_end >> 2);
+	commit_block(p, bi, n, kind, taken, mis, q_end, next, 0);
 }
 
 struct block_sink pmu_block_sink(struct pmu *p)

@@ -112,7 +112,15 @@ int sched_io_waiters(const struct sim *s);
 int64_t sys_clone(struct sim *s, uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t ctid,
 		  uint64_t tls);
 int64_t sys_clone3(struct sim *s, uint64_t args, uint64_t size);
+/* The calling thread blocks in its system call (state, until wake_ns, or
+ * UINT64_MAX); the scheduler picks another. */
+void sched_block_current(struct sim *s, int state, uint64_t wake_ns);
+
+/* futex.c */
+#define FUTEX_BITSET_ANY 0xffffffffu
 int64_t sys_futex(struct sim *s, const uint64_t *a);
+/* Wakes up to n waiters on addr, whatever their bitsets; returns how many. */
+int futex_wake_any(struct sim *s, uint64_t addr, int64_t n);
 /* exit: ends the calling thread (the process when it is the last). */
 void sys_thread_exit(struct sim *s, int status);
 
