@@ -31,16 +31,16 @@ struct lbr_entry {
 };
 
 struct lbr {
-	/* twice the depth: the slot after the newest entry is never a live one,
-	 * so lbr_record can write it before knowing whether the filter keeps it */
-	struct lbr_entry ring[2 * LBR_MAX_DEPTH];
 	uint32_t depth;    /* 4, 8, 16, 32 or 64 */
 	uint32_t mask;     /* 2 * depth - 1 */
 	uint32_t filter;   /* LBR_F_* */
 	uint32_t head;     /* index of the newest entry */
 	uint32_t count;    /* valid entries, <= depth */
-	uint64_t last_cycle; /* cycle of the previous recorded branch */
 	int frozen;
+	uint64_t last_cycle; /* cycle of the previous recorded branch */
+	/* twice the depth: the slot after the newest entry is never a live one,
+	 * so lbr_record can write it before knowing whether the filter keeps it */
+	struct lbr_entry ring[2 * LBR_MAX_DEPTH];
 };
 
 /* 0, or PMUSIM_ERR_ARG for a depth that is not 4, 8, 16, 32 or 64. */

@@ -29,26 +29,28 @@ struct counter {
 };
 
 struct pmu {
+	/* what a whole block's retirement touches first, together */
+	uint64_t q;         /* quarter cycles so far */
+	uint64_t debt_q;    /* refill cycles to charge to the next instruction */
+	uint64_t insns, mispredicts;
+	int pending;        /* a PMI is pending (land says when) */
+	uint32_t nsampled;
+	uint32_t *cost;     /* cached full-run cost (quarter cycles + 1) by run id, 0 unknown */
+	uint32_t ncost;
+	uint64_t mis_q, taken_q, rep_q; /* extra quarter cycles: misprediction, taken branch, REP iteration */
+	uint64_t term[BK_COUNT][2]; /* retired terminators by kind and taken */
+	struct bpred bp;
+	struct lbr lbr;
+	uint32_t sampled[PMU_MAX_COUNTERS]; /* indices of the sampling counters */
+	struct counter ctr[PMU_MAX_COUNTERS];
+	uint32_t nctr;
 	struct pmu_config cfg;
 	const struct cpu_model *cpu;
 	struct pmu_sample_sink sink;
-	struct counter ctr[PMU_MAX_COUNTERS];
-	uint32_t nctr;
-	struct bpred bp;
-	struct lbr lbr;
 	struct rng rng;
-	uint64_t q;         /* quarter cycles so far */
-	uint64_t debt_q;    /* refill cycles to charge to the next instruction */
-	uint64_t insns, samples, mispredicts, rep_iters;
-	uint64_t term[BK_COUNT][2]; /* retired terminators by kind and taken */
+	uint64_t samples, rep_iters;
 	uint8_t term_inc[EV_COUNT][BK_COUNT][2]; /* branch events a terminator counts */
-	uint32_t sampled[PMU_MAX_COUNTERS]; /* indices of the sampling counters */
-	uint32_t nsampled;
-	uint64_t mis_q, taken_q, rep_q; /* extra quarter cycles: misprediction, taken branch, REP iteration */
-	uint32_t *cost;     /* cached full-run cost (quarter cycles + 1) by run id, 0 unknown */
-	uint32_t ncost;
 	/* the pending PMI */
-	int pending;
 	uint64_t land;      /* instruction number (1-based) or quarter cycle it lands at */
 	uint64_t pend_period[PMU_MAX_COUNTERS]; /* 0: counter not in it */
 	struct pend_ovf *ovf[PMU_MAX_COUNTERS]; /* cycles counters: every overflow of the PMI */
@@ -396,7 +398,8 @@ static inline void commit_block(struct pmu *p, const struct block_info *bi, uint
 	if (kind == BK_REP)
 		p->rep_iters += rep_iters;
 	p->q = q_end;
-	p->debt_q = 0;
+	if (p->debt_q) /* rare: only after a PMI */
+		p->debt_q = 0;
 	p->insns += n;
 	if (p->lbr.filter)
 		lbr_record(&p->lbr, bi->term, next, taken ? (int)kind : BK_NONE, mis, q_end >> 2);
@@ -441,12 +444,11 @@ __attribute__((noinline)) static void replay_whole(struct pmu *p, const struct b
 	replay(p, &b);
 }
 
-/* retire_insns for a block that ran its whole run (block_sink.whole), with at
- * most one sampling counter: the same figures without a retired_block. */
-static void pmu_whole(void *ctx, const struct block_info *bi, uint64_t next, uint64_t sp, uint32_t tid,
-		      unsigned flags)
+/* pmu_whole's general case: a new context, a REP, several sampling counters, a
+ * pending PMI or refill cycles to charge, a run whose cost is not cached yet. */
+__attribute__((noinline)) static void whole_general(struct pmu *p, const struct block_info *bi, uint64_t next,
+						    uint64_t sp, uint32_t tid, unsigned flags)
 {
-	struct pmu *p = ctx;
 	unsigned kind = bi->kind, taken = flags & RB_WHOLE_TAKEN;
 	if ((flags & RB_WHOLE_NEW_CONTEXT) || kind == BK_REP || p->nsampled > 1) {
 		struct retired_block rb;
@@ -470,6 +472,40 @@ static void pmu_whole(void *ctx, const struct block_info *bi, uint64_t next, uin
 			k->left -= inc;
 	}
 	commit_block(p, bi, n, kind, taken, mis, q_end, next, 0);
+}
+
+/* retire_insns for a block that ran its whole run (block_sink.whole): the same
+ * figures without a retired_block. The common case (at most one sampling
+ * counter, nothing pending, the run's cost cached) stays in few registers; the
+ * rest is whole_general. */
+static void pmu_whole(void *ctx, const struct block_info *bi, uint64_t next, uint64_t sp, uint32_t tid,
+		      unsigned flags)
+{
+	struct pmu *p = ctx;
+	unsigned kind = bi->kind, taken = flags & RB_WHOLE_TAKEN;
+	uint32_t id = bi->id;
+	if (__builtin_expect((flags & RB_WHOLE_NEW_CONTEXT) | (kind == BK_REP) | (p->nsampled > 1) | p->pending |
+				     (p->debt_q != 0) | (id >= p->ncost),
+			     0) ||
+	    !p->cost[id]) {
+		whole_general(p, bi, next, sp, tid, flags);
+		return;
+	}
+	int mis;
+	uint64_t extra = kind == BK_JMP ? p->taken_q : terminator_q(p, bi, kind, taken, next, 0, &mis);
+	if (kind == BK_JMP)
+		mis = 0;
+	uint64_t q_end = p->q + p->cost[id] - 1 + extra;
+	if (p->nsampled) {
+		struct counter *k = &p->ctr[p->sampled[0]];
+		uint64_t inc = block_events(p, k, bi->ninsns, q_end, kind, taken, mis, 0);
+		if (inc >= k->left) {
+			replay_whole(p, bi, next, tid, flags, mis, extra);
+			return;
+		}
+		k->left -= inc;
+	}
+	commit_block(p, bi, bi->ninsns, kind, taken, mis, q_end, next, 0);
 }
 
 struct block_sink pmu_block_sink(struct pmu *p)
