@@ -244,6 +244,8 @@ static int retire(struct bstream *bs, uint64_t next)
 	return 0;
 }
 
+uint64_t bstream_no_count;
+
 void bstream_retire_plain(struct bstream *bs, const struct block_info *bi, uint64_t next)
 {
 	int kind = bi->kind;

@@ -49,6 +49,13 @@ struct bstream {
 	struct bstream_rep_held held; /* left in the middle, or given back to go on with */
 };
 
+/* Read in place of a count the table does not hold yet (always 0). */
+extern uint64_t bstream_no_count;
+
+/* The kinds of branch that are always taken (bits 1 << kind). */
+#define BSTREAM_UNCOND_KINDS \
+	(1u << BK_JMP | 1u << BK_JMP_IND | 1u << BK_CALL | 1u << BK_CALL_IND | 1u << BK_RET)
+
 /* The run at addr when the decode cache's front table has it, else NULL. */
 static inline const struct block_info *bstream_front_hit(const struct bstream *bs, uint64_t addr)
 {
@@ -81,19 +88,24 @@ static inline void bstream_tb_fast(struct bstream *bs, const struct block_info *
 		bstream_retire_plain(bs, prev, next);
 		return;
 	}
-	int kind = prev->kind, run_start = kind != BK_NONE;
-	unsigned flags = (kind == BK_COND ? next == prev->target : br_kind_is_branch(kind)) |
+	/* branch-free where the guest's data decides: a conditional branch is taken
+	 * when control went to its target (no other kind has a target equal to its
+	 * next address unless it is taken), the other branches always are */
+	unsigned kind = prev->kind, run_start = kind != BK_NONE;
+	unsigned flags = (next == prev->target) | (BSTREAM_UNCOND_KINDS >> kind & 1) |
 			 (bs->cur_run_start ? RB_WHOLE_RUN_START : 0);
-	if (bs->cur_run_start != run_start) /* the two are equal between TBs */
-		bs->cur_run_start = bs->next_run_start = run_start;
+	if (bs->cur_run_start != (int)run_start) /* the two are equal between TBs */
+		bs->cur_run_start = bs->next_run_start = (int)run_start;
 	if (bs->new_context) {
 		flags |= RB_WHOLE_NEW_CONTEXT;
 		bs->new_context = 0;
 	} else if (bs->deliver == BS_DELIVER_COUNT) {
 		const struct block_counts *bc = bs->one.counts;
 		uint32_t id = prev->id;
-		if (id < bc->cap && (bc->kinds >> kind & 1) && bc->n[(size_t)id * 4 + flags]) {
-			bc->n[(size_t)id * 4 + flags]++;
+		int in = id < bc->cap;
+		uint64_t *slot = in ? &bc->n[(size_t)id * 4 + flags] : &bstream_no_count;
+		if (__builtin_expect(in & (bc->kinds >> kind & 1) & (*slot != 0), 1)) {
+			(*slot)++;
 			return;
 		}
 	}
