@@ -1,5 +1,6 @@
 # pmusim — one plain, non-recursive Makefile.
 # make [MODE=release|debug|asan|ubsan] [all|test|unit|e2e|e2e-real|bench|demo|deps|deps-bench|clean|format]
+# make install [PREFIX=/usr/local] [DESTDIR=] | make uninstall
 
 MODE ?= release
 MAKEFLAGS += --no-print-directory
@@ -39,6 +40,20 @@ LIB_SRC := $(COMMON_SRC) $(PMU_SRC) $(SIM_SRC) $(PROF_SRC)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 PMUSIM := $(BUILD)/pmusim
+
+# The version --version prints and the man pages carry: the VERSION file (no build
+# date, so that the same source gives the same files).
+PMUSIM_VERSION := $(shell cat VERSION)
+# Man pages and bash completion, written at build time from the --help texts of
+# the pmusim just built (packaging/): one text, three forms.
+MAN_DIR := $(BUILD)/man
+MAN_STAMP := $(MAN_DIR)/.stamp
+COMPLETION := $(BUILD)/pmusim.bash-completion
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR := $(DESTDIR)$(PREFIX)/bin
+MAN1DIR := $(DESTDIR)$(PREFIX)/share/man/man1
+COMPLETIONDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 
 UNIT_SRC := $(wildcard tests/unit/check_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -80,12 +95,36 @@ REAL_DEPS := python3 perl gawk bc dc xxd sqlite3 xz-utils bzip2 zstd brotli lz4 
 # missing peer's rows show "-", with a hint); make deps-bench installs them.
 BENCH_DEPS := qemu-user valgrind time libjemalloc2
 
-.PHONY: all test fresh-test unit e2e e2e-real deps-real deps-bench e2e-asan asan-unit bench mca experiments real-vs-sim demo deps workloads clean format syscall-names
+.PHONY: install uninstall all test fresh-test unit e2e e2e-real deps-real deps-bench e2e-asan asan-unit bench mca experiments real-vs-sim demo deps workloads clean format syscall-names
 
-all: $(PMUSIM) workloads
+all: $(PMUSIM) $(MAN_STAMP) $(COMPLETION) workloads
 
 $(PMUSIM): $(CLI_OBJ) $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ALLOC_LIBS) $(PKG_LIBS)
+
+$(BUILD)/cli/main.o: VERSION
+$(BUILD)/cli/main.o: CFLAGS += -DPMUSIM_VERSION='"$(PMUSIM_VERSION)"'
+
+$(MAN_STAMP): $(PMUSIM) VERSION packaging/man_pages.sh packaging/help.awk
+	rm -f $(MAN_DIR)/*.1
+	packaging/man_pages.sh $(PMUSIM) $(MAN_DIR) $(PMUSIM_VERSION)
+	@touch $@
+
+$(COMPLETION): $(PMUSIM) packaging/completion.sh packaging/help.awk
+	packaging/completion.sh $(PMUSIM) > $@.tmp
+	@mv $@.tmp $@
+
+# The binary, a man page per command and the bash completion under PREFIX
+# (default /usr/local), inside DESTDIR when given (a package's staging root).
+install: $(PMUSIM) $(MAN_STAMP) $(COMPLETION)
+	install -d $(BINDIR) $(MAN1DIR) $(COMPLETIONDIR)
+	install -m 755 $(PMUSIM) $(BINDIR)/pmusim
+	install -m 644 $(MAN_DIR)/*.1 $(MAN1DIR)/
+	install -m 644 $(COMPLETION) $(COMPLETIONDIR)/pmusim
+
+# Removes what install put there: pmusim's man pages are pmusim.1 and pmusim-*.1.
+uninstall:
+	rm -f $(BINDIR)/pmusim $(MAN1DIR)/pmusim.1 $(MAN1DIR)/pmusim-*.1 $(COMPLETIONDIR)/pmusim
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

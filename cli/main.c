@@ -22,30 +22,59 @@ static const char usage[] =
 	"  uniformity record a program K times and test whether a profiling method is an\n"
 	"             unbiased estimator of the exact edge counts\n"
 	"\n"
-	"`pmusim COMMAND --help` describes a command's options.\n"
+	"`pmusim COMMAND --help` (or `pmusim help COMMAND`) describes a command's\n"
+	"options.\n"
 	"exit status: the program's own for `run` (128+N when it dies of signal N);\n"
 	"2 when pmusim itself fails (bad option, unreadable or unsupported program).\n";
 
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+} cmds[] = {{"run", cmd_run}, {"stat", cmd_stat}, {"record", cmd_record}, {"script", cmd_script},
+	    {"report", cmd_report}, {"validate", cmd_validate}, {"uniformity", cmd_uniformity}};
+
+static int (*cmd_named(const char *name))(int, char **)
+{
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (strcmp(name, cmds[i].name) == 0)
+			return cmds[i].fn;
+	return NULL;
+}
+
+/* `pmusim help CMD` is `pmusim CMD --help`: the command prints its own text, so
+ * the two cannot differ (the man pages are made from the same output). */
+static int help(int argc, char **argv)
+{
+	if (argc < 3) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	int (*fn)(int, char **) = cmd_named(argv[2]);
+	if (!fn) {
+		fprintf(stderr, "pmusim help: unknown command '%s' (see pmusim --help)\n", argv[2]);
+		return EXIT_PMUSIM_ERROR;
+	}
+	static char help_opt[] = "--help";
+	char *args[] = {argv[2], help_opt, NULL};
+	return fn(2, args);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-	    strcmp(argv[1], "help") == 0) {
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		fputs(usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_PMUSIM_ERROR : 0;
 	}
+	if (strcmp(argv[1], "help") == 0)
+		return help(argc, argv);
 	if (strcmp(argv[1], "--version") == 0) {
-		puts("pmusim 0.1");
+		/* PMUSIM_VERSION: the VERSION file, passed by the Makefile */
+		puts("pmusim " PMUSIM_VERSION);
 		return 0;
 	}
-	static const struct {
-		const char *name;
-		int (*fn)(int, char **);
-	} cmds[] = {{"run", cmd_run}, {"stat", cmd_stat}, {"record", cmd_record}, {"script", cmd_script},
-		    {"report", cmd_report}, {"validate", cmd_validate},
-		    {"uniformity", cmd_uniformity}};
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (strcmp(argv[1], cmds[i].name) == 0)
-			return cmds[i].fn(argc - 1, argv + 1);
+	int (*fn)(int, char **) = cmd_named(argv[1]);
+	if (fn)
+		return fn(argc - 1, argv + 1);
 	fprintf(stderr, "pmusim: unknown command '%s' (see pmusim --help)\n", argv[1]);
 	return EXIT_PMUSIM_ERROR;
 }
