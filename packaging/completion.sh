@@ -28,23 +28,24 @@ _pmusim() {
 	COMPREPLY=()
 	if [ "\$COMP_CWORD" -eq 1 ]; then
 		COMPREPLY=(\$(compgen -W "\$cmds help --help --version" -- "\$cur"))
-		return
+		return 0
 	fi
 HEAD
 cat <<'TAIL'
 	# after "--" come the program and its arguments: bash's default completion
 	for ((i = 2; i < COMP_CWORD; i++)); do
-		[ "${COMP_WORDS[i]}" = "--" ] && return
+		[ "${COMP_WORDS[i]}" = "--" ] && return 0
 	done
 	case ${COMP_WORDS[1]} in
 	help)
 		[ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "$cmds" -- "$cur"))
-		return ;;
+		return 0 ;;
 	esac
 	# options; other words fall back to file names (complete -o default)
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$(_pmusim_options "${COMP_WORDS[1]}")" -- "$cur"))
 	fi
+	return 0
 }
 complete -o default -F _pmusim pmusim
 TAIL
