@@ -143,7 +143,8 @@ static int write_svg(const struct validate_args *a, struct profile *prof, struct
 	struct outfile of;
 	int err = outfile_open(&of, a->svg);
 	if (err == 0) {
-		err = svg_scatter(of.f, title, profile_edges(prof), truth, calls ? edge_is_call : NULL);
+		err = svg_scatter(of.f, title, profile_edges(prof), truth, calls ? edge_is_call : NULL,
+				  binary_symtab(profile_binary(prof)));
 		if (err == 0)
 			err = outfile_commit(&of);
 		else

@@ -1,6 +1,7 @@
 /* Flame graph SVG (see flame.h). Layout after FlameGraph's flamegraph.pl
  * (Brendan Gregg): 1200 px wide, 16 px per frame, 12 px Verdana, text cut
- * with ".." at 0.59 font widths per character; SVG 1.1 shapes and text only.
+ * with ".." at 0.59 font widths per character; SVG 1.1 shapes and text, and
+ * the constant script of flame_script.h that zooms and searches.
  * The tree is built from the call paths sorted frame by frame, which makes
  * the nodes come out in pre-order with siblings already in name order. */
 #include "profiler/flame.h"
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "profiler/flame_script.h"
 #include "profiler/keytab.h"
 #include "profiler/svg.h"
 
@@ -187,10 +189,18 @@ int flame_svg(FILE *f, const struct stackprof *sp, const char *title, size_t *bo
 	        "</text>\n<text x=\"%.2f\" y=\"44\" text-anchor=\"middle\" fill=\"#555\">"
 	        "%llu samples, %zu threads; %zu boxes, %zu under 0.1%% left out</text>\n",
 	        WIDTH / 2, (unsigned long long)s->samples, s->threads, nbox, t.count - nbox);
+	/* the controls flame_script.h finds by id */
+	fprintf(f,
+	        "<text id=\"reset\" x=\"%.2f\" y=\"24\" fill=\"#06c\" cursor=\"pointer\" "
+	        "display=\"none\">Reset zoom</text>\n"
+	        "<text id=\"search\" x=\"%.2f\" y=\"24\" text-anchor=\"end\" fill=\"#06c\" "
+	        "cursor=\"pointer\">Search</text>\n"
+	        "<text id=\"matched\" x=\"%.2f\" y=\"44\" text-anchor=\"end\" fill=\"#555\"></text>\n",
+	        XPAD, WIDTH - XPAD, WIDTH - XPAD);
 	for (size_t i = 0; i < t.count; i++)
 		if (drawn(&t, &t.n[i]))
 			put_box(f, &t, &t.n[i], height);
-	fputs("</svg>\n", f);
+	fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n", flame_script);
 	free(t.n);
 	if (boxes)
 		*boxes = nbox;

@@ -8,8 +8,11 @@
  * the tooltip), a <rect> coloured from a hash of the name (the same name has
  * the same colour everywhere; flamegraph.pl's "hot" palette) and a <text>
  * with the name cut to fit (empty when fewer than three characters fit).
- * Names are XML-escaped. Fixed two-decimal coordinates: the same profile
- * gives the same bytes. */
+ * Names are XML-escaped. In a browser, a click on a box zooms to it and
+ * "Search" highlights functions by regular expression (profiler/flame_script.h:
+ * an embedded script and three <text> controls, ids "reset", "search" and
+ * "matched"). Fixed two-decimal coordinates: the same profile gives the same
+ * bytes. */
 #ifndef PMUSIM_PROFILER_FLAME_H
 #define PMUSIM_PROFILER_FLAME_H
 

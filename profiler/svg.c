@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/symtab.h"
 #include "pmu_model/block.h"
 
 #define PLOT_LEFT 84.0
@@ -27,6 +28,7 @@ static const char *const cat_label[CAT_COUNT] = {"conditional, taken", "fall-thr
 struct point {
 	double x, y; /* y == 0: absent from the profile */
 	enum cat cat;
+	uint64_t from, to;
 };
 
 struct frame {
@@ -233,7 +235,8 @@ static struct point *collect(struct edges *profile, struct edges *truth,
 		if ((in && !in(&qe[i])) || qe[i].w <= 0)
 			continue;
 		double w = edges_weight(profile, qe[i].from, qe[i].to);
-		pt[*npts] = (struct point){qe[i].w, P > 0 && w > 0 ? w * Q / P : 0, cat_of(qe[i].kind, qe[i].taken)};
+		pt[*npts] = (struct point){qe[i].w, P > 0 && w > 0 ? w * Q / P : 0, cat_of(qe[i].kind, qe[i].taken),
+		                           qe[i].from, qe[i].to};
 		*absent += pt[*npts].y <= 0;
 		(*npts)++;
 	}
@@ -264,8 +267,35 @@ void svg_decades(double mn, double mx, int *lo, int *hi)
 		*hi = *lo + 1;
 }
 
+/* An address as "sym+0xoff" (the function holding it), else "0xaddr". */
+static void put_place(FILE *f, const struct symtab *syms, uint64_t addr)
+{
+	const struct sym *s = syms ? symtab_lookup(syms, addr) : NULL;
+	if (!s) {
+		fprintf(f, "0x%llx", (unsigned long long)addr);
+		return;
+	}
+	svg_put_escaped(f, s->name, strlen(s->name));
+	fprintf(f, "+0x%llx", (unsigned long long)(addr - s->addr));
+}
+
+/* A dot and its tooltip: the edge, its kind and both counts. */
+static void put_dot(FILE *f, const struct frame *fr, const struct point *p, const struct symtab *syms)
+{
+	fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"2.5\" fill=\"%s\"><title>", px(fr, p->x), py(fr, p->y),
+	        cat_color[p->cat]);
+	put_place(f, syms, p->from);
+	fputs(" -&gt; ", f);
+	put_place(f, syms, p->to);
+	fprintf(f, " (%s): exact %.0f, ", cat_label[p->cat], p->x);
+	if (p->y > 0)
+		fprintf(f, "profile %.2f</title></circle>\n", p->y);
+	else
+		fputs("not in the profile</title></circle>\n", f);
+}
+
 int svg_scatter(FILE *f, const char *title, struct edges *profile, struct edges *truth,
-                int (*in)(const struct edge *))
+                int (*in)(const struct edge *), const struct symtab *syms)
 {
 	size_t n, absent, extra;
 	struct point *pt = collect(profile, truth, in, &n, &absent, &extra);
@@ -286,8 +316,7 @@ int svg_scatter(FILE *f, const char *title, struct edges *profile, struct edges 
 	put_axes(f, &fr);
 	fputs("<g fill-opacity=\"0.6\">\n", f);
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"2.5\" fill=\"%s\"/>\n",
-		        px(&fr, pt[i].x), py(&fr, pt[i].y), cat_color[pt[i].cat]);
+		put_dot(f, &fr, &pt[i], syms);
 	fputs("</g>\n", f);
 	put_legend(f, fr.top + PLOT_SIZE + ZERO_GAP + 42 + 26);
 	fputs("</svg>\n", f);

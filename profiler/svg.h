@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "common/symtab.h"
 #include "profiler/edges.h"
 
 /* Writes the plot of the truth edges `in` accepts (every edge for NULL; e.g.
@@ -16,11 +17,14 @@
  * axis; profile edges outside the truth are counted in the subtitle. title is
  * UTF-8 text, one line per '\n' (at most 4), the first one in bold; it is
  * XML-escaped here. Dots are coloured by edge kind: conditional taken,
- * fall-through, call, other transfer (jump, indirect, return). Neither edge
- * set is modified beyond sorting (edges_sorted). 0, PMUSIM_ERR_NOMEM, or
+ * fall-through, call, other transfer (jump, indirect, return). Each dot has a
+ * <title> (the viewer's tooltip) naming the edge "from -> to" with the
+ * functions of syms ("sym+0xoff"; "0xaddr" outside them or for syms NULL), its
+ * kind, the exact count and the scaled profile weight. Neither edge set is
+ * modified beyond sorting (edges_sorted). 0, PMUSIM_ERR_NOMEM, or
  * PMUSIM_ERR_IO when writing failed. */
 int svg_scatter(FILE *f, const char *title, struct edges *profile, struct edges *truth,
-                int (*in)(const struct edge *));
+                int (*in)(const struct edge *), const struct symtab *syms);
 
 /* Writes the first n bytes of s (fewer when s ends before) as XML character
  * data: '&', '<', '>' and '"' as entities (also used by profiler/flame.h). */
