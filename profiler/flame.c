@@ -190,17 +190,19 @@ int flame_svg(FILE *f, const struct stackprof *sp, const char *title, size_t *bo
 	        "%llu samples, %zu threads; %zu boxes, %zu under 0.1%% left out</text>\n",
 	        WIDTH / 2, (unsigned long long)s->samples, s->threads, nbox, t.count - nbox);
 	/* the controls flame_script.h finds by id */
-	fprintf(f,
-	        "<text id=\"reset\" x=\"%.2f\" y=\"24\" fill=\"#06c\" cursor=\"pointer\" "
-	        "display=\"none\">Reset zoom</text>\n"
-	        "<text id=\"search\" x=\"%.2f\" y=\"24\" text-anchor=\"end\" fill=\"#06c\" "
-	        "cursor=\"pointer\">Search</text>\n"
-	        "<text id=\"matched\" x=\"%.2f\" y=\"44\" text-anchor=\"end\" fill=\"#555\"></text>\n",
-	        XPAD, WIDTH - XPAD, WIDTH - XPAD);
+	fprintf(
+	    f,
+	    "<text id=\"reset\" x=\"%.2f\" y=\"24\" fill=\"#06c\" cursor=\"pointer\" "
+	    "display=\"none\">Reset zoom</text>\n"
+	    "<text id=\"search\" x=\"%.2f\" y=\"24\" text-anchor=\"end\" fill=\"#06c\" "
+	    "cursor=\"pointer\">Search</text>\n"
+	    "<text id=\"matched\" x=\"%.2f\" y=\"44\" text-anchor=\"end\" fill=\"#555\"></text>\n",
+	    XPAD, WIDTH - XPAD, WIDTH - XPAD);
 	for (size_t i = 0; i < t.count; i++)
 		if (drawn(&t, &t.n[i]))
 			put_box(f, &t, &t.n[i], height);
-	fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n", flame_script);
+	fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
+	        flame_script);
 	free(t.n);
 	if (boxes)
 		*boxes = nbox;

@@ -235,8 +235,8 @@ static struct point *collect(struct edges *profile, struct edges *truth,
 		if ((in && !in(&qe[i])) || qe[i].w <= 0)
 			continue;
 		double w = edges_weight(profile, qe[i].from, qe[i].to);
-		pt[*npts] = (struct point){qe[i].w, P > 0 && w > 0 ? w * Q / P : 0, cat_of(qe[i].kind, qe[i].taken),
-		                           qe[i].from, qe[i].to};
+		pt[*npts] = (struct point){qe[i].w, P > 0 && w > 0 ? w * Q / P : 0,
+		                           cat_of(qe[i].kind, qe[i].taken), qe[i].from, qe[i].to};
 		*absent += pt[*npts].y <= 0;
 		(*npts)++;
 	}
@@ -267,7 +267,7 @@ void svg_decades(double mn, double mx, int *lo, int *hi)
 		*hi = *lo + 1;
 }
 
-/* An address as "sym+0xoff" (the function holding it), else "0xaddr". */
+/* An address as "sym+0xoff" (the function holding it; "sym" at its start), else "0xaddr". */
 static void put_place(FILE *f, const struct symtab *syms, uint64_t addr)
 {
 	const struct sym *s = syms ? symtab_lookup(syms, addr) : NULL;
@@ -276,14 +276,16 @@ static void put_place(FILE *f, const struct symtab *syms, uint64_t addr)
 		return;
 	}
 	svg_put_escaped(f, s->name, strlen(s->name));
-	fprintf(f, "+0x%llx", (unsigned long long)(addr - s->addr));
+	if (addr != s->addr)
+		fprintf(f, "+0x%llx", (unsigned long long)(addr - s->addr));
 }
 
 /* A dot and its tooltip: the edge, its kind and both counts. */
-static void put_dot(FILE *f, const struct frame *fr, const struct point *p, const struct symtab *syms)
+static void put_dot(FILE *f, const struct frame *fr, const struct point *p,
+                    const struct symtab *syms)
 {
-	fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"2.5\" fill=\"%s\"><title>", px(fr, p->x), py(fr, p->y),
-	        cat_color[p->cat]);
+	fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"2.5\" fill=\"%s\"><title>", px(fr, p->x),
+	        py(fr, p->y), cat_color[p->cat]);
 	put_place(f, syms, p->from);
 	fputs(" -&gt; ", f);
 	put_place(f, syms, p->to);

@@ -19,10 +19,10 @@
  * XML-escaped here. Dots are coloured by edge kind: conditional taken,
  * fall-through, call, other transfer (jump, indirect, return). Each dot has a
  * <title> (the viewer's tooltip) naming the edge "from -> to" with the
- * functions of syms ("sym+0xoff"; "0xaddr" outside them or for syms NULL), its
- * kind, the exact count and the scaled profile weight. Neither edge set is
- * modified beyond sorting (edges_sorted). 0, PMUSIM_ERR_NOMEM, or
- * PMUSIM_ERR_IO when writing failed. */
+ * functions of syms ("sym+0xoff", "sym" at its entry; "0xaddr" outside them
+ * or for syms NULL), its kind, the exact count and the scaled profile weight.
+ * Neither edge set is modified beyond sorting (edges_sorted). 0,
+ * PMUSIM_ERR_NOMEM, or PMUSIM_ERR_IO when writing failed. */
 int svg_scatter(FILE *f, const char *title, struct edges *profile, struct edges *truth,
                 int (*in)(const struct edge *), const struct symtab *syms);
 

@@ -17,7 +17,8 @@
 #include "tests/unit/run_suite.h"
 
 /* pmusim's commands, as its README documents them */
-static const char *const commands[] = {"run", "stat", "record", "script", "report", "validate", "uniformity"};
+static const char *const commands[] = {"run",    "stat",     "record",    "script",
+                                       "report", "validate", "uniformity"};
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 /* The staging root, installed once per test process; NULL when make failed. */
@@ -30,7 +31,8 @@ static const char *root(void)
 	char mode[64] = "release";
 	const char *p = pmusim(), *b = strstr(p, "build/");
 	if (b && strchr(b + 6, '/') && strcmp(strchr(b + 6, '/'), "/pmusim") == 0)
-		snprintf(mode, sizeof(mode), "MODE=%.*s", (int)(strchr(b + 6, '/') - (b + 6)), b + 6);
+		snprintf(mode, sizeof(mode), "MODE=%.*s", (int)(strchr(b + 6, '/') - (b + 6)),
+		         b + 6);
 	else
 		snprintf(mode, sizeof(mode), "MODE=release");
 	snprintf(dir, sizeof(dir), "%s", tmp_path("root"));
@@ -81,7 +83,8 @@ START_TEST(install_puts_files_in_place)
 	ck_assert_msg(st.st_mode & S_IXUSR, "usr/bin/pmusim is not executable");
 	ck_assert_msg(access(man_page(NULL), R_OK) == 0, "no pmusim.1");
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		ck_assert_msg(access(man_page(commands[i]), R_OK) == 0, "no man page for %s", commands[i]);
+		ck_assert_msg(access(man_page(commands[i]), R_OK) == 0, "no man page for %s",
+		              commands[i]);
 	ck_assert_msg(access(under_root(COMPLETION), R_OK) == 0, "no bash completion");
 	/* the installed binary is the one built */
 	char *argv[] = {(char *)under_root("usr/bin/pmusim"), "--version", NULL};
@@ -163,23 +166,27 @@ static void check_page(const char *page, const char *cmd)
 	char *argv[] = {"man", "-l", (char *)page, NULL};
 	ck_assert_int_eq(run_cmd(argv, NULL, tmp_path("man.out"), tmp_path("man.err")), 0);
 	size_t out_len, err_len;
-	char *out = slurp(tmp_path("man.out"), &out_len), *err = slurp(tmp_path("man.err"), &err_len);
+	char *out = slurp(tmp_path("man.out"), &out_len),
+	     *err = slurp(tmp_path("man.err"), &err_len);
 	ck_assert_msg(err_len == 0, "man -l %s: %s", page, err);
 	ck_assert_msg(out_len > 200, "man -l %s printed %zu bytes", page, out_len);
 	free(out);
 	free(err);
 	/* every word of --help, in the same order, except "usage:" */
 	int rc;
-	char *help = cmd ? pmusim_out(&rc, cmd, "--help", NULL) : pmusim_out(&rc, "--help", NULL, NULL);
+	char *help =
+	    cmd ? pmusim_out(&rc, cmd, "--help", NULL) : pmusim_out(&rc, "--help", NULL, NULL);
 	ck_assert_int_eq(rc, 0);
 	char *text = page_text(page), **hw, **pw;
 	size_t nh = words(help, &hw), np = words(text, &pw), j = 0;
-	ck_assert_msg(nh > 10 && strcmp(hw[0], "usage") == 0, "%s --help does not start with usage:", cmd);
+	ck_assert_msg(nh > 10 && strcmp(hw[0], "usage") == 0,
+	              "%s --help does not start with usage:", cmd);
 	for (size_t i = 1; i < nh; i++) {
 		while (j < np && strcmp(pw[j], hw[i]) != 0)
 			j++;
-		ck_assert_msg(j < np, "%s: word %zu of --help, '%s', missing from the page (or out of order)",
-			      page, i, hw[i]);
+		ck_assert_msg(
+		    j < np, "%s: word %zu of --help, '%s', missing from the page (or out of order)",
+		    page, i, hw[i]);
 		j++;
 	}
 	free(hw);
@@ -202,25 +209,26 @@ static const struct {
 	const char *words;
 	const char *reply;
 } completions[] = {
-	{__LINE__, "pmusim rec", "record\n"},
-	{__LINE__, "pmusim u", "uniformity\n"},
-	{__LINE__, "pmusim --v", "--version\n"},
-	{__LINE__, "pmusim help va", "validate\n"},
-	{__LINE__, "pmusim record --lbr", "--lbr-depth\n"},
-	{__LINE__, "pmusim record --branch-f", "--branch-filter\n"},
-	{__LINE__, "pmusim uniformity --del", "--delta\n"},
-	{__LINE__, "pmusim script --max", "--max-stack\n"},
-	{__LINE__, "pmusim validate --min-o", "--min-overlap\n"},
-	{__LINE__, "pmusim stat -e cycles --field", "--field-separator\n"},
-	{__LINE__, "pmusim record -- /bin/ls --ev", ""}, /* the program's own options */
-	{__LINE__, "pmusim report --nosuch", ""},
+    {__LINE__, "pmusim rec", "record\n"},
+    {__LINE__, "pmusim u", "uniformity\n"},
+    {__LINE__, "pmusim --v", "--version\n"},
+    {__LINE__, "pmusim help va", "validate\n"},
+    {__LINE__, "pmusim record --lbr", "--lbr-depth\n"},
+    {__LINE__, "pmusim record --branch-f", "--branch-filter\n"},
+    {__LINE__, "pmusim uniformity --del", "--delta\n"},
+    {__LINE__, "pmusim script --max", "--max-stack\n"},
+    {__LINE__, "pmusim validate --min-o", "--min-overlap\n"},
+    {__LINE__, "pmusim stat -e cycles --field", "--field-separator\n"},
+    {__LINE__, "pmusim record -- /bin/ls --ev", ""}, /* the program's own options */
+    {__LINE__, "pmusim report --nosuch", ""},
 };
 
 START_TEST(completion_completes_commands_and_options)
 {
 	/* the completion function, as the file registers it */
 	char script[1200];
-	snprintf(script, sizeof(script), "source '%s' && complete -p pmusim", under_root(COMPLETION));
+	snprintf(script, sizeof(script), "source '%s' && complete -p pmusim",
+	         under_root(COMPLETION));
 	char *argv[] = {"bash", "-c", script, NULL};
 	ck_assert_int_eq(run_cmd(argv, NULL, tmp_path("c.out"), NULL), 0);
 	char *spec = slurp(tmp_path("c.out"), NULL), *f = strstr(spec, "-F ");
@@ -230,13 +238,15 @@ START_TEST(completion_completes_commands_and_options)
 	free(spec);
 	for (size_t i = 0; i < sizeof(completions) / sizeof(completions[0]); i++) {
 		snprintf(script, sizeof(script),
-			 "source '%s' && COMP_WORDS=(%s) && COMP_CWORD=$((${#COMP_WORDS[@]} - 1)) && %s && "
-			 "{ [ ${#COMPREPLY[@]} -eq 0 ] || printf '%%s\\n' \"${COMPREPLY[@]}\"; }",
-			 under_root(COMPLETION), completions[i].words, fn);
+		         "source '%s' && COMP_WORDS=(%s) && COMP_CWORD=$((${#COMP_WORDS[@]} - 1)) "
+		         "&& %s && "
+		         "{ [ ${#COMPREPLY[@]} -eq 0 ] || printf '%%s\\n' \"${COMPREPLY[@]}\"; }",
+		         under_root(COMPLETION), completions[i].words, fn);
 		ck_assert_int_eq(run_cmd(argv, NULL, tmp_path("c.out"), NULL), 0);
 		char *got = slurp(tmp_path("c.out"), NULL);
-		ck_assert_msg(strcmp(got, completions[i].reply) == 0, "line %d: '%s' completes to '%s', not '%s'",
-			      completions[i].line, completions[i].words, got, completions[i].reply);
+		ck_assert_msg(strcmp(got, completions[i].reply) == 0,
+		              "line %d: '%s' completes to '%s', not '%s'", completions[i].line,
+		              completions[i].words, got, completions[i].reply);
 		free(got);
 	}
 }
@@ -267,7 +277,8 @@ START_TEST(help_cmd_is_cmd_help)
 		ck_assert_int_eq(rc, 0);
 		char *b = pmusim_out(&rc, commands[i], "--help", NULL);
 		ck_assert_int_eq(rc, 0);
-		ck_assert_msg(strncmp(b, "usage: pmusim ", 14) == 0, "%s --help: %.40s", commands[i], b);
+		ck_assert_msg(strncmp(b, "usage: pmusim ", 14) == 0, "%s --help: %.40s",
+		              commands[i], b);
 		ck_assert_str_eq(a, b);
 		free(a);
 		free(b);

@@ -42,7 +42,8 @@ static char *flame(void)
 	struct perfdata_writer *w = sf_open(in_dir("f.data"), &prog, &ev, 1, NULL);
 	ck_assert_ptr_nonnull(w);
 	for (size_t i = 0; i < sizeof(stacks) / sizeof(stacks[0]); i++)
-		ck_assert_int_eq(sf_put(w, &prog, 1, SF_PID, SF_PID, 10, stacks[i], SF_RET_END, 0), 0);
+		ck_assert_int_eq(sf_put(w, &prog, 1, SF_PID, SF_PID, 10, stacks[i], SF_RET_END, 0),
+		                 0);
 	ck_assert_int_eq(perfdata_writer_close(w), 0);
 	struct stackprof_opts o = {-1, 0};
 	struct stackprof *sp;
@@ -204,7 +205,8 @@ START_TEST(click_zooms_and_search_highlights)
 	free(flame());
 	char cmd[PATH_MAX * 2];
 	snprintf(cmd, sizeof(cmd),
-	         "node tests/unit/flame_dom.js %s click:mid 'search:^(rec|mi.)$' 'click:#reset' 'click:#search' "
+	         "node tests/unit/flame_dom.js %s click:mid 'search:^(rec|mi.)$' 'click:#reset' "
+	         "'click:#search' "
 	         "click:other 'search:o|a' key:Escape",
 	         in_dir("f.svg"));
 	int status;

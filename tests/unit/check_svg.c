@@ -94,9 +94,11 @@ START_TEST(dots_name_their_edges)
 	ck_assert_int_eq(rc, 0);
 	ck_assert_int_eq(count(s, "<title>"), 3); /* one per dot */
 	/* 0x1000 -> 0x1010: 1000 exact; profile 100 of its 106, scaled to the truth's 1011 */
-	ck_assert_ptr_nonnull(strstr(s, "<title>0x1000 -&gt; 0x1010 (conditional, taken): exact 1000, "
-	                                "profile 953.77</title></circle>"));
-	ck_assert_ptr_nonnull(strstr(s, "<title>0x1020 -&gt; 0x2000 (call): exact 1, not in the profile</title>"));
+	ck_assert_ptr_nonnull(strstr(s,
+	                             "<title>0x1000 -&gt; 0x1010 (conditional, taken): exact 1000, "
+	                             "profile 953.77</title></circle>"));
+	ck_assert_ptr_nonnull(
+	    strstr(s, "<title>0x1020 -&gt; 0x2000 (call): exact 1, not in the profile</title>"));
 	free(s);
 	/* with names: the edges moved into this program's main */
 	struct symtab *st;
@@ -114,8 +116,10 @@ START_TEST(dots_name_their_edges)
 	syms = st;
 	s = plot("t", NULL, &rc);
 	ck_assert_int_eq(rc, 0);
-	ck_assert_ptr_nonnull(strstr(s, "<title>main+0x4 -&gt; main+0xc (conditional, taken): exact 7, not in the profile"));
-	ck_assert_ptr_nonnull(strstr(s, "<title>main+0xc -&gt; 0x10 (jump or return): exact 2, not in the profile"));
+	ck_assert_ptr_nonnull(strstr(
+	    s, "<title>main+0x4 -&gt; main+0xc (conditional, taken): exact 7, not in the profile"));
+	ck_assert_ptr_nonnull(
+	    strstr(s, "<title>main+0xc -&gt; 0x10 (jump or return): exact 2, not in the profile"));
 	syms = NULL;
 	symtab_free(st);
 	free(s);
@@ -126,7 +130,8 @@ END_TEST
 START_TEST(well_formed_xml)
 {
 	int rc;
-	char *s = plot("loops <cbt> & \"more\"\nsecond", NULL, &rc), path[] = "/tmp/check_svg.XXXXXX";
+	char *s = plot("loops <cbt> & \"more\"\nsecond", NULL, &rc),
+	     path[] = "/tmp/check_svg.XXXXXX";
 	int fd = mkstemp(path);
 	ck_assert_int_ge(fd, 0);
 	FILE *f = fdopen(fd, "w");
