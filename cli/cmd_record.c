@@ -112,9 +112,7 @@ static int parse_filter(struct record_args *a, const char *spec, const char *cmd
 
 static int parse_num(const char *arg, uint64_t *v, const char *opt, const char *cmd)
 {
-	if (parse_u64(arg, v) < 0)
-		return fprintf(stderr, "%s: %s needs a number, not '%s'\n", cmd, opt, arg), -1;
-	return 0;
+	return option_u64(cmd, opt, arg, v);
 }
 
 static int record_option(void *ctx, int c, char *arg)
@@ -124,9 +122,7 @@ static int record_option(void *ctx, int c, char *arg)
 	switch (c) {
 	case 'e': return eventlist_add(&a->el, arg, cmd);
 	case 'c':
-		if (parse_num(arg, &a->period, "-c", cmd) < 0 || a->period == 0)
-			return fprintf(stderr, "%s: -c needs a positive period\n", cmd), -1;
-		return 0;
+		return option_positive(cmd, "-c", arg, &a->period);
 	case O_DELTA: return parse_num(arg, &a->delta, "--delta", cmd);
 	case O_PMU_SEED: a->pmu_seed_given = 1; return parse_num(arg, &a->pmu_seed, "--pmu-seed", cmd);
 	case 'b': a->lbr = 1; a->filter = LBR_F_ANY; return 0;
