@@ -355,10 +355,9 @@ static int open_output(struct recorder *r, const struct record_args *a, const st
 	if (a->ts.dwarf_stack)
 		st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	for (size_t i = 0; i < a->el.n; i++) {
-		const struct pmu_event_desc *d = pmu_event_desc(a->el.spec[i].ev);
 		ev[i] = (struct perfdata_event){
-			.name = a->el.name[i], .type = d->perf_type, .config = d->perf_config,
-			.sample_period = a->period, .sample_type = st,
+			.name = a->el.name[i], .type = a->el.perf_type[i], .config = a->el.perf_config[i],
+			.sample_period = a->el.period[i] ? a->el.period[i] : a->period, .sample_type = st,
 			.branch_sample_type = a->lbr ? branch_sample_type(a->filter) : 0, .id = i + 1,
 			.precise_ip = a->skid == 0 ? 3 : a->el.spec[i].precise,
 		};
@@ -506,7 +505,7 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 		.seed = a->pmu_seed_given ? a->pmu_seed : p->so.seed,
 	};
 	for (size_t i = 0; i < a->el.n; i++)
-		cfg.ctr[i] = (struct pmu_counter_config){a->el.spec[i].ev, a->period};
+		cfg.ctr[i] = (struct pmu_counter_config){a->el.spec[i].ev, a->el.period[i] ? a->el.period[i] : a->period};
 	r->cpu = cpu_model_default();
 	char msg[256] = "";
 	if (pmu_new(&cfg, (struct pmu_sample_sink){on_sample, r}, pmu, msg, sizeof(msg)) < 0) {

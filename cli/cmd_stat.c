@@ -42,7 +42,7 @@ static int stat_option(void *ctx, int c, char *arg)
 	switch (c) {
 	case 'e':
 		if (strcmp(arg, "list") == 0) {
-			eventlist_print_known();
+			eventlist_print_known(stdout);
 			exit(0);
 		}
 		return eventlist_add(&a->el, arg, "pmusim stat");

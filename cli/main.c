@@ -19,6 +19,7 @@ static const char usage[] =
 	"  script     print the samples of a perf.data file (perf script's text)\n"
 	"  report     edge profile of a recording: text, JSON, BOLT fdata, AutoFDO text\n"
 	"  validate   compare a recording's edge profile with the exact truth (overlap)\n"
+	"  list       the modelled events and their encodings (perf list)\n"
 	"  uniformity record a program K times and test whether a profiling method is an\n"
 	"             unbiased estimator of the exact edge counts\n"
 	"\n"
@@ -42,7 +43,7 @@ int main(int argc, char **argv)
 		int (*fn)(int, char **);
 	} cmds[] = {{"run", cmd_run}, {"stat", cmd_stat}, {"record", cmd_record}, {"script", cmd_script},
 		    {"report", cmd_report}, {"validate", cmd_validate},
-		    {"uniformity", cmd_uniformity}};
+		    {"uniformity", cmd_uniformity}, {"list", cmd_list}};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (strcmp(argv[1], cmds[i].name) == 0)
 			return cmds[i].fn(argc - 1, argv + 1);
