@@ -90,6 +90,8 @@ struct record_args {
 	int pmu_seed_given;  /* else the PMU draws from --seed */
 	int skid_cycles, lbr;
 	uint32_t filter;
+	int b_given;         /* -b: perf's rule, it is -j any and may not disagree with -j */
+	const char *j_spec;  /* the -j given, for messages */
 	const char *out;
 	int rep_mode;        /* enum rep_mode, -1 without --rep */
 	uint64_t rep_entries;
@@ -97,15 +99,41 @@ struct record_args {
 	struct tstack_options ts;
 };
 
+/* The first privilege word of spec that is not u (k, hv), of length *len. */
+static const char *other_privilege(const char *spec, int *len)
+{
+	for (const char *p = spec; *p;) {
+		int n = (int)strcspn(p, ",");
+		if ((n == 1 && *p == 'k') || (n == 2 && strncmp(p, "hv", 2) == 0))
+			return *len = n, p;
+		p += n + (p[n] == ',');
+	}
+	return *len = 0, NULL;
+}
+
 static int parse_filter(struct record_args *a, const char *spec, const char *cmd)
 {
 	const char *bad;
-	int user;
-	if (lbr_parse_filter(spec, &a->filter, &bad, &user) < 0) {
-		fprintf(stderr, "%s: unknown branch filter '%.*s' in '%s'\n", cmd, (int)strcspn(bad, ","), bad,
+	int user, len;
+	uint32_t f;
+	if (lbr_parse_filter(spec, &f, &bad, &user) < 0) {
+		fprintf(stderr, "%s: unknown branch filter '%.*s' in -j '%s'\n", cmd, (int)strcspn(bad, ","), bad,
 			spec);
 		return -1;
 	}
+	/* perf: privilege words restrict the levels; without u nothing the model
+	 * runs can be recorded, so refuse rather than write empty branch stacks */
+	if (!user && (bad = other_privilege(spec, &len)) != NULL) {
+		fprintf(stderr, "%s: branch filter '%.*s' in -j '%s' keeps %s branches only, and the model runs "
+			"user code only (drop it, or add u)\n", cmd, len, bad, spec, len == 1 ? "kernel" : "hypervisor");
+		return -1;
+	}
+	if (a->j_spec && f != a->filter) {
+		fprintf(stderr, "%s: -j '%s' and -j '%s' disagree: give one branch filter\n", cmd, a->j_spec, spec);
+		return -1;
+	}
+	a->filter = f;
+	a->j_spec = spec;
 	a->lbr = 1;
 	return 0;
 }
@@ -125,7 +153,7 @@ static int record_option(void *ctx, int c, char *arg)
 		return option_positive(cmd, "-c", arg, &a->period);
 	case O_DELTA: return parse_num(arg, &a->delta, "--delta", cmd);
 	case O_PMU_SEED: a->pmu_seed_given = 1; return parse_num(arg, &a->pmu_seed, "--pmu-seed", cmd);
-	case 'b': a->lbr = 1; a->filter = LBR_F_ANY; return 0;
+	case 'b': a->b_given = 1; return 0;
 	case 'j': return parse_filter(a, arg, cmd);
 	case O_LBR_DEPTH: return parse_num(arg, &a->depth, "--lbr-depth", cmd);
 	case O_REFILL: return parse_num(arg, &a->refill, "--refill", cmd);
@@ -201,6 +229,11 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		return -1;
 	if (a->el.n == 0 && eventlist_add(&a->el, "cycles", p->cmd) < 0)
 		return -1;
+	if (a->b_given && a->j_spec && a->filter != LBR_F_ANY)
+		return fprintf(stderr, "%s: -b (= -j any) and -j '%s' disagree: give one of them\n", p->cmd, a->j_spec),
+		       -1;
+	if (a->b_given)
+		a->lbr = 1, a->filter = LBR_F_ANY;
 	if (a->delta && a->delta >= a->period)
 		return fprintf(stderr, "%s: --delta must be smaller than the period\n", p->cmd), -1;
 	if (a->rep_sse && (a->rep_mode < 0 || a->rep_mode == REP_PATCH))
@@ -255,6 +288,7 @@ struct recorder {
 	struct rep_recording rep;
 	struct tstack_recording ts;
 	struct perf_branch br[LBR_MAX_DEPTH];
+	uint64_t pmu_samples;  /* samples of the -e events (not REP or stack records) */
 	char *files[SIM_MAX_MAPPINGS]; /* files whose build id is written (copies: the
 	                                * machine frees a process's paths with its image) */
 	size_t nfiles;
@@ -318,8 +352,40 @@ static void on_sample(void *ctx, const struct pmu_sample *s)
 		ps.raw = raw;
 		ps.raw_size = sizeof(raw);
 	}
+	r->pmu_samples++;
 	if (!r->err)
 		r->err = perfdata_write_sample(r->w, &ps);
+}
+
+/* 1234567 -> 1230000: three significant digits, at least 1. */
+static uint64_t round3(uint64_t v)
+{
+	uint64_t scale = 1;
+	while (v / scale >= 1000)
+		scale *= 10;
+	uint64_t r = v / scale * scale;
+	return r ? r : 1;
+}
+
+#define FEW_SAMPLES 100
+
+/* A recording this short makes a poor profile: name the period that would
+ * have given about a thousand samples (from each event's exact count). */
+static void warn_few_samples(const struct record_args *a, const struct pmu *pmu, uint64_t nsamples)
+{
+	if (nsamples >= FEW_SAMPLES || a->el.n == 0)
+		return;
+	char line[1024];
+	int n = snprintf(line, sizeof(line), "pmusim record: warning: only %llu sample%s;", (unsigned long long)nsamples,
+			 nsamples == 1 ? "" : "s");
+	for (size_t i = 0; i < a->el.n && n < (int)sizeof(line) - 1; i++) {
+		uint64_t count = pmu_count(pmu, (uint32_t)i), period = round3(count / 1000);
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%s%s -c %llu would give about %llu", i ? "," : "",
+			      a->el.n > 1 ? " " : "", a->el.n > 1 ? a->el.name[i] : "", (unsigned long long)period,
+			      (unsigned long long)(count / period));
+	}
+	fprintf(stderr, "%s (the run counted %llu %s)\n", line, (unsigned long long)pmu_count(pmu, 0),
+		a->el.name[0]);
 }
 
 /* Simulated time, for the REP recording and the stack tracer. */
@@ -587,6 +653,7 @@ int cmd_record(int argc, char **argv)
 			snprintf(size, sizeof(size), "%.3f MB ", (double)stt.st_size / (1024.0 * 1024.0));
 		fprintf(stderr, "[ pmusim record: Captured and wrote %s%s (%llu samples)%s ]\n", size, a.out,
 			(unsigned long long)nsamples, r.err ? ", cut short by a write error" : "");
+		warn_few_samples(&a, pmu, nsamples);
 		if (r.ts.unit)
 			fprintf(stderr, "[ pmusim record: %llu stack snapshots, %llu frames, %llu work-area overflows ]\n",
 				(unsigned long long)r.ts.snapshots, (unsigned long long)r.ts.frames,
