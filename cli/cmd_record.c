@@ -32,15 +32,26 @@ static const char record_usage[] =
 	"(IP, TID, TIME, PERIOD and, with -b/-j, the LBR newest first) to perf.data.\n"
 	"\n"
 	"options:\n"
-	"  -e, --event EV,...   events to sample (default cycles; `pmusim stat -e list`)\n"
-	"  -c, --count PERIOD   sampling period in events (default 100003)\n"
+	"  -e, --event EV,...   events to sample (default cycles; `pmusim list`): names in\n"
+	"                       any case, rUUEE, cpu/event=0xEE,umask=0xUU/, EV/period=N/,\n"
+	"                       {EV,EV} groups (no multiplexing: every event has its own\n"
+	"                       counter and every count is exact)\n"
+	"  -c, --count PERIOD   sampling period in events (default 100003; 100k, 1e6 and\n"
+	"                       0x1f are numbers too: k, M, G multiply by 10^3, 10^6, 10^9)\n"
+	"  -F, --freq FREQ      samples per second of simulated time (the model's cycles\n"
+	"                       at its clock), as perf's -F: the period starts at the\n"
+	"                       clock's cycles per 1/FREQ s and after every sample moves\n"
+	"                       1/8 of the way to the period the last interval's event\n"
+	"                       rate asks for (Linux's perf_adjust_period); not with -c\n"
 	"  --delta D            add a random 0..D to every period (seeded by --pmu-seed)\n"
 	"  --pmu-seed N         seed of the PMU's random choices (the period deltas);\n"
 	"                       default --seed's value. Another --pmu-seed with the same\n"
 	"                       --seed runs the same program with other sample points\n"
 	"  -b, --branch-any     sample the LBR: every taken branch (= -j any)\n"
 	"  -j, --branch-filter FILTER,...  LBR filter: any, any_call, any_ret, ind_call,\n"
-	"                       ind_jmp, call, cond, and u (k, hv: kernel, none here)\n"
+	"                       ind_jmp, call, cond, and u (k or hv without u is refused:\n"
+	"                       the model runs user code only); -b with another -j is\n"
+	"                       refused as perf refuses it\n"
 	"  --lbr-depth N        LBR entries: 4, 8, 16, 32 or 64 (default 32)\n"
 	"  --skid N[c]          the interrupt lands N instructions (Nc: N cycles) after\n"
 	"                       the overflow (default 0: at the eventing instruction)\n"
@@ -74,7 +85,8 @@ static const char record_usage[] =
 	"\n"
 	"exit status: the program's; 124 when --max-insns stopped it; 125 when every thread\n"
 	"waits forever (deadlock); 2 on pmusim errors.\n"
-	"The file is complete even when the program crashes or pmusim is interrupted.\n";
+	"The file is complete even when the program crashes or pmusim is interrupted.\n"
+	"Fewer than 100 samples: a warning names the -c that would give about 1000.\n";
 
 enum {
 	O_DELTA = PROG_OPT_END, O_LBR_DEPTH, O_SKID, O_REFILL, O_REP, O_REP_BUFFER, O_REP_TBE, O_REP_SSE,
@@ -86,6 +98,8 @@ struct record_args {
 	const char *cmd;     /* for messages */
 	struct eventlist el;
 	uint64_t period, delta, skid, refill, depth;
+	uint64_t freq;       /* -F: samples per simulated second (0: -c's period) */
+	int c_given;
 	uint64_t pmu_seed;
 	int pmu_seed_given;  /* else the PMU draws from --seed */
 	int skid_cycles, lbr;
@@ -150,7 +164,9 @@ static int record_option(void *ctx, int c, char *arg)
 	switch (c) {
 	case 'e': return eventlist_add(&a->el, arg, cmd);
 	case 'c':
+		a->c_given = 1;
 		return option_positive(cmd, "-c", arg, &a->period);
+	case 'F': return option_positive(cmd, "-F", arg, &a->freq);
 	case O_DELTA: return parse_num(arg, &a->delta, "--delta", cmd);
 	case O_PMU_SEED: a->pmu_seed_given = 1; return parse_num(arg, &a->pmu_seed, "--pmu-seed", cmd);
 	case 'b': a->b_given = 1; return 0;
@@ -213,6 +229,7 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 	a->cmd = p->cmd;
 	static const struct option opts[] = {
 		PROG_LONG_OPTIONS, {"event", required_argument, 0, 'e'}, {"count", required_argument, 0, 'c'},
+		{"freq", required_argument, 0, 'F'},
 		{"delta", required_argument, 0, O_DELTA}, {"branch-any", no_argument, 0, 'b'},
 		{"branch-filter", required_argument, 0, 'j'}, {"lbr-depth", required_argument, 0, O_LBR_DEPTH},
 		{"skid", required_argument, 0, O_SKID}, {"refill", required_argument, 0, O_REFILL},
@@ -225,7 +242,7 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		{"tstack-mark", required_argument, 0, O_TSTACK_MARK}, {"tstack-dwarf", required_argument, 0, O_TSTACK_DWARF},
 		{"tstack-start", required_argument, 0, O_TSTACK_START}, {"pmu-seed", required_argument, 0, O_PMU_SEED},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	if (program_parse(p, argc, argv, "+he:c:bj:o:", opts, record_usage, record_option, a) < 0)
+	if (program_parse(p, argc, argv, "+he:c:F:bj:o:", opts, record_usage, record_option, a) < 0)
 		return -1;
 	if (a->el.n == 0 && eventlist_add(&a->el, "cycles", p->cmd) < 0)
 		return -1;
@@ -234,6 +251,14 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		       -1;
 	if (a->b_given)
 		a->lbr = 1, a->filter = LBR_F_ANY;
+	if (a->freq && a->c_given)
+		return fprintf(stderr, "%s: -F (a frequency) and -c (a period) exclude each other: give one\n", p->cmd),
+		       -1;
+	if (a->freq && a->delta)
+		return fprintf(stderr, "%s: --delta goes with -c, not -F (the period already varies)\n", p->cmd), -1;
+	if (a->freq > (uint64_t)cpu_model_default()->mhz * 1000000)
+		return fprintf(stderr, "%s: -F %llu is above the clock (%u MHz): at most one sample per cycle\n", p->cmd,
+			       (unsigned long long)a->freq, cpu_model_default()->mhz), -1;
 	if (a->delta && a->delta >= a->period)
 		return fprintf(stderr, "%s: --delta must be smaller than the period\n", p->cmd), -1;
 	if (a->rep_sse && (a->rep_mode < 0 || a->rep_mode == REP_PATCH))
@@ -378,6 +403,13 @@ static void warn_few_samples(const struct record_args *a, const struct pmu *pmu,
 	char line[1024];
 	int n = snprintf(line, sizeof(line), "pmusim record: warning: only %llu sample%s;", (unsigned long long)nsamples,
 			 nsamples == 1 ? "" : "s");
+	if (a->freq) { /* about 1000 samples in the run's simulated time */
+		uint64_t cyc = pmu_cycles(pmu), hz = (uint64_t)cpu_model_default()->mhz * 1000000;
+		uint64_t f = round3(cyc ? (uint64_t)((unsigned __int128)hz * 1000 / cyc) : hz);
+		fprintf(stderr, "%s -F %llu would give about 1000 (the run took %.6f s of simulated time)\n", line,
+			(unsigned long long)f, (double)cyc / (double)hz);
+		return;
+	}
 	for (size_t i = 0; i < a->el.n && n < (int)sizeof(line) - 1; i++) {
 		uint64_t count = pmu_count(pmu, (uint32_t)i), period = round3(count / 1000);
 		n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%s%s -c %llu would give about %llu", i ? "," : "",
@@ -423,7 +455,8 @@ static int open_output(struct recorder *r, const struct record_args *a, const st
 	for (size_t i = 0; i < a->el.n; i++) {
 		ev[i] = (struct perfdata_event){
 			.name = a->el.name[i], .type = a->el.perf_type[i], .config = a->el.perf_config[i],
-			.sample_period = a->el.period[i] ? a->el.period[i] : a->period, .sample_type = st,
+			.sample_period = a->el.period[i] ? a->el.period[i] : a->freq ? a->freq : a->period,
+			.freq = !a->el.period[i] && a->freq, .sample_type = st,
 			.branch_sample_type = a->lbr ? branch_sample_type(a->filter) : 0, .id = i + 1,
 			.precise_ip = a->skid == 0 ? 3 : a->el.spec[i].precise,
 		};
@@ -571,7 +604,8 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 		.seed = a->pmu_seed_given ? a->pmu_seed : p->so.seed,
 	};
 	for (size_t i = 0; i < a->el.n; i++)
-		cfg.ctr[i] = (struct pmu_counter_config){a->el.spec[i].ev, a->el.period[i] ? a->el.period[i] : a->period};
+		cfg.ctr[i] = (struct pmu_counter_config){a->el.spec[i].ev, a->el.period[i] ? a->el.period[i] : a->period,
+							 a->el.period[i] ? 0 : a->freq};
 	r->cpu = cpu_model_default();
 	char msg[256] = "";
 	if (pmu_new(&cfg, (struct pmu_sample_sink){on_sample, r}, pmu, msg, sizeof(msg)) < 0) {
