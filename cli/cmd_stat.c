@@ -155,26 +155,19 @@ static void print_json(FILE *f, const struct pmu *pmu, const struct stat_args *a
 static void print_table(FILE *f, const struct program *p, const struct pmu *pmu,
 			const struct stat_args *a, uint64_t ns)
 {
-	int has_ins, has_cyc, has_br;
-	uint64_t ins = count_of(pmu, a, EV_INSTRUCTIONS, &has_ins);
-	uint64_t cyc = count_of(pmu, a, EV_CYCLES, &has_cyc);
-	uint64_t br = count_of(pmu, a, EV_BRANCHES, &has_br);
 	fprintf(f, "\n Performance counter stats for '");
 	for (char *const *v = p->so.argv; *v; v++)
 		fprintf(f, "%s%s", v == p->so.argv ? "" : " ", *v);
 	fprintf(f, "':\n\n");
 	for (size_t i = 0; i < a->el.n; i++) {
 		char num[40];
-		uint64_t v = pmu_count(pmu, (uint32_t)i);
-		thousands(v, num);
+		thousands(pmu_count(pmu, (uint32_t)i), num);
 		fprintf(f, "%18s      %s", num, a->el.name[i]);
 		int pad = 30 - (int)strlen(a->el.name[i]);
-		if (a->el.spec[i].ev == EV_INSTRUCTIONS && has_cyc && cyc)
-			fprintf(f, "%*s #  %6.2f  insn per cycle", pad, "", (double)v / (double)cyc);
-		else if (a->el.spec[i].ev == EV_BRANCH_MISSES && has_br && br)
-			fprintf(f, "%*s #  %6.2f%% of all branches", pad, "", 100.0 * (double)v / (double)br);
-		else if (a->el.spec[i].ev == EV_CYCLES && has_ins && ins)
-			fprintf(f, "%*s #  %6.2f  cycles per insn", pad, "", (double)v / (double)ins);
+		double mv;
+		const char *mu;
+		if (metric_of(pmu, a, i, &mv, &mu))
+			fprintf(f, "%*s #  %6.2f%s %s", pad, "", mv, a->el.spec[i].ev == EV_BRANCH_MISSES ? "%" : " ", mu);
 		fputc('\n', f);
 	}
 	fprintf(f, "\n %18.9f seconds time elapsed (simulated, %s model at %u MHz)\n\n", (double)ns / 1e9,
