@@ -14,6 +14,7 @@
 #include "cli/eventlist.h"
 #include "cli/program.h"
 #include "cli/record_rep.h"
+#include "cli/record_sampling.h"
 #include "cli/record_tstack.h"
 #include "common/buildid.h"
 #include "common/elf_bias.h"
@@ -113,41 +114,10 @@ struct record_args {
 	struct tstack_options ts;
 };
 
-/* The first privilege word of spec that is not u (k, hv), of length *len. */
-static const char *other_privilege(const char *spec, int *len)
-{
-	for (const char *p = spec; *p;) {
-		int n = (int)strcspn(p, ",");
-		if ((n == 1 && *p == 'k') || (n == 2 && strncmp(p, "hv", 2) == 0))
-			return *len = n, p;
-		p += n + (p[n] == ',');
-	}
-	return *len = 0, NULL;
-}
-
 static int parse_filter(struct record_args *a, const char *spec, const char *cmd)
 {
-	const char *bad;
-	int user, len;
-	uint32_t f;
-	if (lbr_parse_filter(spec, &f, &bad, &user) < 0) {
-		fprintf(stderr, "%s: unknown branch filter '%.*s' in -j '%s'\n", cmd, (int)strcspn(bad, ","), bad,
-			spec);
+	if (record_branch_filter(cmd, spec, &a->filter, &a->j_spec) < 0)
 		return -1;
-	}
-	/* perf: privilege words restrict the levels; without u nothing the model
-	 * runs can be recorded, so refuse rather than write empty branch stacks */
-	if (!user && (bad = other_privilege(spec, &len)) != NULL) {
-		fprintf(stderr, "%s: branch filter '%.*s' in -j '%s' keeps %s branches only, and the model runs "
-			"user code only (drop it, or add u)\n", cmd, len, bad, spec, len == 1 ? "kernel" : "hypervisor");
-		return -1;
-	}
-	if (a->j_spec && f != a->filter) {
-		fprintf(stderr, "%s: -j '%s' and -j '%s' disagree: give one branch filter\n", cmd, a->j_spec, spec);
-		return -1;
-	}
-	a->filter = f;
-	a->j_spec = spec;
 	a->lbr = 1;
 	return 0;
 }
@@ -246,9 +216,8 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		return -1;
 	if (a->el.n == 0 && eventlist_add(&a->el, "cycles", p->cmd) < 0)
 		return -1;
-	if (a->b_given && a->j_spec && a->filter != LBR_F_ANY)
-		return fprintf(stderr, "%s: -b (= -j any) and -j '%s' disagree: give one of them\n", p->cmd, a->j_spec),
-		       -1;
+	if (a->b_given && record_branch_any(p->cmd, a->j_spec, a->filter) < 0)
+		return -1;
 	if (a->b_given)
 		a->lbr = 1, a->filter = LBR_F_ANY;
 	if (a->freq && a->c_given)
@@ -380,44 +349,6 @@ static void on_sample(void *ctx, const struct pmu_sample *s)
 	r->pmu_samples++;
 	if (!r->err)
 		r->err = perfdata_write_sample(r->w, &ps);
-}
-
-/* 1234567 -> 1230000: three significant digits, at least 1. */
-static uint64_t round3(uint64_t v)
-{
-	uint64_t scale = 1;
-	while (v / scale >= 1000)
-		scale *= 10;
-	uint64_t r = v / scale * scale;
-	return r ? r : 1;
-}
-
-#define FEW_SAMPLES 100
-
-/* A recording this short makes a poor profile: name the period that would
- * have given about a thousand samples (from each event's exact count). */
-static void warn_few_samples(const struct record_args *a, const struct pmu *pmu, uint64_t nsamples)
-{
-	if (nsamples >= FEW_SAMPLES || a->el.n == 0)
-		return;
-	char line[1024];
-	int n = snprintf(line, sizeof(line), "pmusim record: warning: only %llu sample%s;", (unsigned long long)nsamples,
-			 nsamples == 1 ? "" : "s");
-	if (a->freq) { /* about 1000 samples in the run's simulated time */
-		uint64_t cyc = pmu_cycles(pmu), hz = (uint64_t)cpu_model_default()->mhz * 1000000;
-		uint64_t f = round3(cyc ? (uint64_t)((unsigned __int128)hz * 1000 / cyc) : hz);
-		fprintf(stderr, "%s -F %llu would give about 1000 (the run took %.6f s of simulated time)\n", line,
-			(unsigned long long)f, (double)cyc / (double)hz);
-		return;
-	}
-	for (size_t i = 0; i < a->el.n && n < (int)sizeof(line) - 1; i++) {
-		uint64_t count = pmu_count(pmu, (uint32_t)i), period = round3(count / 1000);
-		n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%s%s -c %llu would give about %llu", i ? "," : "",
-			      a->el.n > 1 ? " " : "", a->el.n > 1 ? a->el.name[i] : "", (unsigned long long)period,
-			      (unsigned long long)(count / period));
-	}
-	fprintf(stderr, "%s (the run counted %llu %s)\n", line, (unsigned long long)pmu_count(pmu, 0),
-		a->el.name[0]);
 }
 
 /* Simulated time, for the REP recording and the stack tracer. */
@@ -687,7 +618,7 @@ int cmd_record(int argc, char **argv)
 			snprintf(size, sizeof(size), "%.3f MB ", (double)stt.st_size / (1024.0 * 1024.0));
 		fprintf(stderr, "[ pmusim record: Captured and wrote %s%s (%llu samples)%s ]\n", size, a.out,
 			(unsigned long long)nsamples, r.err ? ", cut short by a write error" : "");
-		warn_few_samples(&a, pmu, nsamples);
+		record_warn_few_samples(&a.el, a.freq, pmu, nsamples);
 		if (r.ts.unit)
 			fprintf(stderr, "[ pmusim record: %llu stack snapshots, %llu frames, %llu work-area overflows ]\n",
 				(unsigned long long)r.ts.snapshots, (unsigned long long)r.ts.frames,
