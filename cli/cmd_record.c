@@ -24,7 +24,7 @@
 #define DEFAULT_PERIOD 100003
 
 static const char record_usage[] =
-	"usage: pmusim record [-e EV,...] [-c PERIOD] [--delta D] [-b | -j FILTER,...]\n"
+	"usage: pmusim record [-e EV,...] [-c PERIOD | -F FREQ] [--delta D] [-b | -j FILTER,...]\n"
 	"                     [--lbr-depth N] [--skid N[c]] [--refill A] [-o FILE]\n"
 	"                     [options] [--] PROG [ARGS...]\n"
 	"\n"
@@ -43,7 +43,9 @@ static const char record_usage[] =
 	"                       at its clock), as perf's -F: the period starts at the\n"
 	"                       clock's cycles per 1/FREQ s and after every sample moves\n"
 	"                       1/8 of the way to the period the last interval's event\n"
-	"                       rate asks for (Linux's perf_adjust_period); not with -c\n"
+	"                       rate asks for (Linux's perf_adjust_period); for cycles\n"
+	"                       at the 2000 MHz clock -F 1000 is a period of 2,000,000.\n"
+	"                       Not with -c or --delta\n"
 	"  --delta D            add a random 0..D to every period (seeded by --pmu-seed)\n"
 	"  --pmu-seed N         seed of the PMU's random choices (the period deltas);\n"
 	"                       default --seed's value. Another --pmu-seed with the same\n"
