@@ -33,7 +33,8 @@ static const struct pmu_event_desc table[EV_COUNT] = {
 	[EV_INDIRECT] = {"br_inst_retired.indirect", NULL, NULL, 4, 0x80c4,
 			 "indirect jumps and calls retired (returns excluded)"},
 	[EV_REP_ITERATIONS] = {"rep_iterations", NULL, NULL, 4, 0x5250,
-			       "iterations of REP string instructions"},
+			       "iterations of REP string instructions (an encoding of pmusim's own: no "
+			       "CPU counts this event)"},
 };
 
 const struct pmu_event_desc *pmu_event_desc(enum pmu_event ev)
