@@ -14,6 +14,7 @@ int cmd_script(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_uniformity(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 
 /* Checks a `pmusim record` command line (argv[0] "record", options, PROG and
  * its arguments) without running anything: 0, or -1 with one line printed on

@@ -14,6 +14,7 @@
 #include "cli/eventlist.h"
 #include "cli/program.h"
 #include "cli/record_rep.h"
+#include "cli/record_sampling.h"
 #include "cli/record_tstack.h"
 #include "common/buildid.h"
 #include "common/elf_bias.h"
@@ -23,7 +24,7 @@
 #define DEFAULT_PERIOD 100003
 
 static const char record_usage[] =
-	"usage: pmusim record [-e EV,...] [-c PERIOD] [--delta D] [-b | -j FILTER,...]\n"
+	"usage: pmusim record [-e EV,...] [-c PERIOD | -F FREQ] [--delta D] [-b | -j FILTER,...]\n"
 	"                     [--lbr-depth N] [--skid N[c]] [--refill A] [-o FILE]\n"
 	"                     [options] [--] PROG [ARGS...]\n"
 	"\n"
@@ -32,15 +33,28 @@ static const char record_usage[] =
 	"(IP, TID, TIME, PERIOD and, with -b/-j, the LBR newest first) to perf.data.\n"
 	"\n"
 	"options:\n"
-	"  -e, --event EV,...   events to sample (default cycles; `pmusim stat -e list`)\n"
-	"  -c, --count PERIOD   sampling period in events (default 100003)\n"
+	"  -e, --event EV,...   events to sample (default cycles; `pmusim list`): names in\n"
+	"                       any case, rUUEE, cpu/event=0xEE,umask=0xUU/, EV/period=N/,\n"
+	"                       {EV,EV} groups (no multiplexing: every event has its own\n"
+	"                       counter and every count is exact)\n"
+	"  -c, --count PERIOD   sampling period in events (default 100003; 100k, 1e6 and\n"
+	"                       0x1f are numbers too: k, M, G multiply by 10^3, 10^6, 10^9)\n"
+	"  -F, --freq FREQ      samples per second of simulated time (the model's cycles\n"
+	"                       at its clock), as perf's -F: the period starts at the\n"
+	"                       clock's cycles per 1/FREQ s and after every sample moves\n"
+	"                       1/8 of the way to the period the last interval's event\n"
+	"                       rate asks for (Linux's perf_adjust_period); for cycles\n"
+	"                       at the 2000 MHz clock -F 1000 is a period of 2,000,000.\n"
+	"                       Not with -c or --delta\n"
 	"  --delta D            add a random 0..D to every period (seeded by --pmu-seed)\n"
 	"  --pmu-seed N         seed of the PMU's random choices (the period deltas);\n"
 	"                       default --seed's value. Another --pmu-seed with the same\n"
 	"                       --seed runs the same program with other sample points\n"
 	"  -b, --branch-any     sample the LBR: every taken branch (= -j any)\n"
 	"  -j, --branch-filter FILTER,...  LBR filter: any, any_call, any_ret, ind_call,\n"
-	"                       ind_jmp, call, cond, and u (k, hv: kernel, none here)\n"
+	"                       ind_jmp, call, cond, and u (k or hv without u is refused:\n"
+	"                       the model runs user code only); -b with another -j is\n"
+	"                       refused as perf refuses it\n"
 	"  --lbr-depth N        LBR entries: 4, 8, 16, 32 or 64 (default 32)\n"
 	"  --skid N[c]          the interrupt lands N instructions (Nc: N cycles) after\n"
 	"                       the overflow (default 0: at the eventing instruction)\n"
@@ -74,7 +88,8 @@ static const char record_usage[] =
 	"\n"
 	"exit status: the program's; 124 when --max-insns stopped it; 125 when every thread\n"
 	"waits forever (deadlock); 2 on pmusim errors.\n"
-	"The file is complete even when the program crashes or pmusim is interrupted.\n";
+	"The file is complete even when the program crashes or pmusim is interrupted.\n"
+	"Fewer than 100 samples: a warning names the -c that would give about 1000.\n";
 
 enum {
 	O_DELTA = PROG_OPT_END, O_LBR_DEPTH, O_SKID, O_REFILL, O_REP, O_REP_BUFFER, O_REP_TBE, O_REP_SSE,
@@ -86,10 +101,14 @@ struct record_args {
 	const char *cmd;     /* for messages */
 	struct eventlist el;
 	uint64_t period, delta, skid, refill, depth;
+	uint64_t freq;       /* -F: samples per simulated second (0: -c's period) */
+	int c_given;
 	uint64_t pmu_seed;
 	int pmu_seed_given;  /* else the PMU draws from --seed */
 	int skid_cycles, lbr;
 	uint32_t filter;
+	int b_given;         /* -b: perf's rule, it is -j any and may not disagree with -j */
+	const char *j_spec;  /* the -j given, for messages */
 	const char *out;
 	int rep_mode;        /* enum rep_mode, -1 without --rep */
 	uint64_t rep_entries;
@@ -99,22 +118,15 @@ struct record_args {
 
 static int parse_filter(struct record_args *a, const char *spec, const char *cmd)
 {
-	const char *bad;
-	int user;
-	if (lbr_parse_filter(spec, &a->filter, &bad, &user) < 0) {
-		fprintf(stderr, "%s: unknown branch filter '%.*s' in '%s'\n", cmd, (int)strcspn(bad, ","), bad,
-			spec);
+	if (record_branch_filter(cmd, spec, &a->filter, &a->j_spec) < 0)
 		return -1;
-	}
 	a->lbr = 1;
 	return 0;
 }
 
 static int parse_num(const char *arg, uint64_t *v, const char *opt, const char *cmd)
 {
-	if (parse_u64(arg, v) < 0)
-		return fprintf(stderr, "%s: %s needs a number, not '%s'\n", cmd, opt, arg), -1;
-	return 0;
+	return option_u64(cmd, opt, arg, v);
 }
 
 static int record_option(void *ctx, int c, char *arg)
@@ -124,12 +136,12 @@ static int record_option(void *ctx, int c, char *arg)
 	switch (c) {
 	case 'e': return eventlist_add(&a->el, arg, cmd);
 	case 'c':
-		if (parse_num(arg, &a->period, "-c", cmd) < 0 || a->period == 0)
-			return fprintf(stderr, "%s: -c needs a positive period\n", cmd), -1;
-		return 0;
+		a->c_given = 1;
+		return option_positive(cmd, "-c", arg, &a->period);
+	case 'F': return option_positive(cmd, "-F", arg, &a->freq);
 	case O_DELTA: return parse_num(arg, &a->delta, "--delta", cmd);
 	case O_PMU_SEED: a->pmu_seed_given = 1; return parse_num(arg, &a->pmu_seed, "--pmu-seed", cmd);
-	case 'b': a->lbr = 1; a->filter = LBR_F_ANY; return 0;
+	case 'b': a->b_given = 1; return 0;
 	case 'j': return parse_filter(a, arg, cmd);
 	case O_LBR_DEPTH: return parse_num(arg, &a->depth, "--lbr-depth", cmd);
 	case O_REFILL: return parse_num(arg, &a->refill, "--refill", cmd);
@@ -189,6 +201,7 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 	a->cmd = p->cmd;
 	static const struct option opts[] = {
 		PROG_LONG_OPTIONS, {"event", required_argument, 0, 'e'}, {"count", required_argument, 0, 'c'},
+		{"freq", required_argument, 0, 'F'},
 		{"delta", required_argument, 0, O_DELTA}, {"branch-any", no_argument, 0, 'b'},
 		{"branch-filter", required_argument, 0, 'j'}, {"lbr-depth", required_argument, 0, O_LBR_DEPTH},
 		{"skid", required_argument, 0, O_SKID}, {"refill", required_argument, 0, O_REFILL},
@@ -201,10 +214,22 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		{"tstack-mark", required_argument, 0, O_TSTACK_MARK}, {"tstack-dwarf", required_argument, 0, O_TSTACK_DWARF},
 		{"tstack-start", required_argument, 0, O_TSTACK_START}, {"pmu-seed", required_argument, 0, O_PMU_SEED},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	if (program_parse(p, argc, argv, "+he:c:bj:o:", opts, record_usage, record_option, a) < 0)
+	if (program_parse(p, argc, argv, "+he:c:F:bj:o:", opts, record_usage, record_option, a) < 0)
 		return -1;
 	if (a->el.n == 0 && eventlist_add(&a->el, "cycles", p->cmd) < 0)
 		return -1;
+	if (a->b_given && record_branch_any(p->cmd, a->j_spec, a->filter) < 0)
+		return -1;
+	if (a->b_given)
+		a->lbr = 1, a->filter = LBR_F_ANY;
+	if (a->freq && a->c_given)
+		return fprintf(stderr, "%s: -F (a frequency) and -c (a period) exclude each other: give one\n", p->cmd),
+		       -1;
+	if (a->freq && a->delta)
+		return fprintf(stderr, "%s: --delta goes with -c, not -F (the period already varies)\n", p->cmd), -1;
+	if (a->freq > (uint64_t)cpu_model_default()->mhz * 1000000)
+		return fprintf(stderr, "%s: -F %llu is above the clock (%u MHz): at most one sample per cycle\n", p->cmd,
+			       (unsigned long long)a->freq, cpu_model_default()->mhz), -1;
 	if (a->delta && a->delta >= a->period)
 		return fprintf(stderr, "%s: --delta must be smaller than the period\n", p->cmd), -1;
 	if (a->rep_sse && (a->rep_mode < 0 || a->rep_mode == REP_PATCH))
@@ -259,6 +284,7 @@ struct recorder {
 	struct rep_recording rep;
 	struct tstack_recording ts;
 	struct perf_branch br[LBR_MAX_DEPTH];
+	uint64_t pmu_samples;  /* samples of the -e events (not REP or stack records) */
 	char *files[SIM_MAX_MAPPINGS]; /* files whose build id is written (copies: the
 	                                * machine frees a process's paths with its image) */
 	size_t nfiles;
@@ -322,6 +348,7 @@ static void on_sample(void *ctx, const struct pmu_sample *s)
 		ps.raw = raw;
 		ps.raw_size = sizeof(raw);
 	}
+	r->pmu_samples++;
 	if (!r->err)
 		r->err = perfdata_write_sample(r->w, &ps);
 }
@@ -359,10 +386,10 @@ static int open_output(struct recorder *r, const struct record_args *a, const st
 	if (a->ts.dwarf_stack)
 		st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	for (size_t i = 0; i < a->el.n; i++) {
-		const struct pmu_event_desc *d = pmu_event_desc(a->el.spec[i].ev);
 		ev[i] = (struct perfdata_event){
-			.name = a->el.name[i], .type = d->perf_type, .config = d->perf_config,
-			.sample_period = a->period, .sample_type = st,
+			.name = a->el.name[i], .type = a->el.perf_type[i], .config = a->el.perf_config[i],
+			.sample_period = a->el.period[i] ? a->el.period[i] : a->freq ? a->freq : a->period,
+			.freq = !a->el.period[i] && a->freq, .sample_type = st,
 			.branch_sample_type = a->lbr ? branch_sample_type(a->filter) : 0, .id = i + 1,
 			.precise_ip = a->skid == 0 ? 3 : a->el.spec[i].precise,
 		};
@@ -510,7 +537,8 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 		.seed = a->pmu_seed_given ? a->pmu_seed : p->so.seed,
 	};
 	for (size_t i = 0; i < a->el.n; i++)
-		cfg.ctr[i] = (struct pmu_counter_config){a->el.spec[i].ev, a->period};
+		cfg.ctr[i] = (struct pmu_counter_config){a->el.spec[i].ev, a->el.period[i] ? a->el.period[i] : a->period,
+							 a->el.period[i] ? 0 : a->freq};
 	r->cpu = cpu_model_default();
 	char msg[256] = "";
 	if (pmu_new(&cfg, (struct pmu_sample_sink){on_sample, r}, pmu, msg, sizeof(msg)) < 0) {
@@ -592,6 +620,7 @@ int cmd_record(int argc, char **argv)
 			snprintf(size, sizeof(size), "%.3f MB ", (double)stt.st_size / (1024.0 * 1024.0));
 		fprintf(stderr, "[ pmusim record: Captured and wrote %s%s (%llu samples)%s ]\n", size, a.out,
 			(unsigned long long)nsamples, r.err ? ", cut short by a write error" : "");
+		record_warn_few_samples(&a.el, a.freq, pmu, nsamples);
 		if (r.ts.unit)
 			fprintf(stderr, "[ pmusim record: %llu stack snapshots, %llu frames, %llu work-area overflows ]\n",
 				(unsigned long long)r.ts.snapshots, (unsigned long long)r.ts.frames,

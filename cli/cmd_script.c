@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/program.h"
 #include "common/err.h"
 #include "common/grow.h"
 #include "common/symtab.h"
@@ -227,7 +228,6 @@ static int parse_args(int argc, char **argv, const char **in, unsigned *fields, 
 					     {"fields", required_argument, 0, 'F'},
 					     {"max-stack", required_argument, 0, 'm'},
 					     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	char *end;
 	optind = 1;
 	opterr = 0;
 	int c;
@@ -239,9 +239,8 @@ static int parse_args(int argc, char **argv, const char **in, unsigned *fields, 
 				return -1;
 			break;
 		case 'm':
-			*max_stack = strtoull(optarg, &end, 10);
-			if (end == optarg || *end || optarg[0] == '-')
-				return fprintf(stderr, "pmusim script: --max-stack needs a number, not '%s'\n", optarg), -1;
+			if (option_u64("pmusim script", "--max-stack", optarg, max_stack) < 0)
+				return -1;
 			break;
 		case 'h': fputs(script_usage, stdout); exit(0);
 		default:

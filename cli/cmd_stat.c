@@ -19,12 +19,17 @@ static const char stat_usage[] =
 	"(perf stat's layout). The counts are exact: nothing is sampled or multiplexed.\n"
 	"\n"
 	"options:\n"
-	"  -e, --event EV,...   events to count (repeatable; `-e list` lists them);\n"
+	"  -e, --event EV,...   events to count (repeatable; `pmusim list` lists them; perf's\n"
+	"                       syntax: rUUEE, cpu/event=..,umask=../, {groups} -- counted\n"
+	"                       together: pmusim never multiplexes);\n"
 	"                       default: instructions, cycles, branches, branch-misses,\n"
 	"                       br_inst_retired.near_taken, .cond, .near_call,\n"
 	"                       .near_return, rep_iterations\n"
 	"  -x, --field-separator SEP  one line per event: count SEP unit SEP event SEP\n"
 	"                       run time (ns) SEP percentage running\n"
+	"  -j, --json-output    one JSON object per event, as perf stat -j (perf 6.1):\n"
+	"                       counter-value, unit, event, event-runtime (ns),\n"
+	"                       pcnt-running, metric-value, metric-unit\n"
 	"  -o, --output FILE    write the counts to FILE instead of stderr\n" PROG_OPTIONS_HELP
 	"  -h, --help           this text\n"
 	"\n"
@@ -34,6 +39,7 @@ static const char stat_usage[] =
 struct stat_args {
 	struct eventlist el;
 	const char *sep, *out;
+	int json;
 };
 
 static int stat_option(void *ctx, int c, char *arg)
@@ -42,11 +48,12 @@ static int stat_option(void *ctx, int c, char *arg)
 	switch (c) {
 	case 'e':
 		if (strcmp(arg, "list") == 0) {
-			eventlist_print_known();
+			eventlist_print_known(stdout);
 			exit(0);
 		}
 		return eventlist_add(&a->el, arg, "pmusim stat");
 	case 'x': a->sep = arg; return 0;
+	case 'j': a->json = 1; return 0;
 	case 'o': a->out = arg; return 0;
 	default: return 1;
 	}
@@ -57,9 +64,13 @@ static int parse_args(int argc, char **argv, struct program *p, struct stat_args
 	static const struct option opts[] = {
 		PROG_LONG_OPTIONS, {"event", required_argument, 0, 'e'},
 		{"field-separator", required_argument, 0, 'x'}, {"output", required_argument, 0, 'o'},
+		{"json-output", no_argument, 0, 'j'},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	if (program_parse(p, argc, argv, "+he:x:o:", opts, stat_usage, stat_option, a) < 0)
+	if (program_parse(p, argc, argv, "+he:x:o:j", opts, stat_usage, stat_option, a) < 0)
 		return -1;
+	if (a->json && a->sep)
+		return fprintf(stderr, "%s: -j (JSON) and -x (separated fields) exclude each other: give one\n",
+			       p->cmd), -1;
 	if (a->el.n == 0 &&
 	    eventlist_add(&a->el, "instructions,cycles,branches,branch-misses,br_inst_retired.near_taken,"
 			  "br_inst_retired.cond,br_inst_retired.near_call,br_inst_retired.near_return,"
@@ -89,29 +100,74 @@ static uint64_t count_of(const struct pmu *pmu, const struct stat_args *a, enum 
 	return *found = 0, 0;
 }
 
-static void print_table(FILE *f, const struct program *p, const struct pmu *pmu,
-			const struct stat_args *a, uint64_t ns)
+/* The note perf stat prints beside a count: 0 when the event has none. */
+static int metric_of(const struct pmu *pmu, const struct stat_args *a, size_t i, double *v, const char **unit)
 {
 	int has_ins, has_cyc, has_br;
 	uint64_t ins = count_of(pmu, a, EV_INSTRUCTIONS, &has_ins);
 	uint64_t cyc = count_of(pmu, a, EV_CYCLES, &has_cyc);
 	uint64_t br = count_of(pmu, a, EV_BRANCHES, &has_br);
+	uint64_t n = pmu_count(pmu, (uint32_t)i);
+	switch (a->el.spec[i].ev) {
+	case EV_INSTRUCTIONS:
+		if (!has_cyc || !cyc)
+			return 0;
+		return *v = (double)n / (double)cyc, *unit = "insn per cycle", 1;
+	case EV_BRANCH_MISSES:
+		if (!has_br || !br)
+			return 0;
+		return *v = 100.0 * (double)n / (double)br, *unit = "of all branches", 1;
+	case EV_CYCLES:
+		if (!has_ins || !ins)
+			return 0;
+		return *v = (double)n / (double)ins, *unit = "cycles per insn", 1;
+	default: return 0;
+	}
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* perf stat -j (perf 6.1, util/stat-display.c): one object per line. perf
+ * prints "(null)" as the metric unit of an event without one; pmusim "". */
+static void print_json(FILE *f, const struct pmu *pmu, const struct stat_args *a, uint64_t ns)
+{
+	for (size_t i = 0; i < a->el.n; i++) {
+		double mv = 0;
+		const char *mu = "";
+		metric_of(pmu, a, i, &mv, &mu);
+		fprintf(f, "{\"counter-value\" : \"%llu.000000\", \"unit\" : \"\", \"event\" : ",
+			(unsigned long long)pmu_count(pmu, (uint32_t)i));
+		json_string(f, a->el.name[i]);
+		fprintf(f, ", \"event-runtime\" : %llu, \"pcnt-running\" : 100.00, \"metric-value\" : %f, "
+			"\"metric-unit\" : \"%s\"}\n", (unsigned long long)ns, mv, mu);
+	}
+}
+
+static void print_table(FILE *f, const struct program *p, const struct pmu *pmu,
+			const struct stat_args *a, uint64_t ns)
+{
 	fprintf(f, "\n Performance counter stats for '");
 	for (char *const *v = p->so.argv; *v; v++)
 		fprintf(f, "%s%s", v == p->so.argv ? "" : " ", *v);
 	fprintf(f, "':\n\n");
 	for (size_t i = 0; i < a->el.n; i++) {
 		char num[40];
-		uint64_t v = pmu_count(pmu, (uint32_t)i);
-		thousands(v, num);
+		thousands(pmu_count(pmu, (uint32_t)i), num);
 		fprintf(f, "%18s      %s", num, a->el.name[i]);
 		int pad = 30 - (int)strlen(a->el.name[i]);
-		if (a->el.spec[i].ev == EV_INSTRUCTIONS && has_cyc && cyc)
-			fprintf(f, "%*s #  %6.2f  insn per cycle", pad, "", (double)v / (double)cyc);
-		else if (a->el.spec[i].ev == EV_BRANCH_MISSES && has_br && br)
-			fprintf(f, "%*s #  %6.2f%% of all branches", pad, "", 100.0 * (double)v / (double)br);
-		else if (a->el.spec[i].ev == EV_CYCLES && has_ins && ins)
-			fprintf(f, "%*s #  %6.2f  cycles per insn", pad, "", (double)v / (double)ins);
+		double mv;
+		const char *mu;
+		if (metric_of(pmu, a, i, &mv, &mu))
+			fprintf(f, "%*s #  %6.2f%s %s", pad, "", mv, a->el.spec[i].ev == EV_BRANCH_MISSES ? "%" : " ", mu);
 		fputc('\n', f);
 	}
 	fprintf(f, "\n %18.9f seconds time elapsed (simulated, %s model at %u MHz)\n\n", (double)ns / 1e9,
@@ -127,7 +183,9 @@ static int print_counts(const struct program *p, const struct pmu *pmu, const st
 		return -1;
 	}
 	uint64_t ns = pmu_cycles(pmu) * 1000 / cpu_model_default()->mhz;
-	if (a->sep) {
+	if (a->json) {
+		print_json(o.f, pmu, a, ns);
+	} else if (a->sep) {
 		for (size_t i = 0; i < a->el.n; i++)
 			fprintf(o.f, "%llu%s%s%s%s%llu%s100.00%s%s\n",
 				(unsigned long long)pmu_count(pmu, (uint32_t)i), a->sep, a->sep, a->el.name[i],

@@ -139,11 +139,7 @@ static const char *cmd = "pmusim uniformity";
 
 static int number(const char *arg, uint64_t *v, const char *opt, int positive)
 {
-	if (parse_u64(arg, v) < 0 || (positive && *v == 0))
-		return fprintf(stderr, "%s: %s needs a %snumber, not '%s'\n", cmd, opt,
-		               positive ? "positive " : "", arg),
-		       -1;
-	return 0;
+	return positive ? option_positive(cmd, opt, arg, v) : option_u64(cmd, opt, arg, v);
 }
 
 static int fraction(const char *arg, double *v, const char *opt, double lo, double hi, int open_lo)

@@ -19,6 +19,7 @@ static const char usage[] =
 	"  script     print the samples of a perf.data file (perf script's text)\n"
 	"  report     edge profile of a recording: text, JSON, BOLT fdata, AutoFDO text\n"
 	"  validate   compare a recording's edge profile with the exact truth (overlap)\n"
+	"  list       the modelled events and their encodings (perf list)\n"
 	"  uniformity record a program K times and test whether a profiling method is an\n"
 	"             unbiased estimator of the exact edge counts\n"
 	"\n"
@@ -31,7 +32,8 @@ static const struct {
 	const char *name;
 	int (*fn)(int, char **);
 } cmds[] = {{"run", cmd_run}, {"stat", cmd_stat}, {"record", cmd_record}, {"script", cmd_script},
-	    {"report", cmd_report}, {"validate", cmd_validate}, {"uniformity", cmd_uniformity}};
+	    {"report", cmd_report}, {"validate", cmd_validate}, {"uniformity", cmd_uniformity},
+	    {"list", cmd_list}};
 
 static int (*cmd_named(const char *name))(int, char **)
 {

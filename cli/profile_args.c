@@ -30,10 +30,9 @@ int profile_args_option(struct profile_args *a, int code, const char *arg, const
 	case PA_O_CBT:
 	case PA_O_SPAN:
 	case PA_O_EVENT:
-		if (parse_u64(arg, &v) < 0 || (code != PA_O_EVENT && v == 0))
-			return fprintf(stderr, "%s: %s needs a %snumber, not '%s'\n", cmd,
-				       code == PA_O_CBT ? "--cbt" : code == PA_O_SPAN ? "--span" : "--event",
-				       code == PA_O_EVENT ? "" : "positive ", arg), -1;
+		if ((code == PA_O_EVENT ? option_u64 : option_positive)(
+			    cmd, code == PA_O_CBT ? "--cbt" : code == PA_O_SPAN ? "--span" : "--event", arg, &v) < 0)
+			return -1;
 		if (code == PA_O_CBT)
 			a->po.cbt = v;
 		else if (code == PA_O_SPAN)

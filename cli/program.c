@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "common/elf_bias.h"
 #include "common/err.h"
+#include "common/number.h"
 #include "common/outfile.h"
 
 extern char **environ;
@@ -29,12 +30,23 @@ static void on_sigint(int sig)
 
 int parse_u64(const char *s, uint64_t *out)
 {
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || s[0] == '-')
+	return number_parse(s, out) == NUMBER_OK ? 0 : -1;
+}
+
+int option_u64(const char *cmd, const char *opt, const char *arg, uint64_t *out)
+{
+	int st = number_parse(arg, out);
+	if (st != NUMBER_OK)
+		fprintf(stderr, "%s: %s '%s' %s (%s)\n", cmd, opt, arg, number_strerror(st), NUMBER_FORMS);
+	return st == NUMBER_OK ? 0 : -1;
+}
+
+int option_positive(const char *cmd, const char *opt, const char *arg, uint64_t *out)
+{
+	if (option_u64(cmd, opt, arg, out) < 0)
 		return -1;
-	*out = v;
+	if (*out == 0)
+		return fprintf(stderr, "%s: %s '%s': needs a positive number\n", cmd, opt, arg), -1;
 	return 0;
 }
 
@@ -50,13 +62,9 @@ int program_option(struct program *p, int code, const char *arg)
 {
 	switch (code) {
 	case PROG_O_SEED:
-		if (parse_u64(arg, &p->so.seed) < 0)
-			return fprintf(stderr, "%s: --seed needs a number, not '%s'\n", p->cmd, arg), -1;
-		return 1;
+		return option_u64(p->cmd, "--seed", arg, &p->so.seed) < 0 ? -1 : 1;
 	case PROG_O_MAX:
-		if (parse_u64(arg, &p->so.max_insns) < 0 || p->so.max_insns == 0)
-			return fprintf(stderr, "%s: --max-insns needs a positive number, not '%s'\n", p->cmd, arg), -1;
-		return 1;
+		return option_positive(p->cmd, "--max-insns", arg, &p->so.max_insns) < 0 ? -1 : 1;
 	case PROG_O_STRICT: p->so.strict = 1; return 1;
 	case PROG_O_TRUTH: p->truth = arg; return 1;
 	case PROG_O_TRUTH_JSON: p->truth_json = arg; return 1;
@@ -72,10 +80,9 @@ int program_option(struct program *p, int code, const char *arg)
 		size_t n = strlen(arg);
 		p->so.quantum_cycles = n > 1 && arg[n - 1] == 'c';
 		snprintf(num, sizeof(num), "%.*s", (int)(n - (size_t)p->so.quantum_cycles), arg);
-		if (n >= sizeof(num) || parse_u64(num, &p->so.quantum) < 0 || p->so.quantum == 0)
-			return fprintf(stderr, "%s: --quantum needs a positive number of instructions, or of "
-				       "cycles with a c after it, not '%s'\n", p->cmd, arg), -1;
-		return 1;
+		if (n >= sizeof(num))
+			return fprintf(stderr, "%s: --quantum '%s' is not a number\n", p->cmd, arg), -1;
+		return option_positive(p->cmd, "--quantum", num, &p->so.quantum) < 0 ? -1 : 1;
 	}
 	case PROG_O_CLOCK_START:
 		p->so.clock_start_given = 1;
@@ -83,10 +90,11 @@ int program_option(struct program *p, int code, const char *arg)
 			p->so.clock_start = (uint64_t)time(NULL);
 			return 1;
 		}
-		if (parse_u64(arg, &p->so.clock_start) < 0 ||
-		    p->so.clock_start > 253402300799ULL) /* 9999-12-31, as far as dates print in 4 digits */
-			return fprintf(stderr, "%s: --clock-start needs seconds since 1970 (0 to "
-				       "253402300799) or 'now', not '%s'\n", p->cmd, arg), -1;
+		if (option_u64(p->cmd, "--clock-start", arg, &p->so.clock_start) < 0)
+			return -1;
+		if (p->so.clock_start > 253402300799ULL) /* 9999-12-31, as far as dates print in 4 digits */
+			return fprintf(stderr, "%s: --clock-start '%s': needs seconds since 1970 (0 to "
+				       "253402300799) or 'now'\n", p->cmd, arg), -1;
 		return 1;
 	default: return 0;
 	}

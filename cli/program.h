@@ -90,7 +90,14 @@ int program_write_truth(struct program *p);
 int program_status(const struct program *p);
 void program_free(struct program *p);
 
-/* Parses an unsigned number (decimal or 0x hex); 0 or -1. */
+/* Parses a number as common/number.h reads them (decimal, 100k, 1e6, 0x1f); 0 or -1. */
 int parse_u64(const char *s, uint64_t *out);
+/* The same for the value arg of option opt: 0, or -1 with one line printed that
+ * names cmd, opt, arg and what is wrong ("pmusim record: -c '1.5' is not a whole
+ * number (...)"). option_positive also refuses 0. */
+int option_u64(const char *cmd, const char *opt, const char *arg, uint64_t *out);
+int option_positive(const char *cmd, const char *opt, const char *arg, uint64_t *out);
+/* How numbers are written, for messages and --help. */
+#define NUMBER_FORMS "numbers: decimal, 100k = 100000 (k, M, G: 10^3, 10^6, 10^9), 1e6, or 0x hex"
 
 #endif

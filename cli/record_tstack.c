@@ -7,6 +7,7 @@
 
 #include "common/err.h"
 #include "common/grow.h"
+#include "common/number.h"
 #include "common/symtab.h"
 
 #define MAX_THREADS 512
@@ -270,15 +271,16 @@ static int add_mark(struct tstack_recording *tr, const char *spec, const struct 
 		return fprintf(stderr, "pmusim record: --tstack-mark needs call:WHERE or return:WHERE, not '%s'\n",
 			       spec), -1;
 	const char *where = colon + 1;
-	char *end;
-	uint64_t addr = strtoull(where, &end, 0);
-	if (end == where || *end) {
-		/* SYM or SYM+OFF */
+	uint64_t addr;
+	if (number_parse(where, &addr) != NUMBER_OK) {
+		/* SYM or SYM+OFF (an address or offset: 0x hex or decimal) */
 		const char *plus = strrchr(where, '+');
 		size_t len = plus ? (size_t)(plus - where) : strlen(where);
-		uint64_t off = plus ? strtoull(plus + 1, &end, 0) : 0;
-		if (plus && (end == plus + 1 || *end))
-			return fprintf(stderr, "pmusim record: --tstack-mark: bad offset in '%s'\n", where), -1;
+		uint64_t off = 0;
+		int ns = plus ? number_parse(plus + 1, &off) : NUMBER_OK;
+		if (ns != NUMBER_OK)
+			return fprintf(stderr, "pmusim record: --tstack-mark: the offset '%s' in '%s' %s\n", plus + 1,
+				       where, number_strerror(ns)), -1;
 		addr = 0;
 		for (size_t i = 0; st && i < symtab_count(st) && !addr; i++)
 			if (strlen(symtab_at(st, i)->name) == len && strncmp(symtab_at(st, i)->name, where, len) == 0)

@@ -7,6 +7,7 @@
 #include "pmu_model/events.h"
 
 #include <string.h>
+#include <strings.h>
 
 #include "common/err.h"
 
@@ -32,7 +33,8 @@ static const struct pmu_event_desc table[EV_COUNT] = {
 	[EV_INDIRECT] = {"br_inst_retired.indirect", NULL, NULL, 4, 0x80c4,
 			 "indirect jumps and calls retired (returns excluded)"},
 	[EV_REP_ITERATIONS] = {"rep_iterations", NULL, NULL, 4, 0x5250,
-			       "iterations of REP string instructions"},
+			       "iterations of REP string instructions (an encoding of pmusim's own: no "
+			       "CPU counts this event)"},
 };
 
 const struct pmu_event_desc *pmu_event_desc(enum pmu_event ev)
@@ -40,35 +42,63 @@ const struct pmu_event_desc *pmu_event_desc(enum pmu_event ev)
 	return (unsigned)ev < EV_COUNT ? &table[ev] : NULL;
 }
 
+/* Architectural encodings of the generic events (Intel SDM vol. 3B, table
+ * "UMask and Event Select Encodings for Pre-Defined Architectural Performance
+ * Events"); the Intel-style events' encodings are their raw configs above. */
+static const uint64_t arch_encoding[EV_COUNT] = {
+	[EV_INSTRUCTIONS] = 0x00c0, [EV_CYCLES] = 0x003c, [EV_BRANCHES] = 0x00c4, [EV_BRANCH_MISSES] = 0x00c5,
+};
+
+uint64_t pmu_event_encoding(enum pmu_event ev)
+{
+	if ((unsigned)ev >= EV_COUNT)
+		return 0;
+	return table[ev].perf_type == 4 ? table[ev].perf_config : arch_encoding[ev];
+}
+
+int pmu_event_by_encoding(uint64_t config, enum pmu_event *ev)
+{
+	for (int i = 0; i < EV_COUNT; i++)
+		if (pmu_event_encoding((enum pmu_event)i) == config)
+			return *ev = (enum pmu_event)i, 0;
+	return PMUSIM_ERR_ARG;
+}
+
 static int name_is(const char *name, const char *text, size_t len)
 {
-	return name && strlen(name) == len && strncmp(name, text, len) == 0;
+	return name && strlen(name) == len && strncasecmp(name, text, len) == 0;
+}
+
+int pmu_event_lookup(const char *text, size_t len, enum pmu_event *ev)
+{
+	for (int i = 0; i < EV_COUNT; i++)
+		if (name_is(table[i].name, text, len) || name_is(table[i].alias, text, len) ||
+		    name_is(table[i].alias2, text, len))
+			return *ev = (enum pmu_event)i, 0;
+	return PMUSIM_ERR_ARG;
+}
+
+int pmu_event_modifiers(const char *m, struct pmu_event_spec *spec, const char **bad)
+{
+	for (; *m; m++) {
+		if (*m == 'u')
+			spec->user = 1;
+		else if (*m == 'p' && spec->precise < 3)
+			spec->precise++;
+		else
+			return *bad = m, PMUSIM_ERR_ARG;
+	}
+	return 0;
 }
 
 int pmu_event_parse(const char *text, struct pmu_event_spec *out)
 {
 	size_t len = strcspn(text, ":");
+	const char *bad;
 	memset(out, 0, sizeof(*out));
-	int i;
-	for (i = 0; i < EV_COUNT; i++)
-		if (name_is(table[i].name, text, len) || name_is(table[i].alias, text, len) ||
-		    name_is(table[i].alias2, text, len))
-			break;
-	if (i == EV_COUNT)
+	if (pmu_event_lookup(text, len, &out->ev) < 0)
 		return PMUSIM_ERR_ARG;
-	out->ev = (enum pmu_event)i;
-	if (text[len] == ':') {
-		const char *m = text + len + 1;
-		if (!*m)
-			return PMUSIM_ERR_ARG;
-		for (; *m; m++) {
-			if (*m == 'u')
-				out->user = 1;
-			else if (*m == 'p' && out->precise < 3)
-				out->precise++;
-			else
-				return PMUSIM_ERR_ARG;
-		}
-	}
+	if (text[len] == ':' && (!text[len + 1] || pmu_event_modifiers(text + len + 1, out, &bad) < 0))
+		return PMUSIM_ERR_ARG;
 	return 0;
 }

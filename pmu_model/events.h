@@ -4,6 +4,7 @@
 #ifndef PMUSIM_PMU_MODEL_EVENTS_H
 #define PMUSIM_PMU_MODEL_EVENTS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum pmu_event {
@@ -39,9 +40,25 @@ struct pmu_event_spec {
 	uint8_t user;     /* ':u' given */
 };
 
-/* Parses "cycles", "cycles:u", "br_inst_retired.near_taken:upp". Returns 0, or
- * PMUSIM_ERR_ARG for an unknown name or modifier (":k" is refused: the model
- * sees user code only). */
+/* Parses "cycles", "cycles:u", "br_inst_retired.near_taken:upp" (names in any
+ * case: "CYCLES"). Returns 0, or PMUSIM_ERR_ARG for an unknown name or modifier
+ * (":k" is refused: the model sees user code only). */
 int pmu_event_parse(const char *text, struct pmu_event_spec *out);
+
+/* The event named by the len bytes at name (any case); 0 or PMUSIM_ERR_ARG. */
+int pmu_event_lookup(const char *name, size_t len, enum pmu_event *ev);
+
+/* Applies perf's modifier letters ("u", "pp", "upp") to spec; 0, or
+ * PMUSIM_ERR_ARG with *bad pointing at the first letter refused. */
+int pmu_event_modifiers(const char *mods, struct pmu_event_spec *spec, const char **bad);
+
+/* The event whose Intel encoding (perf's raw config: umask << 8 | event
+ * select, no other bits) is config: the BR_INST_RETIRED umasks of the table,
+ * and the architectural encodings of the generic events (Intel SDM vol. 3B,
+ * "Pre-defined Architectural Performance Events": 0x3c cycles, 0xc0
+ * instructions, 0xc4 branches, 0xc5 branch misses). 0 or PMUSIM_ERR_ARG. */
+int pmu_event_by_encoding(uint64_t config, enum pmu_event *ev);
+/* That Intel encoding of ev (what rNNNN selects it with). */
+uint64_t pmu_event_encoding(enum pmu_event ev);
 
 #endif

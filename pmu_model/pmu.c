@@ -26,6 +26,8 @@ struct counter {
 	uint64_t period;   /* 0: counting */
 	uint64_t left;     /* events until the next overflow (sampling) */
 	uint64_t cur;      /* period of the interval in progress */
+	uint64_t target;   /* frequency mode: cycles between samples; 0 off */
+	uint64_t last;     /* frequency mode: cycle of the last overflow */
 };
 
 struct pmu {
@@ -63,6 +65,24 @@ static uint64_t term_events(enum pmu_event ev, int kind, int taken, int mis, uin
 static uint64_t next_period(struct pmu *p, uint64_t period)
 {
 	return period + (p->cfg.delta ? rng_uniform(&p->rng, p->cfg.delta) : 0);
+}
+
+/* Frequency mode: the kernel's estimate of the period that gives one sample
+ * per target cycles (events of the interval that just ended scaled to the
+ * target time), approached by an eighth of the difference per overflow as
+ * kernel/events/core.c perf_adjust_period does. */
+static void adapt_period(struct counter *k, uint64_t now)
+{
+	uint64_t elapsed = now > k->last ? now - k->last : 1;
+	k->last = now;
+	unsigned __int128 want = (unsigned __int128)k->cur * k->target / elapsed;
+	if (want > (1ULL << 62))
+		want = 1ULL << 62;
+	int64_t d = (int64_t)want - (int64_t)k->period;
+	d = (d + 7) / 8;
+	k->period = (uint64_t)((int64_t)k->period + d);
+	if (k->period == 0)
+		k->period = 1;
 }
 
 static int check_config(const struct pmu_config *cfg, const struct cpu_model *cpu, char *msg,
@@ -129,6 +149,10 @@ int pmu_new(const struct pmu_config *cfg, struct pmu_sample_sink sink, struct pm
 	for (uint32_t i = 0; i < p->nctr; i++) {
 		p->ctr[i].ev = cfg->ctr[i].ev;
 		p->ctr[i].period = cfg->ctr[i].period;
+		if (cfg->ctr[i].freq) {
+			uint64_t t = (uint64_t)cpu->mhz * 1000000 / cfg->ctr[i].freq;
+			p->ctr[i].target = p->ctr[i].period = t ? t : 1;
+		}
 		if (p->ctr[i].period) {
 			p->ctr[i].left = p->ctr[i].cur = next_period(p, p->ctr[i].period);
 			p->sampled[p->nsampled++] = i;
@@ -283,6 +307,8 @@ static void count_events(struct pmu *p, uint32_t c, uint64_t ev_n, uint64_t cycl
 			p->pending = 1;
 			p->land = p->cfg.skid_in_cycles ? p->q + p->cfg.skid * 4 : p->insns + p->cfg.skid;
 		}
+		if (k->target) /* a cycles counter's overflow cycle is exact; others: this instruction's */
+			adapt_period(k, k->ev == EV_CYCLES ? cycle0 : p->q >> 2);
 		k->left = k->cur = next_period(p, k->period);
 	}
 	k->left -= ev_n;

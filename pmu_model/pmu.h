@@ -48,7 +48,11 @@
 
 struct pmu_counter_config {
 	enum pmu_event ev;
-	uint64_t period; /* 0: counting only */
+	uint64_t period; /* 0: counting only (unless freq) */
+	uint64_t freq;   /* samples per simulated second (perf -F): period is then
+	                  * ignored; it starts at the clock's cycles per 1/freq s and
+	                  * after each overflow moves 1/8 of the way to the period
+	                  * the last interval's rate asks for (Linux perf_adjust_period) */
 };
 
 struct pmu_config {

@@ -90,13 +90,14 @@ struct perfdata_event {
 	const char *name;           /* as the user gave it ("cycles:u"), for EVENT_DESC */
 	uint32_t type;              /* PERF_TYPE_* */
 	uint64_t config;
-	uint64_t sample_period;     /* fixed period (freq = 0) */
+	uint64_t sample_period;     /* fixed period (freq = 0), or samples per second (freq = 1) */
 	uint64_t sample_type;       /* PERF_SAMPLE_* */
 	uint64_t branch_sample_type;/* PERF_SAMPLE_BRANCH_*, 0 without a branch stack */
 	uint64_t id;                /* unique sample id of the event (>= 1) */
 	uint8_t precise_ip;         /* 0..3 */
 	uint64_t sample_regs_user;  /* PERF_SAMPLE_REGS_USER: which registers (perf_regs.h bits) */
 	uint32_t sample_stack_user; /* PERF_SAMPLE_STACK_USER: bytes of stack per sample */
+	uint8_t freq;               /* attr.freq: sample_period is a frequency (perf record -F) */
 };
 
 /* A decoded PERF_RECORD_SAMPLE (fields absent from sample_type are 0). */

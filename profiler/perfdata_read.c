@@ -69,6 +69,7 @@ static int parse_attr(struct perfdata *pd, size_t i, const uint8_t *a, uint64_t 
 	memcpy(&ev->type, a, 4);
 	ev->config = u64_at(a + 8);
 	ev->sample_period = u64_at(a + 16);
+	ev->freq = (uint8_t)(flags >> 10 & 1);
 	ev->sample_type = u64_at(a + 24);
 	pd->read_format[i] = u64_at(a + 32);
 	ev->precise_ip = (uint8_t)(flags >> 15 & 3);

@@ -23,6 +23,7 @@
 #define ATTR_EXCLUDE_HV (1ull << 6)
 #define ATTR_MMAP (1ull << 8)
 #define ATTR_COMM (1ull << 9)
+#define ATTR_FREQ (1ull << 10)
 #define ATTR_ENABLE_ON_EXEC (1ull << 12)
 #define ATTR_TASK (1ull << 13)
 #define ATTR_PRECISE_SHIFT 15
@@ -65,7 +66,7 @@ static void put_attr(struct bbuf *b, const struct perfdata_event *ev)
 	size_t start = b->len;
 	uint64_t flags = ATTR_DISABLED | ATTR_EXCLUDE_KERNEL | ATTR_EXCLUDE_HV | ATTR_MMAP |
 	                 ATTR_COMM | ATTR_ENABLE_ON_EXEC | ATTR_TASK | ATTR_SAMPLE_ID_ALL |
-	                 ATTR_EXCLUDE_GUEST | ATTR_MMAP2 | ATTR_COMM_EXEC |
+	                 ATTR_EXCLUDE_GUEST | ATTR_MMAP2 | ATTR_COMM_EXEC | (ev->freq ? ATTR_FREQ : 0) |
 	                 (uint64_t)(ev->precise_ip & 3) << ATTR_PRECISE_SHIFT;
 	put_u32(b, ev->type);
 	put_u32(b, ATTR_SIZE);

@@ -263,6 +263,54 @@ END_TEST
 /* Period + delta: every period lies in [P, P+D], the seed fixes the sequence,
  * and the draws cover the range roughly uniformly (each quarter of [0, D] gets
  * 20–30 % of 4,000 draws). */
+/* Frequency mode (perf -F) on a 1 MHz clock: 200,000 samples per second is one
+ * every 5 cycles. A cycles counter's period is those 5 cycles from the start and
+ * stays there: the loop body is 8 instructions in 9 quarter cycles, so 40
+ * iterations are 90 cycles, 18 samples. */
+START_TEST(freq_cycles_period_is_the_clock)
+{
+	static struct cpu_model m;
+	m = *flat_cpu();
+	m.mhz = 1;
+	struct pmu_config cfg = {.nctr = 1, .ctr = {{EV_CYCLES, 0, 200000}}, .cpu = &m};
+	struct pmu *p = mk(&cfg);
+	for (int i = 0; i < 40; i++)
+		loop_iter(p, 1);
+	ck_assert_uint_eq(pmu_cycles(p), 90);
+	ck_assert_uint_eq(ngot, 18);
+	for (size_t k = 0; k < ngot; k++) {
+		ck_assert_uint_eq(got[k].period, 5);
+		ck_assert_uint_eq(got[k].cycle, 5 * (k + 1));
+	}
+	pmu_free(p);
+}
+END_TEST
+
+/* An instructions counter starts at the clock's 5 (as if one event per cycle)
+ * and adapts to the rate: 8 instructions per 2.25 cycles is 17.8 per 5 cycles,
+ * so the late periods average about 17.8 (the overflow time is known to a whole
+ * cycle only, hence the band). */
+START_TEST(freq_instructions_period_adapts)
+{
+	static struct cpu_model m;
+	m = *flat_cpu();
+	m.mhz = 1;
+	struct pmu_config cfg = {.nctr = 1, .ctr = {{EV_INSTRUCTIONS, 0, 200000}}, .cpu = &m};
+	struct pmu *p = mk(&cfg);
+	for (int i = 0; i < 4000; i++)
+		loop_iter(p, 1);
+	ck_assert_uint_gt(ngot, 1000);
+	ck_assert_uint_eq(got[0].period, 5);
+	uint64_t sum = 0;
+	for (size_t k = ngot - 200; k < ngot; k++)
+		sum += got[k].period;
+	ck_assert_msg(sum >= 200 * 17 && sum <= 200 * 19, "late periods average %.2f", (double)sum / 200);
+	/* and the samples come about every 5 cycles: 9000 cycles, about 1800 */
+	ck_assert_msg(ngot >= 1700 && ngot <= 1900, "%zu samples", ngot);
+	pmu_free(p);
+}
+END_TEST
+
 static void periods(uint64_t seed, uint64_t *out, size_t n)
 {
 	struct pmu_config cfg = {.nctr = 1, .ctr = {{EV_INSTRUCTIONS, 100}}, .delta = 40, .seed = seed};
@@ -652,6 +700,8 @@ int main(void)
 	tcase_add_test(tc, cycles_overflows_in_one_instruction_are_samples_each);
 	tcase_add_test(tc, taken_branch_trigger_is_newest_lbr_entry);
 	tcase_add_test(tc, event_counts);
+	tcase_add_test(tc, freq_cycles_period_is_the_clock);
+	tcase_add_test(tc, freq_instructions_period_adapts);
 	tcase_add_test(tc, delta_distribution_and_seed);
 	tcase_add_test(tc, skid_in_instructions);
 	tcase_add_test(tc, skid_in_cycles);
