@@ -50,7 +50,10 @@ static const char validate_usage[] =
 	PROFILE_OPTIONS_HELP
 	"  -h, --help           this text\n"
 	"\n"
-	"exit status: 0 when the overlap meets --min-overlap, 1 when not, 2 on errors.\n";
+	"exit status: 0 when the overlap meets --min-overlap, 1 when not (with a line\n"
+	"FAIL: overlap X % < min Y % on standard error), 2 on errors, among them a\n"
+	"truth that is empty, names no function of the program, or has edges that do\n"
+	"not leave a branch instruction of the program (another program's truth).\n";
 
 enum { O_TRUTH = PA_O_END, O_MIN, O_FORMAT, O_SVG, O_REP, O_STACKS };
 
@@ -213,6 +216,31 @@ static int validate_stacks(const struct validate_args *a)
 	return c.mismatches ? 1 : 0;
 }
 
+/* A truth that cannot be compared is an error, not a low overlap: an empty one,
+ * one whose functions the program does not have, or one whose edges do not
+ * start at branch instructions of the program's code (the exact truth of this
+ * program has every edge leave a branch: the truth of another program or
+ * another build of it does not). 0, or -1 with one line printed. */
+static int truth_matches_program(const struct validate_args *a, struct edges *truth, size_t unknown,
+				 struct binary *bin)
+{
+	size_t n;
+	const struct edge *e = edges_sorted(truth, &n);
+	if (n == 0 && unknown == 0)
+		return fprintf(stderr, "pmusim validate: %s holds no edges (an empty truth)\n", a->truth), -1;
+	if (n == 0)
+		return fprintf(stderr, "pmusim validate: none of the %zu lines of %s names a function of %s "
+				       "(the truth of another program?)\n", unknown, a->truth, binary_path(bin)), -1;
+	size_t stray = 0;
+	for (size_t i = 0; i < n; i++)
+		stray += e[i].kind == BK_NONE;
+	if (stray)
+		return fprintf(stderr, "pmusim validate: %s does not describe %s: %zu of its %zu edges start at no "
+				       "branch instruction of it (the truth of another program or build?)\n",
+			       a->truth, binary_path(bin), stray, n), -1;
+	return 0;
+}
+
 int cmd_validate(int argc, char **argv)
 {
 	struct validate_args a = {0};
@@ -227,7 +255,8 @@ int cmd_validate(int argc, char **argv)
 	struct binary *bin = NULL;
 	struct edges *truth = NULL;
 	int status = EXIT_PMUSIM_ERROR;
-	if (profile_args_load(&a.pa, &prof, &bin, "pmusim validate") < 0)
+	if (profile_args_resolve(&a.pa, "pmusim validate") < 0 ||
+	    profile_args_load(&a.pa, &prof, &bin, "pmusim validate") < 0)
 		goto out;
 	char msg[512] = "";
 	size_t unknown = 0;
@@ -237,6 +266,8 @@ int cmd_validate(int argc, char **argv)
 		fprintf(stderr, "pmusim validate: %s\n", msg[0] ? msg : pmusim_strerror(err));
 		goto out;
 	}
+	if (truth_matches_program(&a, truth, unknown, bin) < 0)
+		goto out;
 	struct overlap o;
 	overlap_compute(profile_edges(prof), truth, &o);
 	if (a.svg && write_svg(&a, prof, truth, &o) < 0)
@@ -244,9 +275,13 @@ int cmd_validate(int argc, char **argv)
 	print_result(&a, &o, prof, unknown);
 	double gate = a.pa.po.method == METHOD_CALLS ? o.calls : o.all;
 	status = gate >= a.min_overlap ? 0 : 1;
+	if (status == 1)
+		fprintf(stderr, "FAIL: overlap%s %.4f %% < min %.4f %%\n", a.pa.po.method == METHOD_CALLS ? " of call edges" : "",
+			100 * gate, 100 * a.min_overlap);
 out:
 	edges_free(truth);
 	profile_free(prof);
 	binary_free(bin);
+	profile_args_fini(&a.pa);
 	return status;
 }
