@@ -488,11 +488,15 @@ static int overhead_report(struct report_args *a)
 	if (err < 0)
 		return fprintf(stderr, "pmusim report: %s\n", msg), EXIT_PMUSIM_ERROR;
 	int status = 0;
-	if (overhead_samples(ov) == 0) {
-		fprintf(stderr, "pmusim report: %s has no samples of event '%s'%s; record more with a smaller "
+	if (overhead_samples(ov) == 0 && a->comms && overhead_all_samples(ov) > 0) {
+		fprintf(stderr, "pmusim report: none of the %" PRIu64 " samples of %s is of the commands %s; "
+				"pmusim report --sort comm lists the commands\n",
+			overhead_all_samples(ov), a->pa.input, a->comms);
+		status = 1;
+	} else if (overhead_samples(ov) == 0) {
+		fprintf(stderr, "pmusim report: %s has no samples of event '%s'; record more with a smaller "
 				"period: pmusim record -c 10000 -- PROG\n",
-			a->pa.input, overhead_event(ov) ? overhead_event(ov) : "?",
-			a->comms ? " of those commands" : "");
+			a->pa.input, overhead_event(ov) ? overhead_event(ov) : "?");
 		status = 1;
 	} else if (write_output(a->out, write_overhead, ov) < 0) {
 		status = EXIT_PMUSIM_ERROR;

@@ -276,8 +276,8 @@ int cmd_validate(int argc, char **argv)
 	double gate = a.pa.po.method == METHOD_CALLS ? o.calls : o.all;
 	status = gate >= a.min_overlap ? 0 : 1;
 	if (status == 1)
-		fprintf(stderr, "FAIL: overlap%s %.4f %% < min %.4f %%\n", a.pa.po.method == METHOD_CALLS ? " of call edges" : "",
-			100 * gate, 100 * a.min_overlap);
+		fprintf(stderr, "FAIL: overlap %.4f %% < min %.4f %%%s\n", 100 * gate, 100 * a.min_overlap,
+			a.pa.po.method == METHOD_CALLS ? " (call edges)" : "");
 out:
 	edges_free(truth);
 	profile_free(prof);

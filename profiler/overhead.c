@@ -40,7 +40,7 @@ struct overhead {
 	size_t nplts;
 	struct overhead_opts o;
 	char *event, *program;
-	uint64_t nsamples, period, total_period;
+	uint64_t nsamples, period, total_period, all_samples;
 	struct ovh_row *rows;
 	size_t nrows;
 	struct tid_comm *comms;
@@ -50,7 +50,7 @@ struct overhead {
 };
 
 static const char *const key_names[OVH_NKEYS] = {"comm", "pid", "dso", "sym"};
-static const char *const key_heads[OVH_NKEYS] = {"Command", "Pid:Command", "Shared Object", "Symbol"};
+static const char *const key_heads[OVH_NKEYS] = {"Command", "    Pid:Command", "Shared Object", "Symbol"};
 
 int overhead_parse_sort(struct overhead_opts *o, const char *list, char *msg, size_t msglen)
 {
@@ -315,6 +315,7 @@ static int read_records(struct overhead *ov, struct perfdata *pd, int ev, char *
 			err = symbolizer_record(z, &r);
 		if (err >= 0 && r.type == PERF_RECORD_SAMPLE && perfdata_event_of_id(pd, r.u.sample.id) == ev) {
 			ov->total_period += r.u.sample.period;
+			ov->all_samples++;
 			err = add_sample(ov, z, &r.u.sample);
 		}
 		if (err < 0)
@@ -396,6 +397,7 @@ void overhead_free(struct overhead *ov)
 }
 
 uint64_t overhead_samples(const struct overhead *ov) { return ov->nsamples; }
+uint64_t overhead_all_samples(const struct overhead *ov) { return ov->all_samples; }
 const char *overhead_event(const struct overhead *ov) { return ov->event; }
 const char *overhead_program(const struct overhead *ov) { return ov->program; }
 

@@ -43,6 +43,8 @@ void overhead_free(struct overhead *ov);
 
 /* Samples counted (after the --comm filter) and their total period. */
 uint64_t overhead_samples(const struct overhead *ov);
+/* Samples of the event before the --comm filter. */
+uint64_t overhead_all_samples(const struct overhead *ov);
 /* The event's name as recorded (NULL when the file names none) and the program:
  * the first executable mapping that is not a shared library (NULL: none). */
 const char *overhead_event(const struct overhead *ov);
