@@ -516,7 +516,7 @@ static int edge_report(struct report_args *a, const char *evname)
 		char header[400];
 		snprintf(header, sizeof(header), "event '%.200s' (index %d) of %.150s", evname,
 			 a->pa.io.event < 0 ? 0 : a->pa.io.event, a->pa.stdin_copy ? "standard input" : a->pa.input);
-		if (st->used == 0 && a->format == F_TEXT) {
+		if (st->used == 0) {
 			fprintf(stderr, "pmusim report: none of the %" PRIu64 " samples has a branch stack method %s "
 					"can use; record one with pmusim record -b -- PROG, or drop --method for the "
 					"overhead table\n", st->samples, prof_method_name(a->pa.po.method));
