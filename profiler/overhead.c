@@ -256,7 +256,8 @@ static int cmp_rows(const void *a, const void *b)
 static int make_rows(struct overhead *ov)
 {
 	g_nkeys = ov->o.nkeys;
-	qsort(ov->s, ov->ns, sizeof(*ov->s), cmp_keys);
+	if (ov->ns > 1)
+		qsort(ov->s, ov->ns, sizeof(*ov->s), cmp_keys);
 	ov->rows = calloc(ov->ns + 1, sizeof(*ov->rows));
 	if (!ov->rows)
 		return PMUSIM_ERR_NOMEM;

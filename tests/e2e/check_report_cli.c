@@ -19,10 +19,14 @@
 #include "tests/e2e/e2e_util.h"
 #include "tests/unit/run_suite.h"
 
-/* pmusim record [extra...] -o data -- prog (period 2003: enough samples of a short run). */
+/* pmusim record [-j filter] [--truth truth] -o data -- prog (period 2003: enough
+ * samples of a short run); the recording's path, valid for the next 3 calls. */
 static const char *record(const char *name, const char *prog, const char *filter, const char *truth)
 {
-	const char *data = strdup(tmp_path(name));
+	static char paths[4][512];
+	static int next;
+	char *data = paths[next++ % 4];
+	snprintf(data, sizeof(paths[0]), "%s", tmp_path(name));
 	char *a[16] = {(char *)pmusim(), "record", "-c", "2003", "--seed", "1", "-o", (char *)data};
 	int n = 8;
 	if (filter)
@@ -280,10 +284,14 @@ END_TEST
 
 START_TEST(validate_refuses_what_it_cannot_compare)
 {
-	const char *truth = strdup(tmp_path("loops.fdata")), *other = strdup(tmp_path("phases.fdata"));
+	char truth[512], other[512];
+	snprintf(truth, sizeof(truth), "%s", tmp_path("loops.fdata"));
+	snprintf(other, sizeof(other), "%s", tmp_path("phases.fdata"));
 	const char *data = record("loops.data", wl("loops"), "any", truth);
 	record("phases.data", wl("phases"), "any", other);
-	const char *empty = tmp_path("empty.fdata"), *alien = tmp_path("alien.fdata");
+	char empty[512], alien[512];
+	snprintf(empty, sizeof(empty), "%s", tmp_path("empty.fdata"));
+	snprintf(alien, sizeof(alien), "%s", tmp_path("alien.fdata"));
 	FILE *f = fopen(empty, "w");
 	ck_assert_ptr_nonnull(f);
 	fclose(f);
@@ -320,7 +328,8 @@ END_TEST
 
 START_TEST(failed_gate_says_fail)
 {
-	const char *truth = strdup(tmp_path("loops.fdata"));
+	char truth[512];
+	snprintf(truth, sizeof(truth), "%s", tmp_path("loops.fdata"));
 	const char *data = record("loops.data", wl("loops"), "any", truth);
 	char *a[] = {(char *)pmusim(), "validate", "-i", (char *)data, "--truth", (char *)truth, "--format", "json",
 		     NULL}, *out, *err;
