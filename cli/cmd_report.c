@@ -472,6 +472,12 @@ static int write_overhead(FILE *f, void *ctx)
 	return overhead_write_text(f, ctx);
 }
 
+/* The recording as the user named it. */
+static const char *input_name(const struct report_args *a)
+{
+	return a->pa.stdin_copy ? "standard input" : a->pa.input;
+}
+
 /* The overhead table; exit status. */
 static int overhead_report(struct report_args *a)
 {
@@ -491,12 +497,12 @@ static int overhead_report(struct report_args *a)
 	if (overhead_samples(ov) == 0 && a->comms && overhead_all_samples(ov) > 0) {
 		fprintf(stderr, "pmusim report: none of the %" PRIu64 " samples of %s is of the commands %s; "
 				"pmusim report --sort comm lists the commands\n",
-			overhead_all_samples(ov), a->pa.input, a->comms);
+			overhead_all_samples(ov), input_name(a), a->comms);
 		status = 1;
 	} else if (overhead_samples(ov) == 0) {
 		fprintf(stderr, "pmusim report: %s has no samples of event '%s'; record more with a smaller "
 				"period: pmusim record -c 10000 -- PROG\n",
-			a->pa.input, overhead_event(ov) ? overhead_event(ov) : "?");
+			input_name(a), overhead_event(ov) ? overhead_event(ov) : "?");
 		status = 1;
 	} else if (write_output(a->out, write_overhead, ov) < 0) {
 		status = EXIT_PMUSIM_ERROR;
@@ -515,7 +521,7 @@ static int edge_report(struct report_args *a, const char *evname)
 		const struct profile_stats *st = profile_stats(prof);
 		char header[400];
 		snprintf(header, sizeof(header), "event '%.200s' (index %d) of %.150s", evname,
-			 a->pa.io.event < 0 ? 0 : a->pa.io.event, a->pa.stdin_copy ? "standard input" : a->pa.input);
+			 a->pa.io.event < 0 ? 0 : a->pa.io.event, input_name(a));
 		if (st->used == 0) {
 			fprintf(stderr, "pmusim report: none of the %" PRIu64 " samples has a branch stack method %s "
 					"can use; record one with pmusim record -b -- PROG, or drop --method for the "

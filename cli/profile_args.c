@@ -94,21 +94,18 @@ int profile_args_load(const struct profile_args *a, struct profile **prof, struc
 	return 0;
 }
 
-/* Standard input into a file of $TMPDIR; 0 or -1 (message printed). */
+/* Standard input into an unlinked file of $TMPDIR, read through /proc/self/fd
+ * (so that nothing stays behind when a signal such as SIGPIPE ends pmusim);
+ * 0 or -1 (message printed). */
 static int copy_stdin(struct profile_args *a, const char *cmd)
 {
 	const char *dir = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
-	size_t len = strlen(dir) + 32;
-	if (!(a->stdin_copy = malloc(len)))
-		return fprintf(stderr, "%s: out of memory\n", cmd), -1;
-	snprintf(a->stdin_copy, len, "%s/pmusim-stdin.XXXXXX", dir);
-	int fd = mkstemp(a->stdin_copy);
-	if (fd < 0) {
-		fprintf(stderr, "%s: cannot copy standard input to %s: %s\n", cmd, a->stdin_copy, strerror(errno));
-		free(a->stdin_copy);
-		a->stdin_copy = NULL;
-		return -1;
-	}
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/pmusim-stdin.XXXXXX", dir);
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return fprintf(stderr, "%s: cannot copy standard input to %s: %s\n", cmd, path, strerror(errno)), -1;
+	unlink(path);
 	char buf[65536];
 	ssize_t n;
 	int ok = 1;
@@ -117,8 +114,15 @@ static int copy_stdin(struct profile_args *a, const char *cmd)
 			continue;
 		ok = n > 0 && write(fd, buf, (size_t)n) == n;
 	}
-	if (close(fd) != 0 || !ok)
-		return fprintf(stderr, "%s: cannot copy standard input: %s\n", cmd, strerror(errno)), -1;
+	if (!ok) {
+		fprintf(stderr, "%s: cannot copy standard input: %s\n", cmd, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!(a->stdin_copy = malloc(40)))
+		return close(fd), fprintf(stderr, "%s: out of memory\n", cmd), -1;
+	snprintf(a->stdin_copy, 40, "/proc/self/fd/%d", fd);
+	a->stdin_fd = fd;
 	a->input = a->stdin_copy;
 	return 0;
 }
@@ -162,7 +166,7 @@ int profile_args_resolve(struct profile_args *a, const char *cmd)
 void profile_args_fini(struct profile_args *a)
 {
 	if (a->stdin_copy) {
-		unlink(a->stdin_copy);
+		close(a->stdin_fd);
 		free(a->stdin_copy);
 		a->stdin_copy = NULL;
 	}

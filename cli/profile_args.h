@@ -34,7 +34,8 @@ struct profile_args {
 	const char *input;
 	int method_given;       /* --method was on the command line */
 	const char *event_name; /* --event given as a name; resolved by profile_args_event */
-	char *stdin_copy;       /* -i -: the temporary file holding standard input */
+	char *stdin_copy;       /* -i -: the path of the (unlinked) copy of standard input */
+	int stdin_fd;           /*   and its descriptor */
 	struct input_opts io;
 	struct profile_opts po;
 };
@@ -54,7 +55,7 @@ int profile_args_parse(struct profile_args *a, int argc, char **argv, const stru
  * name, case-insensitive, with or without a ":u"-style modifier). 0, or -1 with
  * a message printed. */
 int profile_args_resolve(struct profile_args *a, const char *cmd);
-/* Removes the copy of standard input, if any. */
+/* Closes the copy of standard input, if any. */
 void profile_args_fini(struct profile_args *a);
 
 /* Reads the recording into a profile; 0, or -1 with a message printed. */
