@@ -8,10 +8,12 @@
 
 #include "cli/cli.h"
 #include "cli/profile_args.h"
+#include "common/buildid.h"
 #include "common/err.h"
 #include "common/json.h"
 #include "common/outfile.h"
 #include "pmu_model/rep.h"
+#include "profiler/perfdata.h"
 #include "profiler/rep_report.h"
 #include "profiler/stack_check.h"
 #include "profiler/svg.h"
@@ -157,6 +159,59 @@ static int write_svg(const struct validate_args *a, struct profile *prof, struct
 	return err < 0 ? -1 : 0;
 }
 
+/* The "build_id" near the top of a truth JSON into hex; 0 when it has none. */
+static int truth_json_build_id(const char *path, char *hex, size_t len)
+{
+	char head[8192];
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(head, 1, sizeof(head) - 1, f);
+	fclose(f);
+	head[n] = 0;
+	const char *k = strstr(head, "\"build_id\": \"");
+	if (!k)
+		return 0;
+	k += strlen("\"build_id\": \"");
+	size_t m = strspn(k, "0123456789abcdef");
+	if (m == 0 || m >= len || k[m] != '"')
+		return 0;
+	snprintf(hex, len, "%.*s", (int)m, k);
+	return 1;
+}
+
+/* A JSON truth of a program the recording did not run is an error: its build id
+ * must be one of the recording's BUILD_ID table (when both carry build ids).
+ * 0, or -1 with one line printed. */
+static int json_truth_matches_recording(const struct validate_args *a)
+{
+	char want[2 * BUILD_ID_MAX + 1];
+	if (!truth_json_build_id(a->truth, want, sizeof(want)))
+		return 0;
+	struct perfdata *pd;
+	char msg[512] = "";
+	if (perfdata_open(a->pa.input, &pd, msg, sizeof(msg)) < 0)
+		return 0; /* the reader of the recording says why */
+	size_t n = perfdata_nbuild_ids(pd);
+	int found = 0;
+	for (size_t i = 0; i < n && !found; i++) {
+		const uint8_t *id;
+		size_t idlen;
+		const char *file;
+		char hex[2 * BUILD_ID_MAX + 1];
+		if (perfdata_build_id(pd, i, &id, &idlen, &file) == 0 && idlen <= BUILD_ID_MAX) {
+			build_id_hex(id, idlen, hex);
+			found = strcmp(hex, want) == 0;
+		}
+	}
+	perfdata_close(pd);
+	if (n > 0 && !found)
+		return fprintf(stderr, "pmusim validate: %s is the truth of a program with build id %s, which %s did "
+				       "not run (the truth of another program or build)\n", a->truth, want,
+			       a->pa.input), -1;
+	return 0;
+}
+
 /* pmusim validate --rep: the recording's REP sites against the truth's. */
 static int validate_rep(const struct validate_args *a)
 {
@@ -265,16 +320,20 @@ int cmd_validate(int argc, char **argv)
 	profile_args_init(&a.pa);
 	if (parse_args(argc, argv, &a) < 0)
 		return EXIT_PMUSIM_ERROR;
-	if (a.rep)
-		return validate_rep(&a);
-	if (a.stacks)
-		return validate_stacks(&a);
+	if (profile_args_resolve(&a.pa, "pmusim validate") < 0)
+		return profile_args_fini(&a.pa), EXIT_PMUSIM_ERROR;
+	if (a.rep || a.stacks) {
+		int st = json_truth_matches_recording(&a) < 0 ? EXIT_PMUSIM_ERROR
+			 : a.rep                              ? validate_rep(&a)
+							      : validate_stacks(&a);
+		profile_args_fini(&a.pa);
+		return st;
+	}
 	struct profile *prof = NULL;
 	struct binary *bin = NULL;
 	struct edges *truth = NULL;
 	int status = EXIT_PMUSIM_ERROR;
-	if (profile_args_resolve(&a.pa, "pmusim validate") < 0 ||
-	    profile_args_load(&a.pa, &prof, &bin, "pmusim validate") < 0)
+	if (profile_args_load(&a.pa, &prof, &bin, "pmusim validate") < 0)
 		goto out;
 	char msg[512] = "";
 	size_t unknown = 0;

@@ -8,8 +8,9 @@
  *   a stripped program's code as one row per dso;
  * - --sort, --stdio, -i -, --event NAME, --comm LIST;
  * - `pmusim validate` refuses an empty truth, a truth naming nothing of the
- *   program, another program's truth (exit 2), and says FAIL with both numbers
- *   when the gate fails (exit 1). */
+ *   program, another program's truth (fdata: edges leaving no branch of the
+ *   program; JSON: a build id the recording does not have) with exit 2, and
+ *   says FAIL with both numbers when the gate fails (exit 1). */
 #include <check.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -326,6 +327,32 @@ START_TEST(validate_refuses_what_it_cannot_compare)
 }
 END_TEST
 
+/* A JSON truth (of --stacks, --rep) names its program's build id: another
+ * program's truth is refused, the own one passes. */
+START_TEST(validate_stacks_refuses_another_programs_truth)
+{
+	const char *prog[2] = {"callstacks", "recursion"};
+	char data[2][512], json[2][512];
+	for (int i = 0; i < 2; i++) {
+		snprintf(data[i], sizeof(data[i]), "%s", tmp_path(i ? "rec.data" : "cs.data"));
+		snprintf(json[i], sizeof(json[i]), "%s", tmp_path(i ? "rec.json" : "cs.json"));
+		char *r[] = {(char *)pmusim(), "record", "--tstack", "--tstack-period", "20us", "--truth-json", json[i],
+			     "-o", data[i], "--", (char *)wl(prog[i]), NULL};
+		ck_assert_int_eq(run_cmd(r, NULL, "/dev/null", "/dev/null"), 0);
+	}
+	char *out, *err;
+	char *a[] = {(char *)pmusim(), "validate", "--stacks", "-i", data[0], "--truth", json[1], NULL};
+	ck_assert_int_eq(run3(a, NULL, &out, &err), 2);
+	one_line(err, "did not run (the truth of another program or build)");
+	ck_assert_str_eq(out, "");
+	free(out), free(err);
+	char *b[] = {(char *)pmusim(), "validate", "--stacks", "-i", data[0], "--truth", json[0], NULL};
+	ck_assert_int_eq(run3(b, NULL, &out, &err), 0);
+	ck_assert_str_eq(err, "");
+	free(out), free(err);
+}
+END_TEST
+
 START_TEST(failed_gate_says_fail)
 {
 	char truth[512];
@@ -363,6 +390,7 @@ static Suite *report_cli_suite(void)
 	tcase_add_test(tc, nothing_usable_says_what_to_record);
 	tcase_add_test(tc, stripped_code_in_the_edge_report);
 	tcase_add_test(tc, validate_refuses_what_it_cannot_compare);
+	tcase_add_test(tc, validate_stacks_refuses_another_programs_truth);
 	tcase_add_test(tc, failed_gate_says_fail);
 	suite_add_tcase(s, tc);
 	return s;
