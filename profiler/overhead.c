@@ -17,7 +17,7 @@
 struct ovh_sample {
 	char *key[OVH_NKEYS]; /* the text of each requested column, in column order */
 	uint64_t period;
-	char *hottest;        /* unsymbolised code: "dso+0xOFF" of the sample's address */
+	char *hottest; /* unsymbolised code: "dso+0xOFF" of the sample's address */
 };
 
 struct ovh_row {
@@ -50,7 +50,8 @@ struct overhead {
 };
 
 static const char *const key_names[OVH_NKEYS] = {"comm", "pid", "dso", "sym"};
-static const char *const key_heads[OVH_NKEYS] = {"Command", "    Pid:Command", "Shared Object", "Symbol"};
+static const char *const key_heads[OVH_NKEYS] = {"Command", "    Pid:Command", "Shared Object",
+                                                 "Symbol"};
 
 int overhead_parse_sort(struct overhead_opts *o, const char *list, char *msg, size_t msglen)
 {
@@ -59,15 +60,18 @@ int overhead_parse_sort(struct overhead_opts *o, const char *list, char *msg, si
 	while (*p) {
 		size_t len = strcspn(p, ",");
 		int k = 0;
-		while (k < OVH_NKEYS && !(strlen(key_names[k]) == len && strncmp(p, key_names[k], len) == 0))
+		while (k < OVH_NKEYS &&
+		       !(strlen(key_names[k]) == len && strncmp(p, key_names[k], len) == 0))
 			k++;
 		if (k == OVH_NKEYS && len == 6 && strncmp(p, "symbol", 6) == 0)
 			k = OVH_SYM;
 		if (k == OVH_NKEYS)
 			return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG,
-					   "unknown sort key '%.*s' (comm, pid, dso, sym)", (int)len, p);
+			                   "unknown sort key '%.*s' (comm, pid, dso, sym)",
+			                   (int)len, p);
 		if (o->nkeys == OVH_MAX_KEYS)
-			return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG, "more than %d sort keys", OVH_MAX_KEYS);
+			return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG, "more than %d sort keys",
+			                   OVH_MAX_KEYS);
 		o->keys[o->nkeys++] = (enum ovh_key)k;
 		p += len + (p[len] == ',');
 	}
@@ -182,28 +186,40 @@ static int add_sample(struct overhead *ov, struct symbolizer *z, const struct pe
 	o->period = s->period;
 	for (size_t k = 0; k < ov->o.nkeys; k++) {
 		switch (ov->o.keys[k]) {
-		case OVH_COMM: snprintf(text, sizeof(text), "%s", comm); break;
-		case OVH_PID: snprintf(text, sizeof(text), "%7" PRIu32 ":%s", s->tid, comm); break;
-		case OVH_DSO: snprintf(text, sizeof(text), "%s", placed ? base_name(p.path) : "[unknown]"); break;
+		case OVH_COMM:
+			snprintf(text, sizeof(text), "%s", comm);
+			break;
+		case OVH_PID:
+			snprintf(text, sizeof(text), "%7" PRIu32 ":%s", s->tid, comm);
+			break;
+		case OVH_DSO:
+			snprintf(text, sizeof(text), "%s",
+			         placed ? base_name(p.path) : "[unknown]");
+			break;
 		case OVH_SYM:
 			if (placed && p.sym)
-				snprintf(text, sizeof(text), "[.] %.380s", symtab_perf_alias(p.st, p.sym)->name);
+				snprintf(text, sizeof(text), "[.] %.380s",
+				         symtab_perf_alias(p.st, p.sym)->name);
 			else if (plt)
 				snprintf(text, sizeof(text), "[.] %.380s", plt);
 			else if (placed)
-				/* one group per dso: the dso's name keeps groups of different files apart */
-				snprintf(text, sizeof(text), "[.] [unsymbolised] %.300s", base_name(p.path));
+				/* one group per dso: the dso's name keeps groups of different files
+				 * apart */
+				snprintf(text, sizeof(text), "[.] [unsymbolised] %.300s",
+				         base_name(p.path));
 			else
 				snprintf(text, sizeof(text), "[.] [unsymbolised] [unknown]");
 			break;
-		default: return PMUSIM_ERR_INTERNAL;
+		default:
+			return PMUSIM_ERR_INTERNAL;
 		}
 		if (!(o->key[k] = strdup(text)))
 			return PMUSIM_ERR_NOMEM;
 	}
 	if (!(placed && p.sym) && !plt) {
 		if (placed)
-			snprintf(text, sizeof(text), "%.300s+0x%" PRIx64, base_name(p.path), p.file_off);
+			snprintf(text, sizeof(text), "%.300s+0x%" PRIx64, base_name(p.path),
+			         p.file_off);
 		else
 			snprintf(text, sizeof(text), "0x%016" PRIx64, s->ip);
 		if (!(o->hottest = strdup(text)))
@@ -268,7 +284,8 @@ static int make_rows(struct overhead *ov)
 		while (j < ov->ns && (j == i || cmp_keys_prefix(&ov->s[i], &ov->s[j]) == 0)) {
 			period += ov->s[j].period;
 			if (ov->s[j].hottest) {
-				int fresh = j == i || !ov->s[j - 1].hottest || strcmp(ov->s[j - 1].hottest, ov->s[j].hottest);
+				int fresh = j == i || !ov->s[j - 1].hottest ||
+				            strcmp(ov->s[j - 1].hottest, ov->s[j].hottest);
 				cur = fresh ? ov->s[j].period : cur + ov->s[j].period;
 				naddr += fresh;
 				if (cur > best || (cur == best && fresh && !hot))
@@ -283,8 +300,9 @@ static int make_rows(struct overhead *ov)
 			char text[600];
 			const char *c = ov->s[i].key[k];
 			if (ov->o.keys[k] == OVH_SYM && ov->s[i].hottest)
-				snprintf(text, sizeof(text), "[.] [unsymbolised: %zu address%s, hottest %.400s]", naddr,
-					 naddr == 1 ? "" : "es", hot);
+				snprintf(text, sizeof(text),
+				         "[.] [unsymbolised: %zu address%s, hottest %.400s]", naddr,
+				         naddr == 1 ? "" : "es", hot);
 			else
 				snprintf(text, sizeof(text), "%s", c);
 			if (!(r->col[k] = strdup(text)))
@@ -307,14 +325,17 @@ static int read_records(struct overhead *ov, struct perfdata *pd, int ev, char *
 	while ((err = perfdata_next(pd, &r, msg, ml)) > 0) {
 		if (r.type == PERF_RECORD_COMM)
 			err = set_comm(ov, r.u.comm.tid, r.u.comm.comm);
-		else if (r.type == PERF_RECORD_FORK && !find_tid(ov, r.u.task.tid) && find_tid(ov, r.u.task.ptid))
+		else if (r.type == PERF_RECORD_FORK && !find_tid(ov, r.u.task.tid) &&
+		         find_tid(ov, r.u.task.ptid))
 			err = set_comm(ov, r.u.task.tid, find_tid(ov, r.u.task.ptid)->comm);
-		else if ((r.type == PERF_RECORD_MMAP || r.type == PERF_RECORD_MMAP2) && !ov->program &&
-			 (r.type == PERF_RECORD_MMAP || (r.u.mmap.prot & 4)) && is_program(r.u.mmap.filename))
+		else if ((r.type == PERF_RECORD_MMAP || r.type == PERF_RECORD_MMAP2) &&
+		         !ov->program && (r.type == PERF_RECORD_MMAP || (r.u.mmap.prot & 4)) &&
+		         is_program(r.u.mmap.filename))
 			err = (ov->program = strdup(r.u.mmap.filename)) ? 0 : PMUSIM_ERR_NOMEM;
 		if (err >= 0 && r.type != PERF_RECORD_SAMPLE)
 			err = symbolizer_record(z, &r);
-		if (err >= 0 && r.type == PERF_RECORD_SAMPLE && perfdata_event_of_id(pd, r.u.sample.id) == ev) {
+		if (err >= 0 && r.type == PERF_RECORD_SAMPLE &&
+		    perfdata_event_of_id(pd, r.u.sample.id) == ev) {
 			ov->total_period += r.u.sample.period;
 			ov->all_samples++;
 			err = add_sample(ov, z, &r.u.sample);
@@ -329,7 +350,7 @@ static int read_records(struct overhead *ov, struct perfdata *pd, int ev, char *
 }
 
 int overhead_read(const char *path, const struct overhead_opts *o, struct overhead **out, char *msg,
-		  size_t msglen)
+                  size_t msglen)
 {
 	struct perfdata *pd;
 	*out = NULL;
@@ -339,8 +360,8 @@ int overhead_read(const char *path, const struct overhead_opts *o, struct overhe
 		return err;
 	int ev = o->event < 0 ? 0 : o->event;
 	if ((size_t)ev >= perfdata_nevents(pd)) {
-		err = pmusim_fail(msg, msglen, PMUSIM_ERR_ARG, "%s has %zu event(s), no event %d", path,
-				  perfdata_nevents(pd), ev);
+		err = pmusim_fail(msg, msglen, PMUSIM_ERR_ARG, "%s has %zu event(s), no event %d",
+		                  path, perfdata_nevents(pd), ev);
 		perfdata_close(pd);
 		return err;
 	}
@@ -397,10 +418,22 @@ void overhead_free(struct overhead *ov)
 	free(ov);
 }
 
-uint64_t overhead_samples(const struct overhead *ov) { return ov->nsamples; }
-uint64_t overhead_all_samples(const struct overhead *ov) { return ov->all_samples; }
-const char *overhead_event(const struct overhead *ov) { return ov->event; }
-const char *overhead_program(const struct overhead *ov) { return ov->program; }
+uint64_t overhead_samples(const struct overhead *ov)
+{
+	return ov->nsamples;
+}
+uint64_t overhead_all_samples(const struct overhead *ov)
+{
+	return ov->all_samples;
+}
+const char *overhead_event(const struct overhead *ov)
+{
+	return ov->event;
+}
+const char *overhead_program(const struct overhead *ov)
+{
+	return ov->program;
+}
 
 static void put_dots(FILE *f, size_t n)
 {
@@ -417,8 +450,11 @@ int overhead_write_text(FILE *f, const struct overhead *ov)
 			if (strlen(ov->rows[i].col[k]) > w[k])
 				w[k] = strlen(ov->rows[i].col[k]);
 	}
-	fprintf(f, "# Samples: %" PRIu64 "  of event '%s'\n# Event count: %" PRIu64 "\n# Program: %s\n#\n",
-		ov->nsamples, ov->event ? ov->event : "?", ov->total_period, ov->program ? ov->program : "?");
+	fprintf(f,
+	        "# Samples: %" PRIu64 "  of event '%s'\n# Event count: %" PRIu64
+	        "\n# Program: %s\n#\n",
+	        ov->nsamples, ov->event ? ov->event : "?", ov->total_period,
+	        ov->program ? ov->program : "?");
 	fprintf(f, "# Overhead");
 	for (size_t k = 0; k < ov->o.nkeys; k++)
 		fprintf(f, "  %-*s", k + 1 < ov->o.nkeys ? (int)w[k] : 0, key_heads[ov->o.keys[k]]);
@@ -430,7 +466,8 @@ int overhead_write_text(FILE *f, const struct overhead *ov)
 	fputs("\n#\n", f);
 	for (size_t i = 0; i < ov->nrows; i++) {
 		const struct ovh_row *r = &ov->rows[i];
-		double pct = ov->total_period ? 100.0 * (double)r->period / (double)ov->total_period : 0;
+		double pct =
+		    ov->total_period ? 100.0 * (double)r->period / (double)ov->total_period : 0;
 		fprintf(f, "  %7.2f%%", pct);
 		for (size_t k = 0; k < ov->o.nkeys; k++)
 			fprintf(f, "  %-*s", k + 1 < ov->o.nkeys ? (int)w[k] : 0, r->col[k]);

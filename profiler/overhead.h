@@ -22,10 +22,10 @@ enum ovh_key { OVH_COMM, OVH_PID, OVH_DSO, OVH_SYM, OVH_NKEYS };
 #define OVH_MAX_KEYS 8
 
 struct overhead_opts {
-	int event;                   /* event index; -1: the first */
+	int event; /* event index; -1: the first */
 	enum ovh_key keys[OVH_MAX_KEYS];
-	size_t nkeys;                /* 0: comm,dso,sym (perf's default) */
-	const char *comms;           /* comma list: only samples of these commands; NULL: all */
+	size_t nkeys;      /* 0: comm,dso,sym (perf's default) */
+	const char *comms; /* comma list: only samples of these commands; NULL: all */
 };
 
 /* Parses a --sort list ("comm,dso,sym"; "symbol" is sym, as in perf) into o.
@@ -38,7 +38,7 @@ struct overhead;
  * pmusim_err with a one-line reason in msg (perfdata_open's, PMUSIM_ERR_ARG:
  * no such event). A recording without samples is read (overhead_samples 0). */
 int overhead_read(const char *path, const struct overhead_opts *o, struct overhead **out, char *msg,
-		  size_t msglen);
+                  size_t msglen);
 void overhead_free(struct overhead *ov);
 
 /* Samples counted (after the --comm filter) and their total period. */

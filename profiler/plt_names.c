@@ -32,7 +32,8 @@ static Elf_Scn *section_named(Elf *elf, size_t shstrndx, const char *name, GElf_
 }
 
 /* The entries of rela (linked to its dynamic symbols) starting at file offset first. */
-static int add_entries(struct plt_names *p, Elf *elf, Elf_Scn *rela, const GElf_Shdr *rsh, uint64_t first)
+static int add_entries(struct plt_names *p, Elf *elf, Elf_Scn *rela, const GElf_Shdr *rsh,
+                       uint64_t first)
 {
 	Elf_Data *d = elf_getdata(rela, NULL);
 	Elf_Scn *dyn = elf_getscn(elf, rsh->sh_link);

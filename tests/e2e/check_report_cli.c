@@ -66,8 +66,9 @@ static int count_char(const char *s, char c)
 /* An error a user can act on: one line, naming the command. */
 static void one_line(const char *err, const char *want)
 {
-	ck_assert_msg(count_char(err, '\n') == 1 && strncmp(err, "pmusim ", 7) == 0 && strstr(err, want),
-		      "want one line with '%s', got: %s", want, err);
+	ck_assert_msg(count_char(err, '\n') == 1 && strncmp(err, "pmusim ", 7) == 0 &&
+	                  strstr(err, want),
+	              "want one line with '%s', got: %s", want, err);
 }
 
 START_TEST(plain_recording_gives_the_overhead_table)
@@ -75,8 +76,10 @@ START_TEST(plain_recording_gives_the_overhead_table)
 	const char *data = record("ls.data", "/bin/ls", NULL, NULL);
 	char *a[] = {(char *)pmusim(), "report", "-i", (char *)data, NULL}, *out, *err;
 	ck_assert_int_eq(run3(a, NULL, &out, &err), 0);
-	ck_assert_msg(strncmp(out, "# Samples: ", 11) == 0 && strstr(out, "  of event 'cycles'\n"), "%.300s", out);
-	ck_assert_msg(strstr(out, "# Program: /usr/bin/ls\n"), "the header names the program: %.300s", out);
+	ck_assert_msg(strncmp(out, "# Samples: ", 11) == 0 && strstr(out, "  of event 'cycles'\n"),
+	              "%.300s", out);
+	ck_assert_msg(strstr(out, "# Program: /usr/bin/ls\n"),
+	              "the header names the program: %.300s", out);
 	ck_assert_msg(strstr(out, "# Overhead  Command  Shared Object"), "%.600s", out);
 	/* /bin/ls has no .symtab: its code is one row, named by its hottest file offset */
 	const char *row = strstr(out, "  ls                    [.] [unsymbolised: ");
@@ -140,8 +143,9 @@ static size_t parse_rows(const char *text, int with_period, struct row *rows, si
 		struct row r;
 		if (*l != '#' && split_row(l, with_period, &r)) {
 			size_t i = 0;
-			while (i < n && !(strcmp(rows[i].comm, r.comm) == 0 && strcmp(rows[i].dso, r.dso) == 0 &&
-					  strcmp(rows[i].sym, r.sym) == 0))
+			while (i < n && !(strcmp(rows[i].comm, r.comm) == 0 &&
+			                  strcmp(rows[i].dso, r.dso) == 0 &&
+			                  strcmp(rows[i].sym, r.sym) == 0))
 				i++;
 			ck_assert_msg(i < cap, "too many rows");
 			if (i == n)
@@ -161,8 +165,10 @@ START_TEST(overhead_equals_perf_report)
 {
 	const char *prog = perf_progs[_i][0] == '/' ? perf_progs[_i] : wl(perf_progs[_i]);
 	const char *data = record("perf.data", prog, NULL, NULL);
-	char *p[] = {"perf", "report", "-i", (char *)data, "--stdio", "--sort", "comm,dso,sym",
-		     "--show-total-period", NULL}, *pout, *perr;
+	char *p[] = {"perf",    "report", "-i",           (char *)data,
+	             "--stdio", "--sort", "comm,dso,sym", "--show-total-period",
+	             NULL},
+	     *pout, *perr;
 	ck_assert_int_eq(run3(p, NULL, &pout, &perr), 0);
 	const char *ec = strstr(pout, "# Event count (approx.): ");
 	ck_assert_ptr_nonnull(ec);
@@ -178,12 +184,14 @@ START_TEST(overhead_equals_perf_report)
 		char pct[32];
 		snprintf(pct, sizeof(pct), "%.2f", 100 * want[i].period / total);
 		size_t j = 0;
-		while (j < ng && !(strcmp(got[j].comm, want[i].comm) == 0 && strcmp(got[j].dso, want[i].dso) == 0 &&
-				   strcmp(got[j].sym, want[i].sym) == 0))
+		while (j < ng && !(strcmp(got[j].comm, want[i].comm) == 0 &&
+		                   strcmp(got[j].dso, want[i].dso) == 0 &&
+		                   strcmp(got[j].sym, want[i].sym) == 0))
 			j++;
 		if (j == ng || strcmp(got[j].pct, pct) != 0) {
-			fprintf(stderr, "%s: %s %s %s: perf %s%%, pmusim %s%%\n", perf_progs[_i], want[i].comm,
-				want[i].dso, want[i].sym, pct, j < ng ? got[j].pct : "(none)");
+			fprintf(stderr, "%s: %s %s %s: perf %s%%, pmusim %s%%\n", perf_progs[_i],
+			        want[i].comm, want[i].dso, want[i].sym, pct,
+			        j < ng ? got[j].pct : "(none)");
 			bad++;
 		}
 	}
@@ -195,7 +203,8 @@ END_TEST
 START_TEST(sort_keys_as_perf)
 {
 	const char *data = record("ls.data", "/bin/ls", NULL, NULL);
-	char *a[] = {(char *)pmusim(), "report", "-i", (char *)data, "--sort", "pid,dso", NULL}, *out, *err;
+	char *a[] = {(char *)pmusim(), "report", "-i", (char *)data, "--sort", "pid,dso", NULL},
+	     *out, *err;
 	ck_assert_int_eq(run3(a, NULL, &out, &err), 0);
 	ck_assert_msg(strstr(out, "# Overhead      Pid:Command  Shared Object\n"), "%.600s", out);
 	ck_assert_msg(strstr(out, "     1000:ls       libc.so.6\n"), "%.900s", out);
@@ -222,13 +231,16 @@ END_TEST
 START_TEST(event_by_name_and_comm_list)
 {
 	const char *data = record("ls.data", "/bin/ls", NULL, NULL);
-	char *a[] = {(char *)pmusim(), "report", "-i", (char *)data, NULL}, *out, *err, *out2, *err2;
+	char *a[] = {(char *)pmusim(), "report", "-i", (char *)data, NULL}, *out, *err, *out2,
+	     *err2;
 	ck_assert_int_eq(run3(a, NULL, &out, &err), 0);
-	char *b[] = {(char *)pmusim(), "report", "-i", (char *)data, "--event", "CYCLES", "--comm", "sh,ls", NULL};
+	char *b[] = {(char *)pmusim(), "report", "-i",    (char *)data, "--event",
+	             "CYCLES",         "--comm", "sh,ls", NULL};
 	ck_assert_int_eq(run3(b, NULL, &out2, &err2), 0);
 	ck_assert_str_eq(out, out2);
 	free(out), free(err), free(out2), free(err2);
-	char *c[] = {(char *)pmusim(), "report", "-i", (char *)data, "--event", "instructions", NULL};
+	char *c[] = {(char *)pmusim(), "report",       "-i", (char *)data,
+	             "--event",        "instructions", NULL};
 	ck_assert_int_eq(run3(c, NULL, &out, &err), 2);
 	one_line(err, "has no event 'instructions' (it has: cycles)");
 	ck_assert_str_eq(out, "");
@@ -247,7 +259,8 @@ START_TEST(call_only_recording_uses_calls)
 	char *a[] = {(char *)pmusim(), "report", "-i", (char *)data, NULL}, *out, *err;
 	ck_assert_int_eq(run3(a, NULL, &out, &err), 0);
 	ck_assert_msg(strncmp(out, "# method calls: ", 16) == 0, "%.300s", out);
-	ck_assert_msg(strstr(out, "\n# event 'cycles' (index 0) of ") && strstr(out, ", binary "), "%.300s", out);
+	ck_assert_msg(strstr(out, "\n# event 'cycles' (index 0) of ") && strstr(out, ", binary "),
+	              "%.300s", out);
 	ck_assert_msg(strstr(out, "call       fib+0x"), "%.900s", out);
 	free(out), free(err);
 	/* an explicit method wins */
@@ -261,7 +274,8 @@ END_TEST
 START_TEST(nothing_usable_says_what_to_record)
 {
 	const char *data = record("ls.data", "/bin/ls", NULL, NULL);
-	char *a[] = {(char *)pmusim(), "report", "-i", (char *)data, "--method", "cbt", NULL}, *out, *err;
+	char *a[] = {(char *)pmusim(), "report", "-i", (char *)data, "--method", "cbt", NULL}, *out,
+	     *err;
 	ck_assert_int_eq(run3(a, NULL, &out, &err), 1);
 	one_line(err, "record one with pmusim record -b -- PROG");
 	ck_assert_str_eq(out, "");
@@ -274,7 +288,8 @@ END_TEST
 START_TEST(stripped_code_in_the_edge_report)
 {
 	const char *data = record("lsb.data", "/bin/ls", "any", NULL);
-	char *a[] = {(char *)pmusim(), "report", "-i", (char *)data, "--binary", "/bin/ls", NULL}, *out, *err;
+	char *a[] = {(char *)pmusim(), "report", "-i", (char *)data, "--binary", "/bin/ls", NULL},
+	     *out, *err;
 	ck_assert_int_eq(run3(a, NULL, &out, &err), 0);
 	const char *h = strstr(out, "# hottest functions");
 	ck_assert_msg(h && strstr(h, "  [ls: code without symbols]\n"), "%.3000s", out);
@@ -311,7 +326,8 @@ START_TEST(validate_refuses_what_it_cannot_compare)
 	};
 	const char *truths[] = {empty, alien, other};
 	for (int i = 0; i < 3; i++) {
-		char *a[] = {(char *)pmusim(), "validate", "-i", (char *)data, "--truth", (char *)truths[i], NULL};
+		char *a[] = {(char *)pmusim(), "validate",        "-i", (char *)data,
+		             "--truth",        (char *)truths[i], NULL};
 		char *out, *err;
 		int st = run3(a, NULL, &out, &err);
 		ck_assert_msg(st == 2, "line %d: exit %d", rows[i].line, st);
@@ -320,7 +336,9 @@ START_TEST(validate_refuses_what_it_cannot_compare)
 		free(out), free(err);
 	}
 	/* the own truth passes the same checks */
-	char *b[] = {(char *)pmusim(), "validate", "-i", (char *)data, "--truth", (char *)truth, NULL}, *out, *err;
+	char *b[] = {(char *)pmusim(), "validate",    "-i", (char *)data,
+	             "--truth",        (char *)truth, NULL},
+	     *out, *err;
 	ck_assert_int_eq(run3(b, NULL, &out, &err), 0);
 	ck_assert_str_eq(err, "");
 	free(out), free(err);
@@ -336,17 +354,20 @@ START_TEST(validate_stacks_refuses_another_programs_truth)
 	for (int i = 0; i < 2; i++) {
 		snprintf(data[i], sizeof(data[i]), "%s", tmp_path(i ? "rec.data" : "cs.data"));
 		snprintf(json[i], sizeof(json[i]), "%s", tmp_path(i ? "rec.json" : "cs.json"));
-		char *r[] = {(char *)pmusim(), "record", "--tstack", "--tstack-period", "20us", "--truth-json", json[i],
-			     "-o", data[i], "--", (char *)wl(prog[i]), NULL};
+		char *r[] = {(char *)pmusim(),    "record", "--tstack", "--tstack-period", "20us",
+		             "--truth-json",      json[i],  "-o",       data[i],           "--",
+		             (char *)wl(prog[i]), NULL};
 		ck_assert_int_eq(run_cmd(r, NULL, "/dev/null", "/dev/null"), 0);
 	}
 	char *out, *err;
-	char *a[] = {(char *)pmusim(), "validate", "--stacks", "-i", data[0], "--truth", json[1], NULL};
+	char *a[] = {(char *)pmusim(), "validate", "--stacks", "-i",
+	             data[0],          "--truth",  json[1],    NULL};
 	ck_assert_int_eq(run3(a, NULL, &out, &err), 2);
 	one_line(err, "did not run (the truth of another program or build)");
 	ck_assert_str_eq(out, "");
 	free(out), free(err);
-	char *b[] = {(char *)pmusim(), "validate", "--stacks", "-i", data[0], "--truth", json[0], NULL};
+	char *b[] = {(char *)pmusim(), "validate", "--stacks", "-i",
+	             data[0],          "--truth",  json[0],    NULL};
 	ck_assert_int_eq(run3(b, NULL, &out, &err), 0);
 	ck_assert_str_eq(err, "");
 	free(out), free(err);
@@ -358,16 +379,17 @@ START_TEST(failed_gate_says_fail)
 	char truth[512];
 	snprintf(truth, sizeof(truth), "%s", tmp_path("loops.fdata"));
 	const char *data = record("loops.data", wl("loops"), "any", truth);
-	char *a[] = {(char *)pmusim(), "validate", "-i", (char *)data, "--truth", (char *)truth, "--format", "json",
-		     NULL}, *out, *err;
+	char *a[] = {(char *)pmusim(), "validate", "-i",   (char *)data, "--truth",
+	             (char *)truth,    "--format", "json", NULL},
+	     *out, *err;
 	ck_assert_int_eq(run3(a, NULL, &out, &err), 0);
 	const char *k = strstr(out, "\"overlap_edges\": ");
 	ck_assert_ptr_nonnull(k);
 	double ov = strtod(k + 17, NULL);
 	ck_assert_double_lt(ov, 1);
 	free(out), free(err);
-	char *b[] = {(char *)pmusim(), "validate", "-i", (char *)data, "--truth", (char *)truth, "--min-overlap",
-		     "1", NULL};
+	char *b[] = {(char *)pmusim(), "validate",      "-i", (char *)data, "--truth",
+	             (char *)truth,    "--min-overlap", "1",  NULL};
 	ck_assert_int_eq(run3(b, NULL, &out, &err), 1);
 	char want[128];
 	snprintf(want, sizeof(want), "FAIL: overlap %.4f %% < min 100.0000 %%\n", 100 * ov);
@@ -382,7 +404,8 @@ static Suite *report_cli_suite(void)
 	TCase *tc = tcase_create("report_cli");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, plain_recording_gives_the_overhead_table);
-	tcase_add_loop_test(tc, overhead_equals_perf_report, 0, (int)(sizeof(perf_progs) / sizeof(perf_progs[0])));
+	tcase_add_loop_test(tc, overhead_equals_perf_report, 0,
+	                    (int)(sizeof(perf_progs) / sizeof(perf_progs[0])));
 	tcase_add_test(tc, sort_keys_as_perf);
 	tcase_add_test(tc, input_from_stdin);
 	tcase_add_test(tc, event_by_name_and_comm_list);

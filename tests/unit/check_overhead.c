@@ -18,13 +18,13 @@ static const struct {
 	size_t n;
 	enum ovh_key k0, k1;
 } sort_rows[] = {
-	{__LINE__, "comm,dso,sym", 1, 3, OVH_COMM, OVH_DSO},
-	{__LINE__, "symbol", 1, 1, OVH_SYM, OVH_SYM},
-	{__LINE__, "pid,sym", 1, 2, OVH_PID, OVH_SYM},
-	{__LINE__, "dso,cpu", 0, 0, OVH_COMM, OVH_COMM},
-	{__LINE__, "", 0, 0, OVH_COMM, OVH_COMM},
-	{__LINE__, "sym,", 1, 1, OVH_SYM, OVH_SYM},
-	{__LINE__, "Sym", 0, 0, OVH_COMM, OVH_COMM},
+    {__LINE__, "comm,dso,sym", 1, 3, OVH_COMM, OVH_DSO},
+    {__LINE__, "symbol", 1, 1, OVH_SYM, OVH_SYM},
+    {__LINE__, "pid,sym", 1, 2, OVH_PID, OVH_SYM},
+    {__LINE__, "dso,cpu", 0, 0, OVH_COMM, OVH_COMM},
+    {__LINE__, "", 0, 0, OVH_COMM, OVH_COMM},
+    {__LINE__, "sym,", 1, 1, OVH_SYM, OVH_SYM},
+    {__LINE__, "Sym", 0, 0, OVH_COMM, OVH_COMM},
 };
 
 START_TEST(sort_lists)
@@ -32,14 +32,15 @@ START_TEST(sort_lists)
 	struct overhead_opts o = {0};
 	char msg[200] = "";
 	int r = overhead_parse_sort(&o, sort_rows[_i].list, msg, sizeof(msg));
-	ck_assert_msg((r == 0) == sort_rows[_i].ok, "row at line %d: %d %s", sort_rows[_i].line, r, msg);
+	ck_assert_msg((r == 0) == sort_rows[_i].ok, "row at line %d: %d %s", sort_rows[_i].line, r,
+	              msg);
 	if (!sort_rows[_i].ok) {
 		ck_assert_msg(msg[0], "row at line %d: no reason", sort_rows[_i].line);
 		return;
 	}
 	ck_assert_msg(o.nkeys == sort_rows[_i].n && o.keys[0] == sort_rows[_i].k0 &&
-			      (o.nkeys < 2 || o.keys[1] == sort_rows[_i].k1),
-		      "row at line %d", sort_rows[_i].line);
+	                  (o.nkeys < 2 || o.keys[1] == sort_rows[_i].k1),
+	              "row at line %d", sort_rows[_i].line);
 }
 END_TEST
 
@@ -61,7 +62,8 @@ static long long plt_delta(const char *path)
 	while (fgets(line, sizeof(line), p)) {
 		char name[64];
 		unsigned long long size, vma, lma, off;
-		if (sscanf(line, " %*d %63s %llx %llx %llx %llx", name, &size, &vma, &lma, &off) == 5 &&
+		if (sscanf(line, " %*d %63s %llx %llx %llx %llx", name, &size, &vma, &lma, &off) ==
+		        5 &&
 		    strcmp(name, ".plt") == 0)
 			d = (long long)(off - vma);
 	}
@@ -86,15 +88,15 @@ START_TEST(plt_names_equal_objdumps)
 		char name[512];
 		size_t len;
 		/* the header is labelled "<first@plt-0x10>": entries end in "@plt" */
-		if (sscanf(line, "%llx <%511[^>]>:", &addr, name) != 2 || (len = strlen(name)) < 4 ||
-		    strcmp(name + len - 4, "@plt") != 0)
+		if (sscanf(line, "%llx <%511[^>]>:", &addr, name) != 2 ||
+		    (len = strlen(name)) < 4 || strcmp(name + len - 4, "@plt") != 0)
 			continue;
 		if (strncmp(name, "*ABS*", 5) == 0)
 			snprintf(name, sizeof(name), "@plt");
 		uint64_t off = (uint64_t)((long long)addr + delta);
 		const char *got = plt_names_lookup(pn, off), *last = plt_names_lookup(pn, off + 15);
-		ck_assert_msg(got && strcmp(got, name) == 0, "%s +0x%llx: objdump %s, pmusim %s", path, addr, name,
-			      got ? got : "(none)");
+		ck_assert_msg(got && strcmp(got, name) == 0, "%s +0x%llx: objdump %s, pmusim %s",
+		              path, addr, name, got ? got : "(none)");
 		ck_assert_msg(last == got, "%s: the entry at 0x%llx is 16 bytes", path, addr);
 		entries++;
 	}
@@ -111,7 +113,8 @@ static Suite *overhead_suite(void)
 	Suite *s = suite_create("overhead");
 	TCase *tc = tcase_create("overhead");
 	tcase_add_loop_test(tc, sort_lists, 0, (int)(sizeof(sort_rows) / sizeof(sort_rows[0])));
-	tcase_add_loop_test(tc, plt_names_equal_objdumps, 0, (int)(sizeof(plt_files) / sizeof(plt_files[0])));
+	tcase_add_loop_test(tc, plt_names_equal_objdumps, 0,
+	                    (int)(sizeof(plt_files) / sizeof(plt_files[0])));
 	suite_add_tcase(s, tc);
 	return s;
 }
