@@ -231,11 +231,9 @@ static int add_sample(struct overhead *ov, struct symbolizer *z, const struct pe
 	return 0;
 }
 
-static size_t g_nkeys; /* qsort has no context argument: the key count of the sort */
-
-static int cmp_keys_prefix(const struct ovh_sample *x, const struct ovh_sample *y)
+static int cmp_keys_prefix(const struct ovh_sample *x, const struct ovh_sample *y, size_t nkeys)
 {
-	for (size_t k = 0; k < g_nkeys; k++) {
+	for (size_t k = 0; k < nkeys; k++) {
 		int c = strcmp(x->key[k], y->key[k]);
 		if (c)
 			return c;
@@ -243,10 +241,11 @@ static int cmp_keys_prefix(const struct ovh_sample *x, const struct ovh_sample *
 	return 0;
 }
 
-static int cmp_keys(const void *a, const void *b)
+/* qsort_r comparators (glibc's argument order): ctx is the number of keys. */
+static int cmp_keys(const void *a, const void *b, void *ctx)
 {
 	const struct ovh_sample *x = a, *y = b;
-	int c = cmp_keys_prefix(x, y);
+	int c = cmp_keys_prefix(x, y, *(const size_t *)ctx);
 	if (c)
 		return c;
 	if (!x->hottest || !y->hottest)
@@ -254,12 +253,12 @@ static int cmp_keys(const void *a, const void *b)
 	return strcmp(x->hottest, y->hottest);
 }
 
-static int cmp_rows(const void *a, const void *b)
+static int cmp_rows(const void *a, const void *b, void *ctx)
 {
 	const struct ovh_row *x = a, *y = b;
 	if (x->period != y->period)
 		return x->period > y->period ? -1 : 1;
-	for (size_t k = 0; k < g_nkeys; k++) {
+	for (size_t k = 0; k < *(const size_t *)ctx; k++) {
 		int c = strcmp(x->col[k], y->col[k]);
 		if (c)
 			return c;
@@ -271,9 +270,9 @@ static int cmp_rows(const void *a, const void *b)
  * count and its heaviest address. */
 static int make_rows(struct overhead *ov)
 {
-	g_nkeys = ov->o.nkeys;
+	size_t nkeys = ov->o.nkeys;
 	if (ov->ns > 1)
-		qsort(ov->s, ov->ns, sizeof(*ov->s), cmp_keys);
+		qsort_r(ov->s, ov->ns, sizeof(*ov->s), cmp_keys, &nkeys);
 	ov->rows = calloc(ov->ns + 1, sizeof(*ov->rows));
 	if (!ov->rows)
 		return PMUSIM_ERR_NOMEM;
@@ -281,7 +280,8 @@ static int make_rows(struct overhead *ov)
 		size_t j = i, naddr = 0;
 		uint64_t best = 0, cur = 0, period = 0;
 		const char *hot = NULL;
-		while (j < ov->ns && (j == i || cmp_keys_prefix(&ov->s[i], &ov->s[j]) == 0)) {
+		while (j < ov->ns &&
+		       (j == i || cmp_keys_prefix(&ov->s[i], &ov->s[j], nkeys) == 0)) {
 			period += ov->s[j].period;
 			if (ov->s[j].hottest) {
 				int fresh = j == i || !ov->s[j - 1].hottest ||
@@ -310,7 +310,8 @@ static int make_rows(struct overhead *ov)
 		}
 		i = j;
 	}
-	qsort(ov->rows, ov->nrows, sizeof(*ov->rows), cmp_rows);
+	if (ov->nrows > 1)
+		qsort_r(ov->rows, ov->nrows, sizeof(*ov->rows), cmp_rows, &nkeys);
 	return 0;
 }
 
