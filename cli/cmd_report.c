@@ -231,7 +231,7 @@ static void write_text(FILE *f, struct profile *prof, const struct edge *e, size
 	/* functions: weight of the edges leaving them */
 	size_t ns = symtab_count(sy), nd = 0;
 	double *fw = calloc(ns + 1, sizeof(double));
-	struct dso_weight dw[32];
+	struct dso_weight dw[64]; /* more files than this without symbols: the rest are not listed */
 	for (size_t i = 0; fw && i < n; i++) {
 		const struct sym *s = symtab_lookup(sy, e[i].from);
 		char dso[256];
@@ -440,7 +440,7 @@ static int recording_kind(const char *path, int ev, char *name, size_t len)
 		return fprintf(stderr, "pmusim report: cannot read %s: %s\n", path, strerror(errno)), -1;
 	size_t got = fread(magic, 1, sizeof(magic), f);
 	fclose(f);
-	snprintf(name, len, "?");
+	name[0] = 0;
 	if (got < sizeof(magic) || memcmp(magic, "PERFILE2", 8) != 0)
 		return REC_TEXT;
 	struct perfdata *pd;
@@ -520,8 +520,11 @@ static int edge_report(struct report_args *a, const char *evname)
 	if (profile_args_load(&a->pa, &prof, &bin, "pmusim report") == 0) {
 		const struct profile_stats *st = profile_stats(prof);
 		char header[400];
-		snprintf(header, sizeof(header), "event '%.200s' (index %d) of %.150s", evname,
-			 a->pa.io.event < 0 ? 0 : a->pa.io.event, input_name(a));
+		if (evname[0])
+			snprintf(header, sizeof(header), "event '%.200s' (index %d) of %.150s", evname,
+				 a->pa.io.event < 0 ? 0 : a->pa.io.event, input_name(a));
+		else /* perf script text names no event */
+			snprintf(header, sizeof(header), "perf script text %.150s", input_name(a));
 		if (st->used == 0) {
 			fprintf(stderr, "pmusim report: none of the %" PRIu64 " samples has a branch stack method %s "
 					"can use; record one with pmusim record -b -- PROG, or drop --method for the "
