@@ -55,7 +55,8 @@ static const char validate_usage[] =
 	"exit status: 0 when the overlap meets --min-overlap, 1 when not (with a line\n"
 	"FAIL: overlap X % < min Y % on standard error), 2 on errors, among them a\n"
 	"truth that is empty, names no function of the program, or has edges that do\n"
-	"not leave a branch instruction of the program (another program's truth).\n";
+	"not leave a branch instruction of the program (another program's truth), and a\n"
+	"recording without a sample the method can use.\n";
 
 enum { O_TRUTH = PA_O_END, O_MIN, O_FORMAT, O_SVG, O_REP, O_STACKS };
 
@@ -345,6 +346,13 @@ int cmd_validate(int argc, char **argv)
 	}
 	if (truth_matches_program(&a, truth, unknown, bin) < 0)
 		goto out;
+	if (profile_stats(prof)->used == 0) { /* an overlap of 0 would say the method failed */
+		fprintf(stderr, "pmusim validate: none of the %llu samples of %s has a branch stack method %s can use; "
+				"record one with pmusim record -b -- PROG\n",
+			(unsigned long long)profile_stats(prof)->samples, a.pa.stdin_copy ? "standard input" : a.pa.input,
+			prof_method_name(a.pa.po.method));
+		goto out;
+	}
 	struct overlap o;
 	overlap_compute(profile_edges(prof), truth, &o);
 	if (a.svg && write_svg(&a, prof, truth, &o) < 0)

@@ -335,6 +335,17 @@ START_TEST(validate_refuses_what_it_cannot_compare)
 		ck_assert_str_eq(out, "");
 		free(out), free(err);
 	}
+	/* a recording without branch stacks has nothing to compare */
+	char plain_truth[512];
+	snprintf(plain_truth, sizeof(plain_truth), "%s", tmp_path("plain.fdata"));
+	const char *plain = record("plain.data", wl("loops"), NULL, plain_truth);
+	char *c[] = {(char *)pmusim(), "validate",  "-i", (char *)plain,
+	             "--truth",        plain_truth, NULL},
+	     *cout, *cerr;
+	ck_assert_int_eq(run3(c, NULL, &cout, &cerr), 2);
+	one_line(cerr, "record one with pmusim record -b -- PROG");
+	ck_assert_str_eq(cout, "");
+	free(cout), free(cerr);
 	/* the own truth passes the same checks */
 	char *b[] = {(char *)pmusim(), "validate",    "-i", (char *)data,
 	             "--truth",        (char *)truth, NULL},
