@@ -1,8 +1,10 @@
-/* pmusim report: the edge profile of a recording, built with one of the
+/* pmusim report: the overhead table of a recording without branch stacks
+ * (profiler/overhead.h, as perf report --stdio); the edge profile of a recording, built with one of the
  * methods, as a readable report, JSON, BOLT fdata (llvm-bolt -data) or
  * AutoFDO's text input (create_llvm_prof --profiler text); with --rep the REP
  * report, with --stacks the stack profile (profiler/stackprof.h) and its flame
  * graph (profiler/flame.h). */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -17,20 +19,32 @@
 #include "common/outfile.h"
 #include "profiler/autofdo.h"
 #include "profiler/flame.h"
+#include "profiler/overhead.h"
 #include "profiler/rep_report.h"
 #include "profiler/stackprof.h"
 
 static const char report_usage[] =
-	"usage: pmusim report [-i FILE] [--format text|json|fdata|autofdo] [-o OUT]\n"
+	"usage: pmusim report [-i FILE] [--sort KEY,...] [--comm COMM,...] [--stdio]\n"
+	"       pmusim report [-i FILE] [--format text|json|fdata|autofdo] [-o OUT]\n"
 	"                     [profile options]\n"
 	"       pmusim report --rep [-i FILE] [--format text|json] [-o OUT]\n"
 	"       pmusim report --stacks [-i FILE] [--format text|json|folded] [-o OUT]\n"
-	"                     [--svg SVG] [--comm] [--event N]\n"
+	"                     [--svg SVG] [--comm-frame] [--event EV]\n"
 	"\n"
-	"Builds the edge profile of a recording (perf.data of pmusim record or perf\n"
-	"record -b, or the text of perf script -F ip,brstack) and writes it.\n"
+	"The method comes from the recording: without a branch stack, the overhead\n"
+	"table (as perf report --stdio: each symbol's share of the event's period);\n"
+	"with a call-only branch filter (-j any_call, call, ind_call) the calls method;\n"
+	"with another filter (-b) the edge profile of the cbt method. --method M or a\n"
+	"--format other than text chooses the edge profile, --sort the overhead table.\n"
+	"The edge profile is built from perf.data of pmusim record or perf record -b,\n"
+	"or the text of perf script -F ip,brstack.\n"
 	"\n"
 	"options:\n"
+	"  --sort KEY,...       overhead table grouped by comm, pid, dso, sym (default\n"
+	"                       comm,dso,sym as perf); code without symbols (a stripped\n"
+	"                       program) is one row per dso naming its hottest dso+0xOFF\n"
+	"  --comm COMM,...      overhead table of these commands' samples only\n"
+	"  --stdio              accepted for perf's sake: text is the only display\n"
 	"  --format F           text (default: hottest edges and functions), json\n"
 	"                       (samples, samples_dropped, edges), fdata (BOLT: taken and\n"
 	"                       fall-through lines, for llvm-bolt -data), autofdo (ranges,\n"
@@ -47,15 +61,19 @@ static const char report_usage[] =
 	"                       speedscope); uses the pmusim_tstack event when the file\n"
 	"                       has one, else --event N, else every sample\n"
 	"  --svg SVG            with --stacks: also write a flame graph to SVG\n"
-	"  --comm               with --stacks: the thread's command name as the\n"
+	"  --comm-frame         with --stacks: the thread's command name as the\n"
 	"                       outermost frame (as stackcollapse-perf.pl)\n"
 	PROFILE_OPTIONS_HELP
 	"  -h, --help           this text\n"
 	"\n"
-	"exit status: 0; 2 on errors (bad options, unreadable or corrupt files; with\n"
-	"--stacks also a file without callchains).\n";
+	"-i - reads the recording from standard input.\n"
+	"\n"
+	"exit status: 0; 1 when the recording has nothing the method can use (no\n"
+	"samples; no sample with a usable branch stack): the line says what to record;\n"
+	"2 on errors (bad options, unreadable or corrupt files; with --stacks also a\n"
+	"file without callchains).\n";
 
-enum { O_FORMAT = PA_O_END, O_REP, O_STACKS, O_SVG, O_COMM };
+enum { O_FORMAT = PA_O_END, O_REP, O_STACKS, O_SVG, O_COMM_FRAME, O_COMM, O_SORT, O_STDIO };
 enum { F_TEXT, F_JSON, F_FDATA, F_AUTOFDO, F_FOLDED, F_COUNT };
 
 struct report_args {
@@ -65,6 +83,10 @@ struct report_args {
 	int rep;
 	int stacks, comm;
 	const char *svg;
+	int format_given, method_given;
+	const char *comms; /* --comm list */
+	struct overhead_opts ov;
+	int sort_given;
 };
 
 static int report_option(void *ctx, int c, char *arg)
@@ -76,8 +98,17 @@ static int report_option(void *ctx, int c, char *arg)
 	case O_REP: a->rep = 1; return 0;
 	case O_STACKS: a->stacks = 1; return 0;
 	case O_SVG: a->svg = arg; return 0;
-	case O_COMM: a->comm = 1; return 0;
-	case O_FORMAT: break;
+	case O_COMM_FRAME: a->comm = 1; return 0;
+	case O_COMM: a->comms = arg; return 0;
+	case O_STDIO: return 0;
+	case O_SORT: {
+		char msg[200];
+		a->sort_given = 1;
+		if (overhead_parse_sort(&a->ov, arg, msg, sizeof(msg)) < 0)
+			return fprintf(stderr, "pmusim report: %s\n", msg), -1;
+		return 0;
+	}
+	case O_FORMAT: a->format_given = 1; break;
 	default: return 1;
 	}
 	for (a->format = 0; a->format < F_COUNT && strcmp(arg, formats[a->format]) != 0; a->format++)
@@ -94,7 +125,9 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		PROFILE_LONG_OPTIONS, {"format", required_argument, 0, O_FORMAT},
 		{"output", required_argument, 0, 'o'}, {"rep", no_argument, 0, O_REP},
 		{"stacks", no_argument, 0, O_STACKS}, {"svg", required_argument, 0, O_SVG},
-		{"comm", no_argument, 0, O_COMM}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		{"comm-frame", no_argument, 0, O_COMM_FRAME}, {"comm", required_argument, 0, O_COMM},
+		{"sort", required_argument, 0, O_SORT}, {"stdio", no_argument, 0, O_STDIO},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	return profile_args_parse(&a->pa, argc, argv, opts, report_usage, "pmusim report", report_option, a);
 }
 
@@ -104,13 +137,39 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-static void sym_text(const struct symtab *st, uint64_t a, char *buf, size_t len)
+/* Where code without a symbol is: the program or the shared library holding
+ * addr and addr's offset in that file's own ELF addresses (what objdump shows);
+ * "?" when no file holds it. */
+static void place_text(const struct binary *b, uint64_t a, char *dso, size_t dlen, uint64_t *off)
 {
-	const struct sym *s = symtab_lookup(st, a);
-	if (s)
+	const struct fdata_region *r;
+	size_t nr = binary_regions(b, &r);
+	for (size_t i = nr; i-- > 0;)
+		if (a >= r[i].start && a < r[i].end) {
+			snprintf(dso, dlen, "%s", base_name(r[i].name));
+			*off = a - r[i].bias;
+			return;
+		}
+	if (binary_has_code(b, a)) {
+		snprintf(dso, dlen, "%s", base_name(binary_path(b)));
+		*off = a - binary_bias(b);
+		return;
+	}
+	snprintf(dso, dlen, "?");
+	*off = a;
+}
+
+static void sym_text(const struct binary *b, uint64_t a, char *buf, size_t len)
+{
+	const struct sym *s = symtab_lookup(binary_symtab(b), a);
+	char dso[256];
+	uint64_t off;
+	if (s) {
 		snprintf(buf, len, "%s+0x%" PRIx64, s->name, a - s->addr);
-	else
-		snprintf(buf, len, "0x%" PRIx64, a);
+		return;
+	}
+	place_text(b, a, dso, sizeof(dso), &off);
+	snprintf(buf, len, "%s+0x%" PRIx64, dso, off);
 }
 
 static int cmp_weight(const void *a, const void *b)
@@ -121,12 +180,35 @@ static int cmp_weight(const void *a, const void *b)
 	return x->from != y->from ? (x->from < y->from ? -1 : 1) : (x->to < y->to ? -1 : x->to > y->to);
 }
 
-static void write_text(FILE *f, struct profile *prof, const struct edge *e, size_t n, int method)
+/* The weight of code without symbols, per file: one line each in "hottest
+ * functions", so that a stripped program's weight is not left out. */
+struct dso_weight {
+	char name[256];
+	double w;
+};
+
+static void add_dso_weight(struct dso_weight *d, size_t *nd, size_t cap, const char *name, double w)
+{
+	size_t i = 0;
+	while (i < *nd && strcmp(d[i].name, name) != 0)
+		i++;
+	if (i == *nd) {
+		if (*nd == cap)
+			return;
+		snprintf(d[(*nd)++].name, sizeof(d[i].name), "%s", name);
+	}
+	d[i].w += w;
+}
+
+static void write_text(FILE *f, struct profile *prof, const struct edge *e, size_t n, int method,
+		       const char *header)
 {
 	const struct profile_stats *st = profile_stats(prof);
-	const struct symtab *sy = binary_symtab(profile_binary(prof));
+	struct binary *bin = profile_binary(prof);
+	const struct symtab *sy = binary_symtab(bin);
 	fprintf(f, "# method %s: %" PRIu64 " samples, %" PRIu64 " used, %" PRIu64 " dropped; %zu edges\n",
 		prof_method_name(method), st->samples, st->used, st->dropped, n);
+	fprintf(f, "# %s, binary %s\n", header, binary_path(bin));
 	for (int i = 1; i < DROP_COUNT; i++)
 		if (st->drop[i])
 			fprintf(f, "#   dropped, %s: %" PRIu64 "\n", trace_drop_name((enum trace_drop)i), st->drop[i]);
@@ -141,25 +223,42 @@ static void write_text(FILE *f, struct profile *prof, const struct edge *e, size
 	fprintf(f, "\n# hottest edges\n# %8s %14s  %-10s %s\n", "share", "count", "kind", "from -> to");
 	for (size_t i = 0; i < n && i < 25; i++) {
 		char a[600], b[600];
-		sym_text(sy, by_w[i].from, a, sizeof(a));
-		sym_text(sy, by_w[i].to, b, sizeof(b));
+		sym_text(bin, by_w[i].from, a, sizeof(a));
+		sym_text(bin, by_w[i].to, b, sizeof(b));
 		fprintf(f, "  %7.3f%% %14.0f  %-10s %s -> %s\n", total > 0 ? 100 * by_w[i].w / total : 0, by_w[i].w,
 			by_w[i].taken ? br_kind_name(by_w[i].kind) : "fallthru", a, b);
 	}
 	/* functions: weight of the edges leaving them */
-	size_t ns = symtab_count(sy);
+	size_t ns = symtab_count(sy), nd = 0;
 	double *fw = calloc(ns + 1, sizeof(double));
+	struct dso_weight dw[64]; /* more files than this without symbols: the rest are not listed */
 	for (size_t i = 0; fw && i < n; i++) {
 		const struct sym *s = symtab_lookup(sy, e[i].from);
-		if (s)
+		char dso[256];
+		uint64_t off;
+		if (s) {
 			fw[s - symtab_at(sy, 0)] += e[i].w;
+		} else {
+			place_text(bin, e[i].from, dso, sizeof(dso), &off);
+			add_dso_weight(dw, &nd, sizeof(dw) / sizeof(dw[0]), dso, e[i].w);
+		}
 	}
-	fprintf(f, "\n# hottest functions (branch outcomes leaving them)\n");
+	fprintf(f, "\n# hottest functions (branch outcomes leaving them; code without symbols: one\n"
+		   "# line per file)\n");
 	for (int k = 0; fw && k < 15; k++) {
-		size_t best = ns;
+		size_t best = ns, bestd = nd;
 		for (size_t i = 0; i < ns; i++)
 			if (fw[i] > 0 && (best == ns || fw[i] > fw[best]))
 				best = i;
+		for (size_t i = 0; i < nd; i++)
+			if (dw[i].w > 0 && (bestd == nd || dw[i].w > dw[bestd].w))
+				bestd = i;
+		if (bestd < nd && (best == ns || dw[bestd].w > fw[best])) {
+			fprintf(f, "  %7.3f%% %14.0f  [%s: code without symbols]\n", 100 * dw[bestd].w / total,
+				dw[bestd].w, dw[bestd].name);
+			dw[bestd].w = 0;
+			continue;
+		}
 		if (best == ns)
 			break;
 		fprintf(f, "  %7.3f%% %14.0f  %s\n", 100 * fw[best] / total, fw[best], symtab_at(sy, best)->name);
@@ -172,7 +271,7 @@ static void write_text(FILE *f, struct profile *prof, const struct edge *e, size
 static void write_json(FILE *f, struct profile *prof, const struct edge *e, size_t n, int method)
 {
 	const struct profile_stats *st = profile_stats(prof);
-	const struct symtab *sy = binary_symtab(profile_binary(prof));
+	const struct binary *sy = profile_binary(prof);
 	fprintf(f, "{\"method\": \"%s\", \"samples\": %" PRIu64 ", \"samples_used\": %" PRIu64
 		", \"samples_dropped\": %" PRIu64 ", \"dropped\": {", prof_method_name(method), st->samples,
 		st->used, st->dropped);
@@ -229,6 +328,7 @@ static int write_output(const char *out, int (*fn)(FILE *f, void *ctx), void *ct
 struct report_ctx {
 	const struct report_args *a;
 	struct profile *prof;
+	const char *header;
 };
 
 static int write_profile(FILE *f, void *ctx)
@@ -237,7 +337,7 @@ static int write_profile(FILE *f, void *ctx)
 	size_t n;
 	const struct edge *e = edges_sorted(profile_edges(c->prof), &n);
 	if (c->a->format == F_TEXT)
-		write_text(f, c->prof, e, n, c->a->pa.po.method);
+		write_text(f, c->prof, e, n, c->a->pa.po.method, c->header);
 	else if (c->a->format == F_JSON)
 		write_json(f, c->prof, e, n, c->a->pa.po.method);
 	else if (c->a->format == F_FDATA)
@@ -247,9 +347,9 @@ static int write_profile(FILE *f, void *ctx)
 	return 0;
 }
 
-static int write_report(const struct report_args *a, struct profile *prof)
+static int write_report(const struct report_args *a, struct profile *prof, const char *header)
 {
-	struct report_ctx c = {a, prof};
+	struct report_ctx c = {a, prof, header};
 	return write_output(a->out, write_profile, &c);
 }
 
@@ -327,6 +427,118 @@ static int stacks_report(const struct report_args *a)
 	return err < 0 ? EXIT_PMUSIM_ERROR : 0;
 }
 
+/* What the recording's event holds, for choosing the method. */
+enum rec_kind { REC_TEXT, REC_NO_BRANCHES, REC_CALLS, REC_BRANCHES };
+
+/* The kind of event ev of the recording at path and its name into name; text
+ * (perf script output) is REC_TEXT; -1 when unreadable (message printed). */
+static int recording_kind(const char *path, int ev, char *name, size_t len)
+{
+	char magic[8] = {0};
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return fprintf(stderr, "pmusim report: cannot read %s: %s\n", path, strerror(errno)), -1;
+	size_t got = fread(magic, 1, sizeof(magic), f);
+	fclose(f);
+	name[0] = 0;
+	if (got < sizeof(magic) || memcmp(magic, "PERFILE2", 8) != 0)
+		return REC_TEXT;
+	struct perfdata *pd;
+	char msg[512] = "";
+	int err = perfdata_open(path, &pd, msg, sizeof(msg));
+	if (err < 0)
+		return fprintf(stderr, "pmusim report: %s\n", msg[0] ? msg : pmusim_strerror(err)), -1;
+	size_t i = ev < 0 ? 0 : (size_t)ev;
+	if (i >= perfdata_nevents(pd)) {
+		fprintf(stderr, "pmusim report: %s has %zu event(s), no event %zu\n", path, perfdata_nevents(pd), i);
+		perfdata_close(pd);
+		return -1;
+	}
+	const struct perfdata_event *e = perfdata_event(pd, i);
+	snprintf(name, len, "%s", e->name ? e->name : "?");
+	uint64_t bst = e->branch_sample_type, calls = PERF_SAMPLE_BRANCH_ANY_CALL | PERF_SAMPLE_BRANCH_CALL |
+						       PERF_SAMPLE_BRANCH_IND_CALL;
+	int kind = !(e->sample_type & PERF_SAMPLE_BRANCH_STACK) ? REC_NO_BRANCHES
+		   : (bst & calls) && !(bst & PERF_SAMPLE_BRANCH_ANY) &&
+			   !(bst & (PERF_SAMPLE_BRANCH_ANY_RETURN | PERF_SAMPLE_BRANCH_COND | PERF_SAMPLE_BRANCH_IND_JUMP))
+		   ? REC_CALLS
+		   : REC_BRANCHES;
+	perfdata_close(pd);
+	return kind;
+}
+
+static int write_overhead(FILE *f, void *ctx)
+{
+	return overhead_write_text(f, ctx);
+}
+
+/* The recording as the user named it. */
+static const char *input_name(const struct report_args *a)
+{
+	return a->pa.stdin_copy ? "standard input" : a->pa.input;
+}
+
+/* The overhead table; exit status. */
+static int overhead_report(struct report_args *a)
+{
+	if (a->format_given && a->format != F_TEXT)
+		return fprintf(stderr, "pmusim report: the overhead table is text; --format %s needs a branch-stack "
+				       "recording (pmusim record -b) and --method\n",
+			       a->format == F_JSON ? "json" : a->format == F_FDATA ? "fdata" : "autofdo"),
+		       EXIT_PMUSIM_ERROR;
+	a->ov.event = a->pa.io.event;
+	a->ov.comms = a->comms;
+	struct overhead *ov;
+	char msg[512] = "";
+	int err = overhead_read(a->pa.input, &a->ov, &ov, msg, sizeof(msg));
+	if (err < 0)
+		return fprintf(stderr, "pmusim report: %s\n", msg), EXIT_PMUSIM_ERROR;
+	int status = 0;
+	if (overhead_samples(ov) == 0 && a->comms && overhead_all_samples(ov) > 0) {
+		fprintf(stderr, "pmusim report: none of the %" PRIu64 " samples of %s is of the commands %s; "
+				"pmusim report --sort comm lists the commands\n",
+			overhead_all_samples(ov), input_name(a), a->comms);
+		status = 1;
+	} else if (overhead_samples(ov) == 0) {
+		fprintf(stderr, "pmusim report: %s has no samples of event '%s'; record more with a smaller "
+				"period: pmusim record -c 10000 -- PROG\n",
+			input_name(a), overhead_event(ov) ? overhead_event(ov) : "?");
+		status = 1;
+	} else if (write_output(a->out, write_overhead, ov) < 0) {
+		status = EXIT_PMUSIM_ERROR;
+	}
+	overhead_free(ov);
+	return status;
+}
+
+/* The edge profile; exit status. */
+static int edge_report(struct report_args *a, const char *evname)
+{
+	struct profile *prof = NULL;
+	struct binary *bin = NULL;
+	int status = EXIT_PMUSIM_ERROR;
+	if (profile_args_load(&a->pa, &prof, &bin, "pmusim report") == 0) {
+		const struct profile_stats *st = profile_stats(prof);
+		char header[400];
+		if (evname[0])
+			snprintf(header, sizeof(header), "event '%.200s' (index %d) of %.150s", evname,
+				 a->pa.io.event < 0 ? 0 : a->pa.io.event, input_name(a));
+		else /* perf script text names no event */
+			snprintf(header, sizeof(header), "perf script text %.150s", input_name(a));
+		if (st->used == 0) {
+			fprintf(stderr, "pmusim report: none of the %" PRIu64 " samples has a branch stack method %s "
+					"can use; record one with pmusim record -b -- PROG, or drop --method for the "
+					"overhead table\n", st->samples, prof_method_name(a->pa.po.method));
+			status = 1;
+		} else if (write_report(a, prof, header) == 0) {
+			status = 0;
+		}
+	}
+	profile_free(prof);
+	binary_free(bin);
+	return status;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = {0};
@@ -336,18 +548,42 @@ int cmd_report(int argc, char **argv)
 	if (a.rep && a.stacks)
 		return fprintf(stderr, "pmusim report: --rep or --stacks, not both\n"), EXIT_PMUSIM_ERROR;
 	if (!a.stacks && (a.svg || a.comm || a.format == F_FOLDED))
-		return fprintf(stderr, "pmusim report: --svg, --comm and --format folded need --stacks\n"),
+		return fprintf(stderr, "pmusim report: --svg, --comm-frame and --format folded need --stacks\n"),
 		       EXIT_PMUSIM_ERROR;
-	if (a.rep)
-		return rep_report(&a);
-	if (a.stacks)
-		return stacks_report(&a);
-	struct profile *prof = NULL;
-	struct binary *bin = NULL;
-	int status = EXIT_PMUSIM_ERROR;
-	if (profile_args_load(&a.pa, &prof, &bin, "pmusim report") == 0 && write_report(&a, prof) == 0)
-		status = 0;
-	profile_free(prof);
-	binary_free(bin);
+	if ((a.rep || a.stacks) && (a.comms || a.sort_given))
+		return fprintf(stderr, "pmusim report: --comm and --sort are for the overhead table, not --%s%s\n",
+			       a.rep ? "rep" : "stacks", a.stacks ? " (--comm-frame names the command there)" : ""),
+		       EXIT_PMUSIM_ERROR;
+	if (a.sort_given && a.pa.method_given)
+		return fprintf(stderr, "pmusim report: --sort makes the overhead table, --method the edge profile; "
+				       "not both\n"), EXIT_PMUSIM_ERROR;
+	if (profile_args_resolve(&a.pa, "pmusim report") < 0)
+		return profile_args_fini(&a.pa), EXIT_PMUSIM_ERROR;
+	int status;
+	char evname[256];
+	if (a.rep) {
+		status = rep_report(&a);
+	} else if (a.stacks) {
+		status = stacks_report(&a);
+	} else {
+		int kind = recording_kind(a.pa.input, a.pa.io.event, evname, sizeof(evname));
+		if (kind < 0)
+			status = EXIT_PMUSIM_ERROR;
+		else if (kind == REC_TEXT && a.sort_given)
+			status = (fprintf(stderr, "pmusim report: --sort needs a perf.data; %s is perf script text\n",
+					  a.pa.input), EXIT_PMUSIM_ERROR);
+		else if (a.sort_given || (kind == REC_NO_BRANCHES && !a.pa.method_given &&
+					  (!a.format_given || a.format == F_TEXT)))
+			status = overhead_report(&a);
+		else if (a.comms)
+			status = (fprintf(stderr, "pmusim report: --comm filters the overhead table (a recording without "
+						  "-b/-j, or --sort)\n"), EXIT_PMUSIM_ERROR);
+		else {
+			if (kind == REC_CALLS && !a.pa.method_given)
+				a.pa.po.method = METHOD_CALLS;
+			status = edge_report(&a, evname);
+		}
+	}
+	profile_args_fini(&a.pa);
 	return status;
 }

@@ -8,10 +8,12 @@
 
 #include "cli/cli.h"
 #include "cli/profile_args.h"
+#include "common/buildid.h"
 #include "common/err.h"
 #include "common/json.h"
 #include "common/outfile.h"
 #include "pmu_model/rep.h"
+#include "profiler/perfdata.h"
 #include "profiler/rep_report.h"
 #include "profiler/stack_check.h"
 #include "profiler/svg.h"
@@ -50,7 +52,11 @@ static const char validate_usage[] =
 	PROFILE_OPTIONS_HELP
 	"  -h, --help           this text\n"
 	"\n"
-	"exit status: 0 when the overlap meets --min-overlap, 1 when not, 2 on errors.\n";
+	"exit status: 0 when the overlap meets --min-overlap, 1 when not (with a line\n"
+	"FAIL: overlap X % < min Y % on standard error), 2 on errors, among them a\n"
+	"truth that is empty, names no function of the program, or has edges that do\n"
+	"not leave a branch instruction of the program (another program's truth), and a\n"
+	"recording without a sample the method can use.\n";
 
 enum { O_TRUTH = PA_O_END, O_MIN, O_FORMAT, O_SVG, O_REP, O_STACKS };
 
@@ -155,6 +161,59 @@ static int write_svg(const struct validate_args *a, struct profile *prof, struct
 	return err < 0 ? -1 : 0;
 }
 
+/* The "build_id" near the top of a truth JSON into hex; 0 when it has none. */
+static int truth_json_build_id(const char *path, char *hex, size_t len)
+{
+	char head[8192];
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(head, 1, sizeof(head) - 1, f);
+	fclose(f);
+	head[n] = 0;
+	const char *k = strstr(head, "\"build_id\": \"");
+	if (!k)
+		return 0;
+	k += strlen("\"build_id\": \"");
+	size_t m = strspn(k, "0123456789abcdef");
+	if (m == 0 || m >= len || k[m] != '"')
+		return 0;
+	snprintf(hex, len, "%.*s", (int)m, k);
+	return 1;
+}
+
+/* A JSON truth of a program the recording did not run is an error: its build id
+ * must be one of the recording's BUILD_ID table (when both carry build ids).
+ * 0, or -1 with one line printed. */
+static int json_truth_matches_recording(const struct validate_args *a)
+{
+	char want[2 * BUILD_ID_MAX + 1];
+	if (!truth_json_build_id(a->truth, want, sizeof(want)))
+		return 0;
+	struct perfdata *pd;
+	char msg[512] = "";
+	if (perfdata_open(a->pa.input, &pd, msg, sizeof(msg)) < 0)
+		return 0; /* the reader of the recording says why */
+	size_t n = perfdata_nbuild_ids(pd);
+	int found = 0;
+	for (size_t i = 0; i < n && !found; i++) {
+		const uint8_t *id;
+		size_t idlen;
+		const char *file;
+		char hex[2 * BUILD_ID_MAX + 1];
+		if (perfdata_build_id(pd, i, &id, &idlen, &file) == 0 && idlen <= BUILD_ID_MAX) {
+			build_id_hex(id, idlen, hex);
+			found = strcmp(hex, want) == 0;
+		}
+	}
+	perfdata_close(pd);
+	if (n > 0 && !found)
+		return fprintf(stderr, "pmusim validate: %s is the truth of a program with build id %s, which %s did "
+				       "not run (the truth of another program or build)\n", a->truth, want,
+			       a->pa.input), -1;
+	return 0;
+}
+
 /* pmusim validate --rep: the recording's REP sites against the truth's. */
 static int validate_rep(const struct validate_args *a)
 {
@@ -214,16 +273,64 @@ static int validate_stacks(const struct validate_args *a)
 	return c.mismatches ? 1 : 0;
 }
 
+/* 1 when addr is code of the program's own file (not of a shared library or
+ * anonymous memory). */
+static int in_program(const struct binary *bin, uint64_t addr)
+{
+	const struct fdata_region *r;
+	size_t nr = binary_regions(bin, &r);
+	for (size_t i = 0; i < nr; i++)
+		if (addr >= r[i].start && addr < r[i].end)
+			return 0;
+	return binary_has_code(bin, addr);
+}
+
+/* A truth that cannot be compared is an error, not a low overlap: an empty one,
+ * one whose functions the program does not have, or one whose edges do not
+ * start at branch instructions of the program's own code (the exact truth of
+ * this program has every edge leave a branch: the truth of another program or
+ * another build of it does not). Edges in shared libraries are left out of
+ * that check: BOLT's "name/N" numbering of local functions is ambiguous when
+ * the program and its libraries have locals of one name. 0, or -1 with one line printed. */
+static int truth_matches_program(const struct validate_args *a, struct edges *truth, size_t unknown,
+				 struct binary *bin)
+{
+	size_t n;
+	const struct edge *e = edges_sorted(truth, &n);
+	if (n == 0 && unknown == 0)
+		return fprintf(stderr, "pmusim validate: %s holds no edges (an empty truth)\n", a->truth), -1;
+	if (n == 0)
+		return fprintf(stderr, "pmusim validate: none of the %zu lines of %s names a function of %s "
+				       "(the truth of another program?)\n", unknown, a->truth, binary_path(bin)), -1;
+	size_t stray = 0, own = 0;
+	for (size_t i = 0; i < n; i++)
+		if (in_program(bin, e[i].from)) {
+			own++;
+			stray += e[i].kind == BK_NONE;
+		}
+	if (stray)
+		return fprintf(stderr, "pmusim validate: %s does not describe %s: %zu of its %zu edges in the "
+				       "program start at no branch instruction of it (the truth of another program or "
+				       "build?)\n",
+			       a->truth, binary_path(bin), stray, own), -1;
+	return 0;
+}
+
 int cmd_validate(int argc, char **argv)
 {
 	struct validate_args a = {0};
 	profile_args_init(&a.pa);
 	if (parse_args(argc, argv, &a) < 0)
 		return EXIT_PMUSIM_ERROR;
-	if (a.rep)
-		return validate_rep(&a);
-	if (a.stacks)
-		return validate_stacks(&a);
+	if (profile_args_resolve(&a.pa, "pmusim validate") < 0)
+		return profile_args_fini(&a.pa), EXIT_PMUSIM_ERROR;
+	if (a.rep || a.stacks) {
+		int st = json_truth_matches_recording(&a) < 0 ? EXIT_PMUSIM_ERROR
+			 : a.rep                              ? validate_rep(&a)
+							      : validate_stacks(&a);
+		profile_args_fini(&a.pa);
+		return st;
+	}
 	struct profile *prof = NULL;
 	struct binary *bin = NULL;
 	struct edges *truth = NULL;
@@ -238,6 +345,15 @@ int cmd_validate(int argc, char **argv)
 		fprintf(stderr, "pmusim validate: %s\n", msg[0] ? msg : pmusim_strerror(err));
 		goto out;
 	}
+	if (truth_matches_program(&a, truth, unknown, bin) < 0)
+		goto out;
+	if (profile_stats(prof)->used == 0) { /* an overlap of 0 would say the method failed */
+		fprintf(stderr, "pmusim validate: none of the %llu samples of %s has a branch stack method %s can use; "
+				"record one with pmusim record -b -- PROG\n",
+			(unsigned long long)profile_stats(prof)->samples, a.pa.stdin_copy ? "standard input" : a.pa.input,
+			prof_method_name(a.pa.po.method));
+		goto out;
+	}
 	struct overlap o;
 	overlap_compute(profile_edges(prof), truth, &o);
 	if (a.svg && write_svg(&a, prof, truth, &o) < 0)
@@ -245,9 +361,13 @@ int cmd_validate(int argc, char **argv)
 	print_result(&a, &o, prof, unknown);
 	double gate = a.pa.po.method == METHOD_CALLS ? o.calls : o.all;
 	status = gate >= a.min_overlap ? 0 : 1;
+	if (status == 1)
+		fprintf(stderr, "FAIL: overlap %.4f %% < min %.4f %%%s\n", 100 * gate, 100 * a.min_overlap,
+			a.pa.po.method == METHOD_CALLS ? " (call edges)" : "");
 out:
 	edges_free(truth);
 	profile_free(prof);
 	binary_free(bin);
+	profile_args_fini(&a.pa);
 	return status;
 }

@@ -27,10 +27,15 @@ enum { PA_O_BINARY = 300, PA_O_BINARY_DIR, PA_O_METHOD, PA_O_CBT, PA_O_SPAN, PA_
 	"  --span N             window in instructions or cycles for instruction- and\n"             \
 	"                       cycle-triggered samples (default: the LBR entries - 2,\n"   \
 	"                       which every full trace spans)\n"                              \
-	"  --event N            use the samples of the N-th event of FILE (default 0)\n"
+	"  --event EV           use the samples of event EV of FILE: its index (default 0)\n" \
+	"                       or its name (cycles, br_inst_retired.near_taken)\n"
 
 struct profile_args {
 	const char *input;
+	int method_given;       /* --method was on the command line */
+	const char *event_name; /* --event given as a name; resolved by profile_args_event */
+	char *stdin_copy;       /* -i -: the path of the (unlinked) copy of standard input */
+	int stdin_fd;           /*   and its descriptor */
 	struct input_opts io;
 	struct profile_opts po;
 };
@@ -44,6 +49,14 @@ int profile_args_option(struct profile_args *a, int code, const char *arg, const
 int profile_args_parse(struct profile_args *a, int argc, char **argv, const struct option *opts,
 		       const char *usage, const char *cmd, int (*own)(void *ctx, int code, char *arg),
 		       void *ctx);
+
+/* Resolves -i - (standard input, copied to a temporary file as perf.data
+ * must be read with seeks) and --event NAME (the index of the event of that
+ * name, case-insensitive, with or without a ":u"-style modifier). 0, or -1 with
+ * a message printed. */
+int profile_args_resolve(struct profile_args *a, const char *cmd);
+/* Closes the copy of standard input, if any. */
+void profile_args_fini(struct profile_args *a);
 
 /* Reads the recording into a profile; 0, or -1 with a message printed. */
 int profile_args_load(const struct profile_args *a, struct profile **prof, struct binary **bin,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buildid.h"
 #include "common/err.h"
 #include "common/fdata.h"
 #include "common/json.h"
@@ -172,6 +173,15 @@ int truth_write_json(struct truth *t, FILE *f, const struct symtab *st, const ch
 {
 	fputs("{\n  \"program\": ", f);
 	json_put_str(f, program);
+	/* the program's build id, as perf.data's BUILD_ID table holds it: validate
+	 * checks that a truth and a recording are of the same program */
+	uint8_t id[BUILD_ID_MAX];
+	char hex[2 * BUILD_ID_MAX + 1];
+	int idlen = elf_build_id(program, id);
+	if (idlen > 0) {
+		build_id_hex(id, (size_t)idlen, hex);
+		fprintf(f, ",\n  \"build_id\": \"%s\"", hex);
+	}
 	fprintf(f, ",\n  \"instructions\": %" PRIu64 ",\n", truth_insns(t));
 	json_branches(t, f, st);
 	int err = json_functions(t, f, st);

@@ -146,12 +146,14 @@ START_TEST(patching_leaves_the_program_unchanged)
 }
 END_TEST
 
-/* validate --rep against the truth of another run finds the differences (exit 1). */
+/* validate --rep against the truth of another run of the same program (7 rounds
+ * instead of 50) finds the differences (exit 1); the truth of another program is
+ * refused before any comparison (check_report_cli). */
 START_TEST(validate_finds_mismatches)
 {
 	const char *d1 = tmp_path("a.data"), *j2 = tmp_path("b.json");
 	char *r[] = {(char *)pmusim(), "record", "--rep", "last", "-o", (char *)d1, "--", (char *)wl("rep"), NULL};
-	char *t[] = {(char *)pmusim(), "run", "--truth-json", (char *)j2, "--", (char *)wl("strings"), NULL};
+	char *t[] = {(char *)pmusim(), "run", "--truth-json", (char *)j2, "--", (char *)wl("rep"), "7", NULL};
 	ck_assert_int_eq(run_cmd(r, NULL, "/dev/null", NULL), 0);
 	ck_assert_int_eq(run_cmd(t, NULL, "/dev/null", NULL), 0);
 	char *v[] = {(char *)pmusim(), "validate", "-i", (char *)d1, "--rep", "--truth", (char *)j2, NULL};
@@ -159,6 +161,16 @@ START_TEST(validate_finds_mismatches)
 	char *out = run_capture(v, &st);
 	ck_assert_msg(st == 1 && out && strstr(out, "mismatches: ") && !strstr(out, "mismatches: 0"), "%s", out);
 	free(out);
+	/* the truth of another program: refused, one line, exit 2 */
+	const char *j3 = tmp_path("c.json"), *e3 = tmp_path("c.err");
+	char *u[] = {(char *)pmusim(), "run", "--truth-json", (char *)j3, "--", (char *)wl("strings"), NULL};
+	ck_assert_int_eq(run_cmd(u, NULL, "/dev/null", NULL), 0);
+	char *w[] = {(char *)pmusim(), "validate", "-i", (char *)d1, "--rep", "--truth", (char *)j3, NULL};
+	ck_assert_int_eq(run_cmd(w, NULL, "/dev/null", e3), 2);
+	char *err = slurp(e3, NULL);
+	ck_assert_msg(err && strstr(err, "did not run (the truth of another program or build)\n") &&
+			      strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
+	free(err);
 }
 END_TEST
 
