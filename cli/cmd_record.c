@@ -265,6 +265,7 @@ struct recorder {
 	int data_maps;       /* the file's other segments too (perf record -d): DWARF unwinding reads them */
 	int lbr_raw;         /* samples with a branch stack carry pmusim's payload
 	                      * (perfdata.h PERFDATA_RAW_LBR_TAG) */
+	struct outfile *out; /* the recording's temporary, opened before anything runs */
 };
 
 static uint64_t now_ns(const struct recorder *r)
@@ -339,7 +340,7 @@ static uint32_t rep_pid(void *ctx, uint32_t tid)
 
 /* The perf.data header: events, and what the file says about the recording
  * (fixed texts: the same inputs give the same bytes on every host). */
-static int open_output(struct recorder *r, const struct record_args *a, const struct program *p,
+static int open_output(struct recorder *r, const struct record_args *a, struct program *p,
 		       int argc, char **argv)
 {
 	struct perfdata_event ev[PMU_MAX_COUNTERS + 2];
@@ -391,12 +392,12 @@ static int open_output(struct recorder *r, const struct record_args *a, const st
 		.cmdline = (const char *const *)argv, .ncmdline = (size_t)argc,
 	};
 	char msg[512] = "";
-	int err = perfdata_writer_open(&r->w, a->out, ev, nev, &info, msg, sizeof(msg));
+	outputs_hand_over(&p->outs, r->out);
+	int err = perfdata_writer_open_file(&r->w, r->out, ev, nev, &info, msg, sizeof(msg));
 	if (err < 0) {
-		fprintf(stderr, "pmusim: cannot write %s: %s\n", a->out, msg[0] ? msg : pmusim_strerror(err));
+		fprintf(stderr, "%s: cannot write %s: %s\n", p->cmd, a->out, msg[0] ? msg : pmusim_strerror(err));
 		return -1;
 	}
-	(void)p;
 	r->rep.w = r->w;
 	r->rep.id = a->el.n + 1;
 	r->ts.w = r->w;
@@ -512,6 +513,10 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 	for (size_t i = 0; i < a->el.n; i++)
 		cfg.ctr[i] = (struct pmu_counter_config){a->el.spec[i].ev, a->period};
 	r->cpu = cpu_model_default();
+	/* before the program runs: a path that cannot be written fails at once */
+	if (!(r->out = outputs_open(&p->outs, "-o", a->out)))
+		return -1;
+	r->out->keep_old = 1; /* an existing recording becomes FILE.old, as perf record does */
 	char msg[256] = "";
 	if (pmu_new(&cfg, (struct pmu_sample_sink){on_sample, r}, pmu, msg, sizeof(msg)) < 0) {
 		fprintf(stderr, "pmusim record: %s\n", msg[0] ? msg : "out of memory");

@@ -3,7 +3,9 @@
  * AutoFDO's text input (create_llvm_prof --profiler text); with --rep the REP
  * report, with --stacks the stack profile (profiler/stackprof.h) and its flame
  * graph (profiler/flame.h). */
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/outputs.h"
 #include "cli/profile_args.h"
 #include "common/err.h"
 #include "common/fdata.h"
@@ -202,25 +205,28 @@ static void write_fdata(FILE *f, struct profile *prof, const struct edge *e, siz
 	}
 }
 
-/* Writes through fn to out (complete or absent) or, for NULL, standard output; 0 or -1
- * (message printed). */
-static int write_output(const char *out, int (*fn)(FILE *f, void *ctx), void *ctx)
+/* The command's output files (-o, --svg), opened before anything is read or written. */
+static struct outputs outs;
+static struct outfile *out_file, *svg_file;
+
+/* Writes through fn into f (opened in outs, complete or absent) or, for NULL, standard
+ * output; 0 or -1 (message printed). A reader of standard output that went away (a
+ * closed pipe: `| head`) took what it wanted: no message, 0. */
+static int write_output(struct outfile *f, int (*fn)(FILE *f, void *ctx), void *ctx)
 {
-	struct outfile o = {.f = stdout};
-	int err = out ? outfile_open(&o, out) : 0;
+	errno = 0; /* EPIPE below comes from this output's writes */
+	int err = fn(f ? f->f : stdout, ctx);
+	if (f && err < 0)
+		fprintf(stderr, "pmusim report: cannot write %s: %s\n", outfile_name(f), pmusim_strerror(err));
+	if (f)
+		return err < 0 ? -1 : outputs_commit(&outs, f);
+	if (err >= 0 && (fflush(stdout) != 0 || ferror(stdout)))
+		err = PMUSIM_ERR_IO;
+	if (err < 0 && errno == EPIPE)
+		return 0;
 	if (err < 0) {
-		fprintf(stderr, "pmusim report: cannot write %s: %s\n", out, pmusim_strerror(err));
-		return -1;
-	}
-	err = fn(o.f, ctx);
-	if (out) {
-		err = err < 0 ? (outfile_abort(&o), err) : outfile_commit(&o);
-	} else {
-		err = err < 0 ? err : fflush(stdout) == 0 ? 0 : PMUSIM_ERR_IO;
-	}
-	if (err < 0) {
-		fprintf(stderr, "pmusim report: cannot write %s: %s\n", out ? out : "the report",
-			pmusim_strerror(err));
+		fprintf(stderr, "pmusim report: cannot write the report: %s\n",
+			err == PMUSIM_ERR_IO && errno ? strerror(errno) : pmusim_strerror(err));
 		return -1;
 	}
 	return 0;
@@ -250,7 +256,7 @@ static int write_profile(FILE *f, void *ctx)
 static int write_report(const struct report_args *a, struct profile *prof)
 {
 	struct report_ctx c = {a, prof};
-	return write_output(a->out, write_profile, &c);
+	return write_output(out_file, write_profile, &c);
 }
 
 struct rep_args_rows {
@@ -277,7 +283,7 @@ static int rep_report(const struct report_args *a)
 		fprintf(stderr, "pmusim report: %s\n", msg[0] ? msg : pmusim_strerror(err));
 		return EXIT_PMUSIM_ERROR;
 	}
-	err = write_output(a->out, write_rep, &r);
+	err = write_output(out_file, write_rep, &r);
 	free(r.rows);
 	return err < 0 ? EXIT_PMUSIM_ERROR : 0;
 }
@@ -320,14 +326,29 @@ static int stacks_report(const struct report_args *a)
 		return EXIT_PMUSIM_ERROR;
 	}
 	struct stacks_out o = {a, sp};
-	err = write_output(a->out, write_stacks, &o);
-	if (err == 0 && a->svg)
-		err = write_output(a->svg, write_flame, &o);
+	/* the files first: a reader of standard output that stops early (| head) must not
+	 * cost the flame graph */
+	err = svg_file ? write_output(svg_file, write_flame, &o) : 0;
+	if (err == 0)
+		err = write_output(out_file, write_stacks, &o);
 	stackprof_free(sp);
 	return err < 0 ? EXIT_PMUSIM_ERROR : 0;
 }
 
+static int report_main(int argc, char **argv);
+
 int cmd_report(int argc, char **argv)
+{
+	/* standard output closed early is EPIPE (write_output), not a signal that kills
+	 * pmusim with its files half written */
+	signal(SIGPIPE, SIG_IGN);
+	outputs_init(&outs, "pmusim report");
+	int status = report_main(argc, argv);
+	outputs_fini(&outs);
+	return status;
+}
+
+static int report_main(int argc, char **argv)
 {
 	struct report_args a = {0};
 	profile_args_init(&a.pa);
@@ -338,6 +359,9 @@ int cmd_report(int argc, char **argv)
 	if (!a.stacks && (a.svg || a.comm || a.format == F_FOLDED))
 		return fprintf(stderr, "pmusim report: --svg, --comm and --format folded need --stacks\n"),
 		       EXIT_PMUSIM_ERROR;
+	if ((a.out && !(out_file = outputs_open(&outs, "-o", a.out))) ||
+	    (a.svg && !(svg_file = outputs_open(&outs, "--svg", a.svg))))
+		return EXIT_PMUSIM_ERROR;
 	if (a.rep)
 		return rep_report(&a);
 	if (a.stacks)

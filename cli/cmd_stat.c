@@ -10,7 +10,6 @@
 #include "cli/eventlist.h"
 #include "cli/program.h"
 #include "common/err.h"
-#include "common/outfile.h"
 
 static const char stat_usage[] =
 	"usage: pmusim stat [-e EV,...] [-x SEP] [-o FILE] [options] [--] PROG [ARGS...]\n"
@@ -118,28 +117,22 @@ static void print_table(FILE *f, const struct program *p, const struct pmu *pmu,
 		cpu_model_default()->name, cpu_model_default()->mhz);
 }
 
-static int print_counts(const struct program *p, const struct pmu *pmu, const struct stat_args *a)
+/* Prints the counts on stderr or into out (opened before the run); 0 or -1 (message
+ * printed). */
+static int print_counts(struct program *p, const struct pmu *pmu, const struct stat_args *a,
+			struct outfile *out)
 {
-	struct outfile o = {.f = stderr};
-	int err = a->out ? outfile_open(&o, a->out) : 0;
-	if (err < 0) {
-		fprintf(stderr, "pmusim: cannot write %s: %s\n", a->out, pmusim_strerror(err));
-		return -1;
-	}
+	FILE *f = out ? out->f : stderr;
 	uint64_t ns = pmu_cycles(pmu) * 1000 / cpu_model_default()->mhz;
 	if (a->sep) {
 		for (size_t i = 0; i < a->el.n; i++)
-			fprintf(o.f, "%llu%s%s%s%s%llu%s100.00%s%s\n",
+			fprintf(f, "%llu%s%s%s%s%llu%s100.00%s%s\n",
 				(unsigned long long)pmu_count(pmu, (uint32_t)i), a->sep, a->sep, a->el.name[i],
 				a->sep, (unsigned long long)ns, a->sep, a->sep, a->sep);
 	} else {
-		print_table(o.f, p, pmu, a, ns);
+		print_table(f, p, pmu, a, ns);
 	}
-	if (a->out && (err = outfile_commit(&o)) < 0) {
-		fprintf(stderr, "pmusim: cannot write %s: %s\n", a->out, pmusim_strerror(err));
-		return -1;
-	}
-	return 0;
+	return out ? outputs_commit(&p->outs, out) : 0;
 }
 
 int cmd_stat(int argc, char **argv)
@@ -159,13 +152,14 @@ int cmd_stat(int argc, char **argv)
 		fprintf(stderr, "pmusim stat: %s\n", msg[0] ? msg : "out of memory");
 		goto out;
 	}
-	if (program_load(&p) < 0)
+	struct outfile *out = NULL; /* before the program runs: a bad path fails at once */
+	if ((a.out && !(out = outputs_open(&p.outs, "-o", a.out))) || program_load(&p) < 0)
 		goto out;
 	if (sim_add_sink(p.sim, pmu_block_sink(pmu)) < 0)
 		goto out;
 	program_run(&p);
 	status = program_status(&p);
-	if (print_counts(&p, pmu, &a) < 0 || program_write_truth(&p) < 0)
+	if (print_counts(&p, pmu, &a, out) < 0 || program_write_truth(&p) < 0)
 		status = EXIT_PMUSIM_ERROR;
 out:
 	pmu_free(pmu);

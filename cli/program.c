@@ -42,6 +42,7 @@ int program_init(struct program *p, const char *cmd, int argc)
 {
 	memset(p, 0, sizeof(*p));
 	p->cmd = cmd;
+	outputs_init(&p->outs, cmd);
 	p->env = calloc((size_t)argc + 1, sizeof(char *));
 	return p->env ? 0 : -1;
 }
@@ -166,9 +167,21 @@ static uint64_t clock_cycles(void *ctx)
 	return pmu_cycles(ctx);
 }
 
+int program_open_outputs(struct program *p)
+{
+	if (p->truth && !p->truth_f && !(p->truth_f = outputs_open(&p->outs, "--truth", p->truth)))
+		return -1;
+	if (p->truth_json && !p->truth_json_f &&
+	    !(p->truth_json_f = outputs_open(&p->outs, "--truth-json", p->truth_json)))
+		return -1;
+	return 0;
+}
+
 int program_load(struct program *p)
 {
 	char msg[512] = "";
+	if (program_open_outputs(p) < 0)
+		return -1;
 	p->so.log = stderr;
 	int err = sim_new(&p->so, &p->sim, msg, sizeof(msg));
 	if (err < 0) {
@@ -235,24 +248,21 @@ static int json_writer(struct program *p, FILE *f)
 	return truth_write_json(p->t, f, sim_symtab(p->sim), p->so.path);
 }
 
-static int write_one(struct program *p, const char *path, truth_writer w)
+static int write_one(struct program *p, struct outfile *o, const char *path, truth_writer w)
 {
-	struct outfile o;
-	int err;
-	if ((err = outfile_open(&o, path)) >= 0) {
-		err = w(p, o.f);
-		err = err < 0 ? (outfile_abort(&o), err) : outfile_commit(&o);
+	int err = w(p, o->f);
+	if (err < 0) { /* the temporary goes with the others in program_free */
+		fprintf(stderr, "%s: cannot write %s: %s\n", p->cmd, path, pmusim_strerror(err));
+		return -1;
 	}
-	if (err < 0)
-		fprintf(stderr, "pmusim: cannot write %s: %s\n", path, pmusim_strerror(err));
-	return err < 0 ? -1 : 0;
+	return outputs_commit(&p->outs, o);
 }
 
 int program_write_truth(struct program *p)
 {
-	if (p->truth && write_one(p, p->truth, fdata_writer) < 0)
+	if (p->truth_f && write_one(p, p->truth_f, p->truth, fdata_writer) < 0)
 		return -1;
-	if (p->truth_json && write_one(p, p->truth_json, json_writer) < 0)
+	if (p->truth_json_f && write_one(p, p->truth_json_f, p->truth_json, json_writer) < 0)
 		return -1;
 	return 0;
 }
@@ -280,6 +290,7 @@ int program_status(const struct program *p)
 
 void program_free(struct program *p)
 {
+	outputs_fini(&p->outs);
 	truth_free(p->t);
 	sim_free(p->sim);
 	pmu_free(p->clock);

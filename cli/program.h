@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <stdint.h>
 
+#include "cli/outputs.h"
 #include "pmu_model/pmu.h"
 #include "sim/sim.h"
 #include "sim/truth.h"
@@ -62,6 +63,8 @@ struct program {
 	struct truth *t;
 	struct pmu *clock;      /* timing model for a quantum in cycles */
 	struct sim_result res;
+	struct outputs outs;    /* every output file of the command (cli/outputs.h) */
+	struct outfile *truth_f, *truth_json_f;
 };
 
 /* Prepares p for argument parsing (cmd names the command in messages). */
@@ -80,14 +83,20 @@ typedef int (*program_own_option)(void *ctx, int code, char *arg);
 int program_parse(struct program *p, int argc, char **argv, const char *shortopts,
 		  const struct option *opts, const char *usage, program_own_option own, void *ctx);
 
-/* Loads the program and adds the truth sink if asked; 0 or -1 (message printed). */
+/* Opens the truth files' temporaries in p->outs (after the command's own outputs, so
+ * that a clash names the command's option first); 0 or -1 (message printed).
+ * program_load calls it; a command opens its own outputs before. */
+int program_open_outputs(struct program *p);
+/* Opens the truth outputs, loads the program and adds the truth sink if asked; 0 or
+ * -1 (message printed). */
 int program_load(struct program *p);
 /* Runs it with SIGINT stopping the guest (the outputs stay complete). */
 void program_run(struct program *p);
-/* Writes the truth files if asked; 0 or -1 (message printed). */
+/* Writes and commits the truth files if asked; 0 or -1 (message printed). */
 int program_write_truth(struct program *p);
 /* The exit status for the way the run ended (message printed when not an exit). */
 int program_status(const struct program *p);
+/* Frees p; output files not committed are removed. */
 void program_free(struct program *p);
 
 /* Parses an unsigned number (decimal or 0x hex); 0 or -1. */
