@@ -201,7 +201,7 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		{"tstack-mark", required_argument, 0, O_TSTACK_MARK}, {"tstack-dwarf", required_argument, 0, O_TSTACK_DWARF},
 		{"tstack-start", required_argument, 0, O_TSTACK_START}, {"pmu-seed", required_argument, 0, O_PMU_SEED},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	if (program_parse(p, argc, argv, "+he:c:bj:o:", opts, record_usage, record_option, a) < 0)
+	if (program_parse(p, argc, argv, "+he:c:bj:o:" PROG_SHORT_OPTIONS, opts, record_usage, record_option, a) < 0)
 		return -1;
 	if (a->el.n == 0 && eventlist_add(&a->el, "cycles", p->cmd) < 0)
 		return -1;
@@ -565,6 +565,34 @@ int record_check_args(int argc, char **argv, const char *cmd)
 	return ok ? 0 : -1;
 }
 
+static uint64_t progress_samples(void *ctx)
+{
+	const struct recorder *r = ctx;
+	return r->w ? perfdata_writer_samples(r->w) : 0;
+}
+
+static uint64_t progress_bytes(void *ctx)
+{
+	const struct recorder *r = ctx;
+	return r->w ? perfdata_writer_bytes(r->w) : 0;
+}
+
+/* -v: what the PMU was set up to do. */
+static void tell_setup(const struct record_args *a, const char *cmd)
+{
+	for (size_t i = 0; i < a->el.n; i++)
+		fprintf(stderr, "%s: event %s, a sample every %llu events%s\n", cmd, a->el.name[i],
+			(unsigned long long)a->period, a->delta ? " + a random 0..--delta" : "");
+	if (a->lbr)
+		fprintf(stderr, "%s: LBR of %llu entries, branch_sample_type 0x%llx\n", cmd,
+			(unsigned long long)a->depth, (unsigned long long)branch_sample_type(a->filter));
+	if (a->rep_mode >= 0)
+		fprintf(stderr, "%s: REP unit on (event " REP_EVENT_NAME ")\n", cmd);
+	if (a->ts.on)
+		fprintf(stderr, "%s: thread-stack unit on, a snapshot every %llu ns of simulated time\n", cmd,
+			(unsigned long long)a->ts.period_ns);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct program p;
@@ -575,6 +603,9 @@ int cmd_record(int argc, char **argv)
 	if (program_init(&p, "pmusim record", argc) < 0 || parse_args(argc, argv, &p, &a) < 0 ||
 	    setup(&p, &a, &r, &pmu, argc, argv) < 0)
 		goto out;
+	if (p.verbose)
+		tell_setup(&a, p.cmd);
+	p.progress = (struct progress){.samples = progress_samples, .bytes = progress_bytes, .ctx = &r};
 	program_run(&p);
 	status = program_status(&p);
 	if (a.rep_mode >= 0) {
@@ -590,7 +621,7 @@ int cmd_record(int argc, char **argv)
 	if (err < 0) {
 		fprintf(stderr, "pmusim: cannot write %s: %s\n", a.out, pmusim_strerror(err));
 		status = EXIT_PMUSIM_ERROR;
-	} else {
+	} else if (!p.quiet) {
 		struct stat stt;
 		char size[48] = ""; /* a device or a pipe has no size to tell */
 		if (stat(a.out, &stt) == 0 && S_ISREG(stt.st_mode))
@@ -604,9 +635,9 @@ int cmd_record(int argc, char **argv)
 		if (r.ts.unit && !r.ts.snapshots)
 			fprintf(stderr, "[ pmusim record: the program ran %.3f ms of simulated time; a shorter "
 				"--tstack-period takes snapshots ]\n", (double)now_ns(&r) / 1e6);
-		if (r.err)
-			status = EXIT_PMUSIM_ERROR;
 	}
+	if (r.err)
+		status = EXIT_PMUSIM_ERROR;
 	if (program_write_truth(&p) < 0)
 		status = EXIT_PMUSIM_ERROR;
 out:

@@ -67,6 +67,8 @@ int program_option(struct program *p, int code, const char *arg)
 		p->env[p->nenv++] = (char *)arg;
 		return 1;
 	case PROG_O_CLEAR_ENV: p->clear_env = 1; return 1;
+	case 'q': p->quiet = 1; return 1;
+	case 'v': p->verbose = 1; return 1;
 	case PROG_O_INTERP: p->so.interp = arg; return 1;
 	case PROG_O_QUANTUM: {
 		char num[32];
@@ -183,6 +185,8 @@ int program_load(struct program *p)
 	if (program_open_outputs(p) < 0)
 		return -1;
 	p->so.log = stderr;
+	if (p->quiet && (p->null_log = fopen("/dev/null", "we")))
+		p->so.log = p->null_log;
 	int err = sim_new(&p->so, &p->sim, msg, sizeof(msg));
 	if (err < 0) {
 		fprintf(stderr, "pmusim: %s\n", msg[0] ? msg : pmusim_strerror(err));
@@ -208,12 +212,25 @@ int program_load(struct program *p)
 	return 0;
 }
 
+void program_tell_outputs(const struct program *p)
+{
+	for (size_t i = 0; i < p->outs.n; i++)
+		fprintf(stderr, "%s: %s %s: written to a temporary, renamed into place when complete\n", p->cmd,
+			p->outs.o[i].opt, p->outs.o[i].path);
+}
+
 void program_run(struct program *p)
 {
 	signal(SIGINT, on_sigint);
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe is the guest's SIGPIPE, not pmusim's */
 	sim_set_interrupt_flag(p->sim, &interrupted);
+	if (p->verbose)
+		program_tell_outputs(p);
+	if (!p->progress.cmd)
+		p->progress.cmd = p->cmd;
+	progress_start(&p->progress, p->sim, p->quiet);
 	sim_run(p->sim, &p->res);
+	progress_end(&p->progress, p->sim);
 	fflush(stdout);
 }
 
@@ -297,5 +314,7 @@ void program_free(struct program *p)
 	free(p->env);
 	free((void *)p->so.envp);
 	program_path_free(p->prog_path, p->prog_argv);
+	if (p->null_log)
+		fclose(p->null_log);
 	memset(p, 0, sizeof(*p));
 }

@@ -209,6 +209,8 @@ void perfdata_writer_abort(struct perfdata_writer *w);
 
 /* Records written so far, by kind. */
 uint64_t perfdata_writer_samples(const struct perfdata_writer *w);
+/* Bytes of records handed to the file so far (header and features come at the close). */
+uint64_t perfdata_writer_bytes(const struct perfdata_writer *w);
 
 /* ---- reading ---- */
 

@@ -512,3 +512,8 @@ uint64_t perfdata_writer_samples(const struct perfdata_writer *w)
 {
 	return w->nsamples;
 }
+
+uint64_t perfdata_writer_bytes(const struct perfdata_writer *w)
+{
+	return w->pos;
+}
