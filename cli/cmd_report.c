@@ -55,8 +55,10 @@ static const char report_usage[] =
 	PROFILE_OPTIONS_HELP
 	"  -h, --help           this text\n"
 	"\n"
-	"exit status: 0; 2 on errors (bad options, unreadable or corrupt files; with\n"
-	"--stacks also a file without callchains).\n";
+	"exit status: 0; 2 on errors (bad options, unreadable or corrupt files, an output\n"
+	"that cannot be created; with --stacks also a file without callchains). Files are\n"
+	"written before standard output; a reader of standard output that goes away early\n"
+	"(| head) is not an error.\n";
 
 enum { O_FORMAT = PA_O_END, O_REP, O_STACKS, O_SVG, O_COMM };
 enum { F_TEXT, F_JSON, F_FDATA, F_AUTOFDO, F_FOLDED, F_COUNT };
