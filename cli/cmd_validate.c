@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/outputs.h"
 #include "cli/profile_args.h"
 #include "common/err.h"
 #include "common/json.h"
-#include "common/outfile.h"
 #include "pmu_model/rep.h"
 #include "profiler/rep_report.h"
 #include "profiler/stack_check.h"
@@ -128,8 +128,8 @@ static void print_result(const struct validate_args *a, const struct overlap *o,
 }
 
 /* The scatter plot, complete or absent; 0 or -1 with a message printed. */
-static int write_svg(const struct validate_args *a, struct profile *prof, struct edges *truth,
-		     const struct overlap *o)
+static int write_svg(const struct validate_args *a, struct outputs *outs, struct outfile *of,
+		     struct profile *prof, struct edges *truth, const struct overlap *o)
 {
 	const struct profile_stats *st = profile_stats(prof);
 	int calls = a->pa.po.method == METHOD_CALLS;
@@ -140,18 +140,12 @@ static int write_svg(const struct validate_args *a, struct profile *prof, struct
 		 "of call edges %.2f %%",
 		 slash ? slash + 1 : prog, prof_method_name(a->pa.po.method), 100 * (calls ? o->calls : o->all),
 		 (unsigned long long)st->samples, (unsigned long long)st->used, 100 * o->taken, 100 * o->calls);
-	struct outfile of;
-	int err = outfile_open(&of, a->svg);
-	if (err == 0) {
-		err = svg_scatter(of.f, title, profile_edges(prof), truth, calls ? edge_is_call : NULL);
-		if (err == 0)
-			err = outfile_commit(&of);
-		else
-			outfile_abort(&of);
-	}
-	if (err < 0)
+	int err = svg_scatter(of->f, title, profile_edges(prof), truth, calls ? edge_is_call : NULL);
+	if (err < 0) { /* the temporary goes in outputs_fini */
 		fprintf(stderr, "pmusim validate: cannot write %s: %s\n", a->svg, pmusim_strerror(err));
-	return err < 0 ? -1 : 0;
+		return -1;
+	}
+	return outputs_commit(outs, of);
 }
 
 /* pmusim validate --rep: the recording's REP sites against the truth's. */
@@ -227,7 +221,11 @@ int cmd_validate(int argc, char **argv)
 	struct binary *bin = NULL;
 	struct edges *truth = NULL;
 	int status = EXIT_PMUSIM_ERROR;
-	if (profile_args_load(&a.pa, &prof, &bin, "pmusim validate") < 0)
+	struct outputs outs; /* opened before anything is read: a bad path fails at once */
+	struct outfile *svg = NULL;
+	outputs_init(&outs, "pmusim validate");
+	if ((a.svg && !(svg = outputs_open(&outs, "--svg", a.svg))) ||
+	    profile_args_load(&a.pa, &prof, &bin, "pmusim validate") < 0)
 		goto out;
 	char msg[512] = "";
 	size_t unknown = 0;
@@ -239,12 +237,13 @@ int cmd_validate(int argc, char **argv)
 	}
 	struct overlap o;
 	overlap_compute(profile_edges(prof), truth, &o);
-	if (a.svg && write_svg(&a, prof, truth, &o) < 0)
+	if (svg && write_svg(&a, &outs, svg, prof, truth, &o) < 0)
 		goto out;
 	print_result(&a, &o, prof, unknown);
 	double gate = a.pa.po.method == METHOD_CALLS ? o.calls : o.all;
 	status = gate >= a.min_overlap ? 0 : 1;
 out:
+	outputs_fini(&outs);
 	edges_free(truth);
 	profile_free(prof);
 	binary_free(bin);

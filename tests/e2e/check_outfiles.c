@@ -57,6 +57,8 @@ static const struct bad_case bad_cases[] = {
 	 "pmusim stat: -o and --truth-json both name $T/f (each output needs a file of its own)", "$T/f"},
 	{__LINE__, {"report", "-i", "$T/none.data", "-o", "/no/dir/x"},
 	 "pmusim report: cannot create /no/dir/x: No such file or directory", NULL},
+	{__LINE__, {"validate", "-i", "$T/none.data", "--truth", "$T/none.fdata", "--svg", "/no/dir/x"},
+	 "pmusim validate: cannot create /no/dir/x: No such file or directory", NULL},
 	{__LINE__, {"report", "--stacks", "-i", "$T/none.data", "--svg", "$T/f", "-o", "$T/f"},
 	 "pmusim report: -o and --svg both name $T/f (each output needs a file of its own)", "$T/f"},
 };
