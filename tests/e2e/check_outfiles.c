@@ -59,7 +59,7 @@ static const struct bad_case bad_cases[] = {
 	 "pmusim report: cannot create /no/dir/x: No such file or directory", NULL},
 	{__LINE__, {"validate", "-i", "$T/none.data", "--truth", "$T/none.fdata", "--svg", "/no/dir/x"},
 	 "pmusim validate: cannot create /no/dir/x: No such file or directory", NULL},
-	{__LINE__, {"uniformity", "--seeds", "2", "--delta", "100", "--svg", "/no/dir/x", "--", "/bin/sh", "-c",
+	{__LINE__, {"uniformity", "--seeds", "2", "--delta", "100", "-b", "--svg", "/no/dir/x", "--", "/bin/sh", "-c",
 		    MARKER_SCRIPT, "$M"},
 	 "pmusim uniformity: cannot create /no/dir/x: No such file or directory", NULL},
 	{__LINE__, {"report", "--stacks", "-i", "$T/none.data", "--svg", "$T/f", "-o", "$T/f"},
