@@ -65,6 +65,7 @@ struct outfile *outputs_open(struct outputs *s, const char *opt, const char *pat
 		return NULL;
 	}
 	o->open = 1;
+	o->renamed = o->f.tmp != NULL;
 	s->n++;
 	return &o->f;
 }

@@ -18,6 +18,7 @@ struct output {
 	char *same;       /* the file it ends up as (a regular or new file), NULL for others */
 	struct outfile f;
 	int open;         /* not yet committed, aborted or handed over */
+	int renamed;      /* written to a temporary and renamed (else written in place) */
 };
 
 struct outputs {

@@ -214,9 +214,11 @@ int program_load(struct program *p)
 
 void program_tell_outputs(const struct program *p)
 {
-	for (size_t i = 0; i < p->outs.n; i++)
-		fprintf(stderr, "%s: %s %s: written to a temporary, renamed into place when complete\n", p->cmd,
-			p->outs.o[i].opt, p->outs.o[i].path);
+	for (size_t i = 0; i < p->outs.n; i++) {
+		fprintf(stderr, "%s: %s %s: %s\n", p->cmd, p->outs.o[i].opt, p->outs.o[i].path,
+			p->outs.o[i].renamed ? "written to a temporary, renamed into place when complete"
+			       : "written in place when the run is over");
+	}
 }
 
 void program_run(struct program *p)
