@@ -35,6 +35,15 @@ static void on_poll(void *ctx, uint64_t insns)
 		pr->shown = 1;
 }
 
+/* The program is about to write to a terminal: the line goes first (the next refresh
+ * draws it again), so that the program's text does not start after it. */
+static void on_write(void *ctx, int host_fd)
+{
+	struct progress *pr = ctx;
+	if (pr->shown && isatty(host_fd) && write(2, "\r\033[K", 4) == 4)
+		pr->shown = 0;
+}
+
 void progress_start(struct progress *pr, struct sim *s, int quiet)
 {
 	pr->shown = 0;
@@ -43,11 +52,13 @@ void progress_start(struct progress *pr, struct sim *s, int quiet)
 	clock_gettime(CLOCK_MONOTONIC, &pr->start);
 	pr->last = pr->start;
 	sim_set_poll(s, on_poll, pr);
+	sim_set_write_notice(s, on_write, pr);
 }
 
 void progress_end(struct progress *pr, struct sim *s)
 {
 	sim_set_poll(s, NULL, NULL);
+	sim_set_write_notice(s, NULL, NULL);
 	if (pr->shown && write(2, "\r\033[K", 4) != 4)
 		return;
 	pr->shown = 0;

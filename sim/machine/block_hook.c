@@ -130,6 +130,12 @@ void sim_set_poll(struct sim *s, void (*fn)(void *ctx, uint64_t insns), void *ct
 	s->poll_at = s->bs ? bstream_insns(s->bs) + INTERRUPT_POLL : INTERRUPT_POLL;
 }
 
+void sim_set_write_notice(struct sim *s, void (*fn)(void *ctx, int host_fd), void *ctx)
+{
+	s->write_notice = fn;
+	s->write_notice_ctx = ctx;
+}
+
 void sim_set_interrupt_flag(struct sim *s, volatile int *flag)
 {
 	s->interrupt_flag = flag ? flag : &never_interrupted;

@@ -303,7 +303,7 @@ static int run_on_terminal(char *const argv[], const char *out, char **text, dou
  * refresh (one a second) on this machine. */
 START_TEST(progress_on_a_terminal_changes_no_output)
 {
-	char script[128], data[PATH_MAX], truth[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
+	char script[192], data[PATH_MAX], truth[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
 	snprintf(data, sizeof(data), "%s", tmp_path("progress.data"));
 	snprintf(truth, sizeof(truth), "%s", tmp_path("progress.json"));
 	snprintf(out, sizeof(out), "%s", tmp_path("progress.out"));
@@ -313,6 +313,8 @@ START_TEST(progress_on_a_terminal_changes_no_output)
 	int iters = 20000;
 	for (int tries = 0; tries < 5; tries++, iters *= 2) {
 		loop_script(script, sizeof(script), iters);
+		/* then the program writes to the terminal: after the line is taken off */
+		strcat(script, "; echo loop-done >&2");
 		char *argv[] = {(char *)pmusim(), "record", "-b", "-o", data, "--truth-json", truth, "--",
 				"/bin/sh", "-c", script, NULL};
 		free(term);
@@ -325,10 +327,16 @@ START_TEST(progress_on_a_terminal_changes_no_output)
 	ck_assert_msg(line != NULL, "no progress line in %.1f s: %s", secs, term);
 	ck_assert_msg(strstr(line, " MIPS, ") && strstr(line, " samples, ") && strstr(line, " MB written ]"),
 		      "progress line: %.120s", line + 4);
-	/* erased before the summary */
+	const char *done = strstr(term, "loop-done");
+	ck_assert_msg(done && done - term >= 4 && memcmp(done - 4, "\r\033[K", 4) == 0,
+		      "the program's text does not follow an erased line: %s", term);
+	/* every line drawn is erased before anything else is written */
+	for (const char *l = line; l; l = strstr(l + 1, "\r\033[K[ pmusim record: ")) {
+		const char *end = strstr(l, " ]");
+		ck_assert_msg(end && strncmp(end + 2, "\r\033[K", 4) == 0, "the line was not erased: %.200s", l + 4);
+	}
 	const char *summary = strstr(term, "[ pmusim record: Captured");
 	ck_assert_ptr_nonnull(summary);
-	ck_assert_msg(summary - term >= 4 && memcmp(summary - 4, "\r\033[K", 4) == 0, "the line was not erased");
 	ck_assert_msg(!strstr(summary, "MIPS"), "a progress line after the end");
 	size_t n1, n2, t1, t2;
 	char *rec_tty = slurp(data, &n1), *truth_tty = slurp(truth, &t1);
@@ -337,7 +345,8 @@ START_TEST(progress_on_a_terminal_changes_no_output)
 			"/bin/sh", "-c", script, NULL};
 	ck_assert_int_eq(run_cmd(argv, NULL, out, err), 0);
 	char *e = slurp(err, NULL);
-	ck_assert_msg(e && !strstr(e, "MIPS") && !strchr(e, '\r'), "progress into a file: %s", e);
+	ck_assert_msg(e && !strstr(e, "MIPS") && !strchr(e, '\r') && strncmp(e, "loop-done\n", 10) == 0,
+		      "progress into a file: %s", e);
 	free(e);
 	char *rec = slurp(data, &n2), *tr = slurp(truth, &t2);
 	ck_assert_msg(rec && n1 == n2 && memcmp(rec, rec_tty, n1) == 0, "perf.data differs with the progress line");
@@ -347,7 +356,7 @@ START_TEST(progress_on_a_terminal_changes_no_output)
 	char *q[] = {(char *)pmusim(), "record", "-q", "-b", "-o", data, "--truth-json", truth, "--",
 		     "/bin/sh", "-c", script, NULL};
 	ck_assert_int_eq(run_on_terminal(q, out, &term, &secs), 0);
-	ck_assert_msg(term[0] == 0, "-q printed: %s", term);
+	ck_assert_msg(strcmp(term, "loop-done\r\n") == 0, "-q printed: %s", term);
 	/* (the recording holds its command line, -q included: the truth is compared) */
 	tr = slurp(truth, &t2);
 	ck_assert_msg(tr && t1 == t2 && memcmp(tr, truth_tty, t1) == 0, "the truth differs with -q");
