@@ -5,9 +5,9 @@
  * graph (profiler/flame.h). */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,6 +216,10 @@ static struct outfile *out_file, *svg_file;
  * closed pipe: `| head`) took what it wanted: no message, 0. */
 static int write_output(struct outfile *f, int (*fn)(FILE *f, void *ctx), void *ctx)
 {
+	if (f && f->f == stdout) { /* -o -: standard output, with its rules */
+		outputs_hand_over(&outs, f);
+		f = NULL;
+	}
 	errno = 0; /* EPIPE below comes from this output's writes */
 	int err = fn(f ? f->f : stdout, ctx);
 	if (f && err < 0)
