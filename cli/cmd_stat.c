@@ -28,7 +28,8 @@ static const char stat_usage[] =
 	"  -I, --interval-print MS  also print the counts of every MS milliseconds of\n"
 	"                       simulated time (the model's clock) as they pass, as perf\n"
 	"                       stat -I does (the last interval ends with the program);\n"
-	"                       the intervals' counts add up to the totals exactly\n" PROG_OPTIONS_HELP
+	"                       the intervals' counts add up to the totals exactly\n"
+	"  --summary            with -I, the totals at the end too (as perf stat)\n" PROG_OPTIONS_HELP
 	"  -h, --help           this text\n"
 	"\n"
 	"exit status: the program's; 124 when --max-insns stopped it; 125 when every thread\n"
@@ -38,6 +39,7 @@ struct stat_args {
 	struct eventlist el;
 	const char *sep, *out;
 	uint64_t interval_ms; /* -I: 0 for none */
+	int summary;          /* --summary: the totals after the intervals too */
 };
 
 static int stat_option(void *ctx, int c, char *arg)
@@ -52,6 +54,7 @@ static int stat_option(void *ctx, int c, char *arg)
 		return eventlist_add(&a->el, arg, "pmusim stat");
 	case 'x': a->sep = arg; return 0;
 	case 'o': a->out = arg; return 0;
+	case 'S': a->summary = 1; return 0;
 	case 'I':
 		if (parse_u64(arg, &a->interval_ms) < 0 || a->interval_ms == 0)
 			return fprintf(stderr, "pmusim stat: -I needs a positive number of milliseconds, not '%s'\n",
@@ -66,7 +69,7 @@ static int parse_args(int argc, char **argv, struct program *p, struct stat_args
 	static const struct option opts[] = {
 		PROG_LONG_OPTIONS, {"event", required_argument, 0, 'e'},
 		{"field-separator", required_argument, 0, 'x'}, {"output", required_argument, 0, 'o'},
-		{"interval-print", required_argument, 0, 'I'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		{"interval-print", required_argument, 0, 'I'}, {"summary", no_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	if (program_parse(p, argc, argv, "+he:x:o:I:" PROG_SHORT_OPTIONS, opts, stat_usage, stat_option, a) < 0)
 		return -1;
 	if (a->el.n == 0 &&
@@ -134,7 +137,9 @@ static int print_counts(struct program *p, const struct pmu *pmu, const struct s
 {
 	FILE *f = out ? out->f : stderr;
 	uint64_t ns = pmu_cycles(pmu) * 1000 / cpu_model_default()->mhz;
-	if (a->sep) {
+	if (a->interval_ms && !a->summary) {
+		/* perf stat -I prints no totals without --summary */
+	} else if (a->sep) {
 		for (size_t i = 0; i < a->el.n; i++)
 			fprintf(f, "%llu%s%s%s%s%llu%s100.00%s%s\n",
 				(unsigned long long)pmu_count(pmu, (uint32_t)i), a->sep, a->sep, a->el.name[i],

@@ -398,15 +398,16 @@ static int parse_interval(const char *line, double *t, uint64_t *count, char *ev
 	return 0;
 }
 
-/* stat -I 1: lines in perf stat -I's layout, times rising a millisecond of simulated
- * time apart, and every event's intervals add up to its total exactly; the total of
- * instructions is the truth's (counted by other rules); -x, the same in CSV. */
+/* stat -I 1 --summary: lines in perf stat -I's layout, times rising, and every event's
+ * intervals add up to its total exactly; the total of instructions is the truth's
+ * (counted by other rules); -x, the same in CSV; no totals without --summary. */
 START_TEST(stat_intervals_add_up_to_the_totals)
 {
 	char script[128];
 	loop_script(script, sizeof(script), 2000);
 	const char *json = tmp_path("iv.json"), *err = tmp_path("iv.err"), *csv = tmp_path("iv.csv");
-	char *argv[] = {(char *)pmusim(), "stat", "-I", "1", "-e", "instructions,branches,br_inst_retired.near_taken",
+	char *argv[] = {(char *)pmusim(), "stat", "-I", "1", "--summary", "-e",
+			"instructions,branches,br_inst_retired.near_taken",
 			"--truth-json", (char *)json, "--", "/bin/sh", "-c", script, NULL};
 	ck_assert_int_eq(run_cmd(argv, NULL, NULL, err), 0);
 	char *text = slurp(err, NULL);
@@ -457,7 +458,8 @@ START_TEST(stat_intervals_add_up_to_the_totals)
 	ck_assert_msg(truth > 0 && (uint64_t)truth == total[0], "instructions %" PRIu64 ", truth %lld", total[0], truth);
 	free(text);
 	/* CSV: time,count,,event,run-time,100.00,, then the totals' lines */
-	char *x[] = {(char *)pmusim(), "stat", "-I", "1", "-x,", "-e", "instructions", "--", "/bin/sh", "-c", script, NULL};
+	char *x[] = {(char *)pmusim(), "stat", "-I", "1", "--summary", "-x,", "-e", "instructions", "--", "/bin/sh",
+		     "-c", script, NULL};
 	ck_assert_int_eq(run_cmd(x, NULL, NULL, csv), 0);
 	text = slurp(csv, NULL);
 	uint64_t csum = 0, ctotal = 0;
@@ -472,6 +474,12 @@ START_TEST(stat_intervals_add_up_to_the_totals)
 	}
 	ck_assert_msg(clines >= 5 && csum == ctotal && ctotal == total[0], "CSV: %d intervals, sum %" PRIu64
 		      ", total %" PRIu64, clines, csum, ctotal);
+	free(text);
+	/* without --summary, as perf stat -I: the intervals only */
+	char *n[] = {(char *)pmusim(), "stat", "-I", "1", "-e", "instructions", "--", "/bin/sh", "-c", script, NULL};
+	ck_assert_int_eq(run_cmd(n, NULL, NULL, err), 0);
+	text = slurp(err, NULL);
+	ck_assert_msg(text && strstr(text, "instructions\n") && !strstr(text, "Performance counter stats"), "%s", text);
 	free(text);
 }
 END_TEST
