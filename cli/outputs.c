@@ -52,15 +52,17 @@ struct outfile *outputs_open(struct outputs *s, const char *opt, const char *pat
 	o->same = final_file(path);
 	for (size_t i = 0; i < s->n && o->same; i++)
 		if (s->o[i].same && strcmp(s->o[i].same, o->same) == 0) {
-			fprintf(stderr, "%s: %s and %s both name %s (each output needs a file of its own)\n", s->cmd,
-				s->o[i].opt, opt, path);
+			fprintf(
+			    stderr,
+			    "%s: %s and %s both name %s (each output needs a file of its own)\n",
+			    s->cmd, s->o[i].opt, opt, path);
 			free(o->same);
 			return NULL;
 		}
 	int err = outfile_open(&o->f, path);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot create %s: %s\n", s->cmd, path,
-			err == PMUSIM_ERR_IO ? strerror(errno) : pmusim_strerror(err));
+		        err == PMUSIM_ERR_IO ? strerror(errno) : pmusim_strerror(err));
 		free(o->same);
 		return NULL;
 	}
@@ -88,7 +90,7 @@ int outputs_commit(struct outputs *s, struct outfile *f)
 	int err = outfile_commit(f);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot write %s: %s\n", s->cmd, o->path,
-			err == PMUSIM_ERR_IO && errno ? strerror(errno) : pmusim_strerror(err));
+		        err == PMUSIM_ERR_IO && errno ? strerror(errno) : pmusim_strerror(err));
 		return -1;
 	}
 	return 0;

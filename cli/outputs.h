@@ -17,8 +17,8 @@ struct output {
 	const char *path; /* as given */
 	char *same;       /* the file it ends up as (a regular or new file), NULL for others */
 	struct outfile f;
-	int open;         /* not yet committed, aborted or handed over */
-	int renamed;      /* written to a temporary and renamed (else written in place) */
+	int open;    /* not yet committed, aborted or handed over */
+	int renamed; /* written to a temporary and renamed (else written in place) */
 };
 
 struct outputs {

@@ -21,14 +21,14 @@ static void on_poll(void *ctx, uint64_t insns)
 	pr->last = now;
 	double t = seconds_between(&pr->start, &now);
 	char line[200];
-	int n = snprintf(line, sizeof(line), "\r\033[K[ %s: %.1f M instructions, %.0f MIPS", pr->cmd,
-			 (double)insns / 1e6, t > 0 ? (double)insns / 1e6 / t : 0.0);
+	int n = snprintf(line, sizeof(line), "\r\033[K[ %s: %.1f M instructions, %.0f MIPS",
+	                 pr->cmd, (double)insns / 1e6, t > 0 ? (double)insns / 1e6 / t : 0.0);
 	if (pr->samples && n > 0 && (size_t)n < sizeof(line))
 		n += snprintf(line + n, sizeof(line) - (size_t)n, ", %llu samples",
-			      (unsigned long long)pr->samples(pr->ctx));
+		              (unsigned long long)pr->samples(pr->ctx));
 	if (pr->bytes && n > 0 && (size_t)n < sizeof(line))
 		n += snprintf(line + n, sizeof(line) - (size_t)n, ", %.1f MB written",
-			      (double)pr->bytes(pr->ctx) / (1024.0 * 1024.0));
+		              (double)pr->bytes(pr->ctx) / (1024.0 * 1024.0));
 	if (n > 0 && (size_t)n < sizeof(line))
 		n += snprintf(line + n, sizeof(line) - (size_t)n, " ]");
 	if (n > 0 && (size_t)n < sizeof(line) && write(2, line, (size_t)n) == n)

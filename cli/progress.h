@@ -11,12 +11,12 @@
 struct sim;
 
 struct progress {
-	const char *cmd;                 /* "pmusim record" */
-	uint64_t (*samples)(void *ctx);  /* NULL: no samples to tell */
-	uint64_t (*bytes)(void *ctx);    /* NULL: no file being written */
+	const char *cmd;                /* "pmusim record" */
+	uint64_t (*samples)(void *ctx); /* NULL: no samples to tell */
+	uint64_t (*bytes)(void *ctx);   /* NULL: no file being written */
 	void *ctx;
 	struct timespec start, last;
-	int shown;                       /* a line is on the terminal */
+	int shown; /* a line is on the terminal */
 };
 
 /* Starts the display on s when stderr is a terminal and quiet is 0 (fill cmd, samples,

@@ -35,35 +35,65 @@ struct bad_case {
 };
 
 static const struct bad_case bad_cases[] = {
-	{__LINE__, {"run", "--truth", "/no/dir/x", "--", "/bin/sh", "-c", MARKER_SCRIPT, "$M"},
-	 "pmusim run: cannot create /no/dir/x: No such file or directory", NULL},
-	{__LINE__, {"run", "--truth-json", "$T/adir", "--", "/bin/sh", "-c", MARKER_SCRIPT, "$M"},
-	 "pmusim run: cannot create $T/adir: Is a directory", NULL},
-	{__LINE__, {"stat", "-o", "/bad/x", "--", "/bin/sh", "-c", MARKER_SCRIPT, "$M"},
-	 "pmusim stat: cannot create /bad/x: No such file or directory", NULL},
-	{__LINE__, {"stat", "-o", "$T/adir", "--", "/bin/sh", "-c", MARKER_SCRIPT, "$M"},
-	 "pmusim stat: cannot create $T/adir: Is a directory", NULL},
-	{__LINE__, {"record", "-o", "$T/adir", "--", "/bin/sh", "-c", MARKER_SCRIPT, "$M"},
-	 "pmusim record: cannot create $T/adir: Is a directory", NULL},
-	{__LINE__, {"record", "-o", "/no/dir/x", "--", "/bin/sh", "-c", MARKER_SCRIPT, "$M"},
-	 "pmusim record: cannot create /no/dir/x: No such file or directory", NULL},
-	{__LINE__, {"record", "-o", "$T/r.data", "--truth", "/no/dir/x", "--", "/bin/sh", "-c", MARKER_SCRIPT, "$M"},
-	 "pmusim record: cannot create /no/dir/x: No such file or directory", "$T/r.data"},
-	{__LINE__, {"record", "-o", "$T/f", "--truth", "$T/f", "--", "/bin/sh", "-c", MARKER_SCRIPT, "$M"},
-	 "pmusim record: -o and --truth both name $T/f (each output needs a file of its own)", "$T/f"},
-	{__LINE__, {"run", "--truth", "$T/f", "--truth-json", "$T/./f", "--", "/bin/sh", "-c", MARKER_SCRIPT, "$M"},
-	 "pmusim run: --truth and --truth-json both name $T/./f (each output needs a file of its own)", "$T/f"},
-	{__LINE__, {"stat", "-o", "$T/f", "--truth-json", "$T/f", "--", "/bin/sh", "-c", MARKER_SCRIPT, "$M"},
-	 "pmusim stat: -o and --truth-json both name $T/f (each output needs a file of its own)", "$T/f"},
-	{__LINE__, {"report", "-i", "$T/none.data", "-o", "/no/dir/x"},
-	 "pmusim report: cannot create /no/dir/x: No such file or directory", NULL},
-	{__LINE__, {"validate", "-i", "$T/none.data", "--truth", "$T/none.fdata", "--svg", "/no/dir/x"},
-	 "pmusim validate: cannot create /no/dir/x: No such file or directory", NULL},
-	{__LINE__, {"uniformity", "--seeds", "2", "--delta", "100", "-b", "--svg", "/no/dir/x", "--", "/bin/sh", "-c",
-		    MARKER_SCRIPT, "$M"},
-	 "pmusim uniformity: cannot create /no/dir/x: No such file or directory", NULL},
-	{__LINE__, {"report", "--stacks", "-i", "$T/none.data", "--svg", "$T/f", "-o", "$T/f"},
-	 "pmusim report: -o and --svg both name $T/f (each output needs a file of its own)", "$T/f"},
+    {__LINE__,
+     {"run", "--truth", "/no/dir/x", "--", "/bin/sh", "-c", MARKER_SCRIPT, "$M"},
+     "pmusim run: cannot create /no/dir/x: No such file or directory",
+     NULL},
+    {__LINE__,
+     {"run", "--truth-json", "$T/adir", "--", "/bin/sh", "-c", MARKER_SCRIPT, "$M"},
+     "pmusim run: cannot create $T/adir: Is a directory",
+     NULL},
+    {__LINE__,
+     {"stat", "-o", "/bad/x", "--", "/bin/sh", "-c", MARKER_SCRIPT, "$M"},
+     "pmusim stat: cannot create /bad/x: No such file or directory",
+     NULL},
+    {__LINE__,
+     {"stat", "-o", "$T/adir", "--", "/bin/sh", "-c", MARKER_SCRIPT, "$M"},
+     "pmusim stat: cannot create $T/adir: Is a directory",
+     NULL},
+    {__LINE__,
+     {"record", "-o", "$T/adir", "--", "/bin/sh", "-c", MARKER_SCRIPT, "$M"},
+     "pmusim record: cannot create $T/adir: Is a directory",
+     NULL},
+    {__LINE__,
+     {"record", "-o", "/no/dir/x", "--", "/bin/sh", "-c", MARKER_SCRIPT, "$M"},
+     "pmusim record: cannot create /no/dir/x: No such file or directory",
+     NULL},
+    {__LINE__,
+     {"record", "-o", "$T/r.data", "--truth", "/no/dir/x", "--", "/bin/sh", "-c", MARKER_SCRIPT,
+      "$M"},
+     "pmusim record: cannot create /no/dir/x: No such file or directory",
+     "$T/r.data"},
+    {__LINE__,
+     {"record", "-o", "$T/f", "--truth", "$T/f", "--", "/bin/sh", "-c", MARKER_SCRIPT, "$M"},
+     "pmusim record: -o and --truth both name $T/f (each output needs a file of its own)",
+     "$T/f"},
+    {__LINE__,
+     {"run", "--truth", "$T/f", "--truth-json", "$T/./f", "--", "/bin/sh", "-c", MARKER_SCRIPT,
+      "$M"},
+     "pmusim run: --truth and --truth-json both name $T/./f (each output needs a file of its own)",
+     "$T/f"},
+    {__LINE__,
+     {"stat", "-o", "$T/f", "--truth-json", "$T/f", "--", "/bin/sh", "-c", MARKER_SCRIPT, "$M"},
+     "pmusim stat: -o and --truth-json both name $T/f (each output needs a file of its own)",
+     "$T/f"},
+    {__LINE__,
+     {"report", "-i", "$T/none.data", "-o", "/no/dir/x"},
+     "pmusim report: cannot create /no/dir/x: No such file or directory",
+     NULL},
+    {__LINE__,
+     {"validate", "-i", "$T/none.data", "--truth", "$T/none.fdata", "--svg", "/no/dir/x"},
+     "pmusim validate: cannot create /no/dir/x: No such file or directory",
+     NULL},
+    {__LINE__,
+     {"uniformity", "--seeds", "2", "--delta", "100", "-b", "--svg", "/no/dir/x", "--", "/bin/sh",
+      "-c", MARKER_SCRIPT, "$M"},
+     "pmusim uniformity: cannot create /no/dir/x: No such file or directory",
+     NULL},
+    {__LINE__,
+     {"report", "--stacks", "-i", "$T/none.data", "--svg", "$T/f", "-o", "$T/f"},
+     "pmusim report: -o and --svg both name $T/f (each output needs a file of its own)",
+     "$T/f"},
 };
 #define NBAD ((int)(sizeof(bad_cases) / sizeof(bad_cases[0])))
 
@@ -129,15 +159,17 @@ START_TEST(bad_output_fails_before_the_program_runs)
 	int st = run_cmd(argv, NULL, NULL, err);
 	subst(c->first_line, want, sizeof(want));
 	ck_assert_msg(st == 2, "line %d: exit %d, want 2", c->line, st);
-	ck_assert_msg(strcmp(first_line(err), want) == 0, "line %d: '%s', want '%s'", c->line, first_line(err), want);
+	ck_assert_msg(strcmp(first_line(err), want) == 0, "line %d: '%s', want '%s'", c->line,
+	              first_line(err), want);
 	char *text = slurp(err, NULL);
-	ck_assert_msg(text && strchr(text, '\n') == text + strlen(text) - 1, "line %d: more than one line: %s", c->line,
-		      text);
+	ck_assert_msg(text && strchr(text, '\n') == text + strlen(text) - 1,
+	              "line %d: more than one line: %s", c->line, text);
 	free(text);
 	ck_assert_msg(access(marker, F_OK) != 0, "line %d: the program ran", c->line);
 	if (c->absent) {
 		char a[PATH_MAX + 64];
-		ck_assert_msg(access(subst(c->absent, a, sizeof(a)), F_OK) != 0, "line %d: %s exists", c->line, a);
+		ck_assert_msg(access(subst(c->absent, a, sizeof(a)), F_OK) != 0,
+		              "line %d: %s exists", c->line, a);
 	}
 	ck_assert_msg(temporaries_left() == 0, "line %d: a temporary was left", c->line);
 }
@@ -149,7 +181,8 @@ START_TEST(marker_program_runs_with_good_outputs)
 	setup_dir();
 	char truth[PATH_MAX + 16];
 	snprintf(truth, sizeof(truth), "%s/t.fdata", test_dir);
-	char *argv[] = {(char *)pmusim(), "run", "--truth", truth, "--", "/bin/sh", "-c", MARKER_SCRIPT, marker, NULL};
+	char *argv[] = {(char *)pmusim(), "run", "--truth",     truth,  "--",
+	                "/bin/sh",        "-c",  MARKER_SCRIPT, marker, NULL};
 	ck_assert_int_eq(run_cmd(argv, NULL, NULL, NULL), 0);
 	ck_assert_int_eq(access(marker, F_OK), 0);
 	ck_assert_int_eq(access(truth, F_OK), 0);
@@ -179,14 +212,18 @@ START_TEST(second_recording_keeps_the_first_as_old)
 	char *first = slurp("perf.data", &n1);
 	ck_assert_int_eq(run_cmd(r2, NULL, NULL, NULL), 0);
 	char *old = slurp("perf.data.old", &n2), *second = slurp("perf.data", &n3);
-	ck_assert_msg(old && n2 == n1 && memcmp(old, first, n1) == 0, "perf.data.old is not the first recording");
-	ck_assert_msg(second && (n3 != n1 || memcmp(second, first, n1) != 0), "perf.data is still the first");
+	ck_assert_msg(old && n2 == n1 && memcmp(old, first, n1) == 0,
+	              "perf.data.old is not the first recording");
+	ck_assert_msg(second && (n3 != n1 || memcmp(second, first, n1) != 0),
+	              "perf.data is still the first");
 	ck_assert_int_eq(run_cmd(r3, NULL, NULL, NULL), 2);
 	char *after = slurp("perf.data", &n4);
-	ck_assert_msg(after && n4 == n3 && memcmp(after, second, n3) == 0, "a failed run changed perf.data");
+	ck_assert_msg(after && n4 == n3 && memcmp(after, second, n3) == 0,
+	              "a failed run changed perf.data");
 	free(old), free(after);
 	after = slurp("perf.data.old", &n4);
-	ck_assert_msg(after && n4 == n1 && memcmp(after, first, n1) == 0, "a failed run changed perf.data.old");
+	ck_assert_msg(after && n4 == n1 && memcmp(after, first, n1) == 0,
+	              "a failed run changed perf.data.old");
 	free(first), free(second), free(after), free(pm), free(loops);
 	unlink("perf.data"), unlink("perf.data.old");
 }
@@ -196,8 +233,16 @@ static const char *stacks_recording(void)
 {
 	static char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s", tmp_path("stacks.data"));
-	char *s[] = {(char *)pmusim(), "record", "--tstack", "--tstack-period", "20us", "-o", path, "--",
-		     (char *)wl("callstacks"), NULL};
+	char *s[] = {(char *)pmusim(),
+	             "record",
+	             "--tstack",
+	             "--tstack-period",
+	             "20us",
+	             "-o",
+	             path,
+	             "--",
+	             (char *)wl("callstacks"),
+	             NULL};
 	ck_assert_int_eq(run_cmd(s, NULL, NULL, NULL), 0);
 	return path;
 }
@@ -231,27 +276,31 @@ START_TEST(report_files_survive_a_closed_stdout)
 	char svg[PATH_MAX], ref[PATH_MAX];
 	snprintf(svg, sizeof(svg), "%s", tmp_path("closed.svg"));
 	snprintf(ref, sizeof(ref), "%s", tmp_path("ref.svg"));
-	char *a[] = {(char *)pmusim(), "report", "--stacks", "-i", (char *)data, "--svg", svg, NULL};
-	char *b[] = {(char *)pmusim(), "report", "--stacks", "-i", (char *)data, "--svg", ref, NULL};
+	char *a[] = {(char *)pmusim(), "report", "--stacks", "-i",
+	             (char *)data,     "--svg",  svg,        NULL};
+	char *b[] = {(char *)pmusim(), "report", "--stacks", "-i",
+	             (char *)data,     "--svg",  ref,        NULL};
 	ck_assert_int_eq(run_into_closed_pipe(a), 0);
 	ck_assert_int_eq(run_cmd(b, NULL, tmp_path("ref.txt"), NULL), 0);
 	size_t n1, n2;
 	char *x = slurp(svg, &n1), *y = slurp(ref, &n2);
-	ck_assert_msg(x && y && n1 == n2 && n1 > 1000 && memcmp(x, y, n1) == 0, "flame graph: %zu bytes, want %zu", n1,
-		      n2);
+	ck_assert_msg(x && y && n1 == n2 && n1 > 1000 && memcmp(x, y, n1) == 0,
+	              "flame graph: %zu bytes, want %zu", n1, n2);
 	ck_assert_msg(strstr(x, "</svg>") != NULL, "the SVG is not complete");
 	free(x), free(y);
 	/* through a shell pipeline, as typed */
 	char cmd[4 * PATH_MAX], out[PATH_MAX];
 	snprintf(out, sizeof(out), "%s", tmp_path("head.txt"));
 	unlink(svg);
-	snprintf(cmd, sizeof(cmd), "%s report --stacks --format folded -i %s --svg %s | head -1 > %s", pmusim(), data,
-		 svg, out);
+	snprintf(cmd, sizeof(cmd),
+	         "%s report --stacks --format folded -i %s --svg %s | head -1 > %s", pmusim(), data,
+	         svg, out);
 	ck_assert_int_eq(system(cmd), 0);
 	x = slurp(svg, &n1);
 	ck_assert_msg(x && n1 == n2, "after | head -1: %zu bytes of SVG, want %zu", x ? n1 : 0, n2);
 	free(x);
-	ck_assert_msg(strchr(first_line(out), ';') != NULL, "head -1 printed '%s'", first_line(out));
+	ck_assert_msg(strchr(first_line(out), ';') != NULL, "head -1 printed '%s'",
+	              first_line(out));
 }
 END_TEST
 
@@ -272,7 +321,8 @@ static int run_on_terminal(char *const argv[], const char *out, char **text, dou
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		/* only stderr stays on the terminal: the program's stdin and stdout are files */
-		int fi = open("/dev/null", O_RDONLY), fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fi = open("/dev/null", O_RDONLY),
+		    fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		dup2(fi, 0), dup2(fo, 1);
 		execv(argv[0], argv);
 		_exit(127);
@@ -315,8 +365,9 @@ START_TEST(progress_on_a_terminal_changes_no_output)
 		loop_script(script, sizeof(script), iters);
 		/* then the program writes to the terminal: after the line is taken off */
 		strcat(script, "; echo loop-done >&2");
-		char *argv[] = {(char *)pmusim(), "record", "-b", "-o", data, "--truth-json", truth, "--",
-				"/bin/sh", "-c", script, NULL};
+		char *argv[] = {(char *)pmusim(), "record", "-b", "-o",      data,
+		                "--truth-json",   truth,    "--", "/bin/sh", "-c",
+		                script,           NULL};
 		free(term);
 		ck_assert_int_eq(run_on_terminal(argv, out, &term, &secs), 0);
 		if (secs > 2.5)
@@ -325,15 +376,17 @@ START_TEST(progress_on_a_terminal_changes_no_output)
 	ck_assert_msg(secs > 2.5, "the loop ran %.1f s only", secs);
 	const char *line = strstr(term, "\r\033[K[ pmusim record: ");
 	ck_assert_msg(line != NULL, "no progress line in %.1f s: %s", secs, term);
-	ck_assert_msg(strstr(line, " MIPS, ") && strstr(line, " samples, ") && strstr(line, " MB written ]"),
-		      "progress line: %.120s", line + 4);
+	ck_assert_msg(strstr(line, " MIPS, ") && strstr(line, " samples, ") &&
+	                  strstr(line, " MB written ]"),
+	              "progress line: %.120s", line + 4);
 	const char *done = strstr(term, "loop-done");
 	ck_assert_msg(done && done - term >= 4 && memcmp(done - 4, "\r\033[K", 4) == 0,
-		      "the program's text does not follow an erased line: %s", term);
+	              "the program's text does not follow an erased line: %s", term);
 	/* every line drawn is erased before anything else is written */
 	for (const char *l = line; l; l = strstr(l + 1, "\r\033[K[ pmusim record: ")) {
 		const char *end = strstr(l, " ]");
-		ck_assert_msg(end && strncmp(end + 2, "\r\033[K", 4) == 0, "the line was not erased: %.200s", l + 4);
+		ck_assert_msg(end && strncmp(end + 2, "\r\033[K", 4) == 0,
+		              "the line was not erased: %.200s", l + 4);
 	}
 	const char *summary = strstr(term, "[ pmusim record: Captured");
 	ck_assert_ptr_nonnull(summary);
@@ -341,25 +394,30 @@ START_TEST(progress_on_a_terminal_changes_no_output)
 	size_t n1, n2, t1, t2;
 	char *rec_tty = slurp(data, &n1), *truth_tty = slurp(truth, &t1);
 	/* the same command with stderr into a file: no progress, the same bytes */
-	char *argv[] = {(char *)pmusim(), "record", "-b", "-o", data, "--truth-json", truth, "--",
-			"/bin/sh", "-c", script, NULL};
+	char *argv[] = {(char *)pmusim(), "record", "-b",   "-o", data, "--truth-json", truth, "--",
+	                "/bin/sh",        "-c",     script, NULL};
 	ck_assert_int_eq(run_cmd(argv, NULL, out, err), 0);
 	char *e = slurp(err, NULL);
-	ck_assert_msg(e && !strstr(e, "MIPS") && !strchr(e, '\r') && strncmp(e, "loop-done\n", 10) == 0,
-		      "progress into a file: %s", e);
+	ck_assert_msg(e && !strstr(e, "MIPS") && !strchr(e, '\r') &&
+	                  strncmp(e, "loop-done\n", 10) == 0,
+	              "progress into a file: %s", e);
 	free(e);
 	char *rec = slurp(data, &n2), *tr = slurp(truth, &t2);
-	ck_assert_msg(rec && n1 == n2 && memcmp(rec, rec_tty, n1) == 0, "perf.data differs with the progress line");
-	ck_assert_msg(tr && t1 == t2 && memcmp(tr, truth_tty, t1) == 0, "the truth differs with the progress line");
+	ck_assert_msg(rec && n1 == n2 && memcmp(rec, rec_tty, n1) == 0,
+	              "perf.data differs with the progress line");
+	ck_assert_msg(tr && t1 == t2 && memcmp(tr, truth_tty, t1) == 0,
+	              "the truth differs with the progress line");
 	free(rec), free(tr), free(term);
 	/* -q on the terminal: nothing but errors */
-	char *q[] = {(char *)pmusim(), "record", "-q", "-b", "-o", data, "--truth-json", truth, "--",
-		     "/bin/sh", "-c", script, NULL};
+	char *q[] = {
+	    (char *)pmusim(), "record", "-q",   "-b", "-o", data, "--truth-json", truth, "--",
+	    "/bin/sh",        "-c",     script, NULL};
 	ck_assert_int_eq(run_on_terminal(q, out, &term, &secs), 0);
 	ck_assert_msg(strcmp(term, "loop-done\r\n") == 0, "-q printed: %s", term);
 	/* (the recording holds its command line, -q included: the truth is compared) */
 	tr = slurp(truth, &t2);
-	ck_assert_msg(tr && t1 == t2 && memcmp(tr, truth_tty, t1) == 0, "the truth differs with -q");
+	ck_assert_msg(tr && t1 == t2 && memcmp(tr, truth_tty, t1) == 0,
+	              "the truth differs with -q");
 	free(tr), free(term), free(rec_tty), free(truth_tty);
 }
 END_TEST
@@ -369,13 +427,25 @@ START_TEST(verbose_says_what_was_set_up)
 {
 	char data[PATH_MAX];
 	snprintf(data, sizeof(data), "%s", tmp_path("v.data"));
-	char *argv[] = {(char *)pmusim(), "record", "-v", "-e", "br_inst_retired.near_taken", "-c", "10007", "-b",
-			"-o", data, "--", (char *)wl("loops"), NULL};
+	char *argv[] = {(char *)pmusim(),
+	                "record",
+	                "-v",
+	                "-e",
+	                "br_inst_retired.near_taken",
+	                "-c",
+	                "10007",
+	                "-b",
+	                "-o",
+	                data,
+	                "--",
+	                (char *)wl("loops"),
+	                NULL};
 	const char *err = tmp_path("v.err");
 	ck_assert_int_eq(run_cmd(argv, NULL, NULL, err), 0);
 	char *e = slurp(err, NULL);
-	ck_assert_msg(e && strstr(e, "pmusim record: event br_inst_retired.near_taken, a sample every 10007 events\n"),
-		      "%s", e);
+	ck_assert_msg(e && strstr(e, "pmusim record: event br_inst_retired.near_taken, a sample "
+	                             "every 10007 events\n"),
+	              "%s", e);
 	ck_assert_msg(strstr(e, "pmusim record: LBR of 32 entries"), "%s", e);
 	char want[PATH_MAX + 100];
 	snprintf(want, sizeof(want), "pmusim record: -o %s: ", data);
@@ -405,19 +475,33 @@ START_TEST(stat_intervals_add_up_to_the_totals)
 {
 	char script[128];
 	loop_script(script, sizeof(script), 2000);
-	const char *json = tmp_path("iv.json"), *err = tmp_path("iv.err"), *csv = tmp_path("iv.csv");
-	char *argv[] = {(char *)pmusim(), "stat", "-I", "1", "--summary", "-e",
-			"instructions,branches,br_inst_retired.near_taken",
-			"--truth-json", (char *)json, "--", "/bin/sh", "-c", script, NULL};
+	const char *json = tmp_path("iv.json"), *err = tmp_path("iv.err"),
+	           *csv = tmp_path("iv.csv");
+	char *argv[] = {(char *)pmusim(),
+	                "stat",
+	                "-I",
+	                "1",
+	                "--summary",
+	                "-e",
+	                "instructions,branches,br_inst_retired.near_taken",
+	                "--truth-json",
+	                (char *)json,
+	                "--",
+	                "/bin/sh",
+	                "-c",
+	                script,
+	                NULL};
 	ck_assert_int_eq(run_cmd(argv, NULL, NULL, err), 0);
 	char *text = slurp(err, NULL);
 	ck_assert_ptr_nonnull(text);
-	ck_assert_msg(strncmp(text, "#           time             counts unit events\n", 48) == 0, "header: %.60s", text);
+	ck_assert_msg(strncmp(text, "#           time             counts unit events\n", 48) == 0,
+	              "header: %.60s", text);
 	static const char *const ev[3] = {"instructions", "branches", "br_inst_retired.near_taken"};
 	uint64_t sum[3] = {0}, total[3] = {0};
 	int lines = 0;
 	double last_t = 0;
-	for (char *l = strchr(text, '\n') + 1; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+	for (char *l = strchr(text, '\n') + 1; l && *l;
+	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
 		double t;
 		uint64_t c;
 		char name[128];
@@ -425,7 +509,8 @@ START_TEST(stat_intervals_add_up_to_the_totals)
 			break;
 		if (l[0] == '#')
 			continue;
-		ck_assert_msg(parse_interval(l, &t, &c, name) == 0, "not an interval line: %.80s", l);
+		ck_assert_msg(parse_interval(l, &t, &c, name) == 0, "not an interval line: %.80s",
+		              l);
 		ck_assert_str_eq(name, ev[lines % 3]);
 		if (lines % 3 == 0) {
 			ck_assert_msg(t > last_t, "time %.9f after %.9f", t, last_t);
@@ -451,15 +536,17 @@ START_TEST(stat_intervals_add_up_to_the_totals)
 			if (*s >= '0' && *s <= '9')
 				v = v * 10 + (uint64_t)(*s - '0');
 		total[i] = v;
-		ck_assert_msg(sum[i] == total[i], "%s: intervals add up to %" PRIu64 ", total %" PRIu64, ev[i], sum[i],
-			      total[i]);
+		ck_assert_msg(sum[i] == total[i],
+		              "%s: intervals add up to %" PRIu64 ", total %" PRIu64, ev[i], sum[i],
+		              total[i]);
 	}
 	long long truth = truth_instructions(json);
-	ck_assert_msg(truth > 0 && (uint64_t)truth == total[0], "instructions %" PRIu64 ", truth %lld", total[0], truth);
+	ck_assert_msg(truth > 0 && (uint64_t)truth == total[0],
+	              "instructions %" PRIu64 ", truth %lld", total[0], truth);
 	free(text);
 	/* CSV: time,count,,event,run-time,100.00,, then the totals' lines */
-	char *x[] = {(char *)pmusim(), "stat", "-I", "1", "--summary", "-x,", "-e", "instructions", "--", "/bin/sh",
-		     "-c", script, NULL};
+	char *x[] = {(char *)pmusim(), "stat", "-I",      "1",  "--summary", "-x,", "-e",
+	             "instructions",   "--",   "/bin/sh", "-c", script,      NULL};
 	ck_assert_int_eq(run_cmd(x, NULL, NULL, csv), 0);
 	text = slurp(csv, NULL);
 	uint64_t csum = 0, ctotal = 0;
@@ -467,19 +554,23 @@ START_TEST(stat_intervals_add_up_to_the_totals)
 	for (char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
 		double t;
 		unsigned long long c;
-		if (sscanf(l, "%lf,%llu,,instructions,", &t, &c) == 2 && strchr(l, '.') < strchr(l, ','))
+		if (sscanf(l, "%lf,%llu,,instructions,", &t, &c) == 2 &&
+		    strchr(l, '.') < strchr(l, ','))
 			csum += c, clines++;
 		else if (sscanf(l, "%llu,,instructions,", &c) == 1)
 			ctotal = c;
 	}
-	ck_assert_msg(clines >= 5 && csum == ctotal && ctotal == total[0], "CSV: %d intervals, sum %" PRIu64
-		      ", total %" PRIu64, clines, csum, ctotal);
+	ck_assert_msg(clines >= 5 && csum == ctotal && ctotal == total[0],
+	              "CSV: %d intervals, sum %" PRIu64 ", total %" PRIu64, clines, csum, ctotal);
 	free(text);
 	/* without --summary, as perf stat -I: the intervals only */
-	char *n[] = {(char *)pmusim(), "stat", "-I", "1", "-e", "instructions", "--", "/bin/sh", "-c", script, NULL};
+	char *n[] = {(char *)pmusim(), "stat", "-I",   "1", "-e", "instructions", "--",
+	             "/bin/sh",        "-c",   script, NULL};
 	ck_assert_int_eq(run_cmd(n, NULL, NULL, err), 0);
 	text = slurp(err, NULL);
-	ck_assert_msg(text && strstr(text, "instructions\n") && !strstr(text, "Performance counter stats"), "%s", text);
+	ck_assert_msg(text && strstr(text, "instructions\n") &&
+	                  !strstr(text, "Performance counter stats"),
+	              "%s", text);
 	free(text);
 }
 END_TEST
