@@ -304,6 +304,30 @@ START_TEST(report_files_survive_a_closed_stdout)
 }
 END_TEST
 
+/* validate with standard output closed: the scatter plot is whole and the exit status
+ * is the gate's (a recording against its own truth passes), not SIGPIPE's. */
+START_TEST(validate_with_a_closed_stdout_keeps_its_plot_and_gate)
+{
+	char data[PATH_MAX], truth[PATH_MAX], svg[PATH_MAX], ref[PATH_MAX];
+	snprintf(data, sizeof(data), "%s", tmp_path("val.data"));
+	snprintf(truth, sizeof(truth), "%s", tmp_path("val.fdata"));
+	snprintf(svg, sizeof(svg), "%s", tmp_path("val.svg"));
+	snprintf(ref, sizeof(ref), "%s", tmp_path("val-ref.svg"));
+	char *r[] = {(char *)pmusim(), "record", "-e", "br_inst_retired.near_taken", "-c", "97", "-b", "--truth", truth,
+		     "-o", data, "--", (char *)wl("loops"), NULL};
+	ck_assert_int_eq(run_cmd(r, NULL, NULL, NULL), 0);
+	char *a[] = {(char *)pmusim(), "validate", "-i", data, "--truth", truth, "--svg", svg, NULL};
+	char *b[] = {(char *)pmusim(), "validate", "-i", data, "--truth", truth, "--svg", ref, NULL};
+	ck_assert_int_eq(run_into_closed_pipe(a), 0);
+	ck_assert_int_eq(run_cmd(b, NULL, tmp_path("val.txt"), NULL), 0);
+	size_t n1, n2;
+	char *x = slurp(svg, &n1), *y = slurp(ref, &n2);
+	ck_assert_msg(x && y && n1 == n2 && n1 > 1000 && memcmp(x, y, n1) == 0, "scatter plot: %zu bytes, want %zu",
+	              n1, n2);
+	free(x), free(y);
+}
+END_TEST
+
 /* A shell loop of n iterations: some million instructions per thousand. */
 static void loop_script(char *buf, size_t len, int n)
 {
@@ -584,6 +608,7 @@ static Suite *outfiles_suite(void)
 	tcase_add_test(tc, marker_program_runs_with_good_outputs);
 	tcase_add_test(tc, second_recording_keeps_the_first_as_old);
 	tcase_add_test(tc, report_files_survive_a_closed_stdout);
+	tcase_add_test(tc, validate_with_a_closed_stdout_keeps_its_plot_and_gate);
 	tcase_add_test(tc, progress_on_a_terminal_changes_no_output);
 	tcase_add_test(tc, verbose_says_what_was_set_up);
 	tcase_add_test(tc, stat_intervals_add_up_to_the_totals);
