@@ -59,7 +59,8 @@ static const char record_usage[] =
 	"  --skid N[c]          the interrupt lands N instructions (Nc: N cycles) after\n"
 	"                       the overflow (default 0: at the eventing instruction)\n"
 	"  --refill A           cycles charged after each interrupt (pipeline refill)\n"
-	"  -o, --output FILE    perf.data to write (default ./perf.data)\n"
+	"  -o, --output FILE    perf.data to write (default ./perf.data; an existing\n"
+	"                       recording becomes FILE.old, as with perf record)\n"
 	"  --rep MODE           trace REP string instructions with the REP unit: first,\n"
 	"                       last, buffer, membuffer or counter; or patch (software:\n"
 	"                       one REP at a time patched with a trap); each REP record\n"
@@ -214,7 +215,7 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		{"tstack-mark", required_argument, 0, O_TSTACK_MARK}, {"tstack-dwarf", required_argument, 0, O_TSTACK_DWARF},
 		{"tstack-start", required_argument, 0, O_TSTACK_START}, {"pmu-seed", required_argument, 0, O_PMU_SEED},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	if (program_parse(p, argc, argv, "+he:c:F:bj:o:", opts, record_usage, record_option, a) < 0)
+	if (program_parse(p, argc, argv, "+he:c:F:bj:o:" PROG_SHORT_OPTIONS, opts, record_usage, record_option, a) < 0)
 		return -1;
 	if (a->el.n == 0 && eventlist_add(&a->el, "cycles", p->cmd) < 0)
 		return -1;
@@ -291,6 +292,7 @@ struct recorder {
 	int data_maps;       /* the file's other segments too (perf record -d): DWARF unwinding reads them */
 	int lbr_raw;         /* samples with a branch stack carry pmusim's payload
 	                      * (perfdata.h PERFDATA_RAW_LBR_TAG) */
+	struct outfile *out; /* the recording's temporary, opened before anything runs */
 };
 
 static uint64_t now_ns(const struct recorder *r)
@@ -366,7 +368,7 @@ static uint32_t rep_pid(void *ctx, uint32_t tid)
 
 /* The perf.data header: events, and what the file says about the recording
  * (fixed texts: the same inputs give the same bytes on every host). */
-static int open_output(struct recorder *r, const struct record_args *a, const struct program *p,
+static int open_output(struct recorder *r, const struct record_args *a, struct program *p,
 		       int argc, char **argv)
 {
 	struct perfdata_event ev[PMU_MAX_COUNTERS + 2];
@@ -418,12 +420,12 @@ static int open_output(struct recorder *r, const struct record_args *a, const st
 		.cmdline = (const char *const *)argv, .ncmdline = (size_t)argc,
 	};
 	char msg[512] = "";
-	int err = perfdata_writer_open(&r->w, a->out, ev, nev, &info, msg, sizeof(msg));
+	outputs_hand_over(&p->outs, r->out);
+	int err = perfdata_writer_open_file(&r->w, r->out, ev, nev, &info, msg, sizeof(msg));
 	if (err < 0) {
-		fprintf(stderr, "pmusim: cannot write %s: %s\n", a->out, msg[0] ? msg : pmusim_strerror(err));
+		fprintf(stderr, "%s: cannot write %s: %s\n", p->cmd, a->out, msg[0] ? msg : pmusim_strerror(err));
 		return -1;
 	}
-	(void)p;
 	r->rep.w = r->w;
 	r->rep.id = a->el.n + 1;
 	r->ts.w = r->w;
@@ -540,6 +542,10 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 		cfg.ctr[i] = (struct pmu_counter_config){a->el.spec[i].ev, a->el.period[i] ? a->el.period[i] : a->period,
 							 a->el.period[i] ? 0 : a->freq};
 	r->cpu = cpu_model_default();
+	/* before the program runs: a path that cannot be written fails at once */
+	if (!(r->out = outputs_open(&p->outs, "-o", a->out)))
+		return -1;
+	r->out->keep_old = 1; /* an existing recording becomes FILE.old, as perf record does */
 	char msg[256] = "";
 	if (pmu_new(&cfg, (struct pmu_sample_sink){on_sample, r}, pmu, msg, sizeof(msg)) < 0) {
 		fprintf(stderr, "pmusim record: %s\n", msg[0] ? msg : "out of memory");
@@ -588,6 +594,34 @@ int record_check_args(int argc, char **argv, const char *cmd)
 	return ok ? 0 : -1;
 }
 
+static uint64_t progress_samples(void *ctx)
+{
+	const struct recorder *r = ctx;
+	return r->w ? perfdata_writer_samples(r->w) : 0;
+}
+
+static uint64_t progress_bytes(void *ctx)
+{
+	const struct recorder *r = ctx;
+	return r->w ? perfdata_writer_bytes(r->w) : 0;
+}
+
+/* -v: what the PMU was set up to do. */
+static void tell_setup(const struct record_args *a, const char *cmd)
+{
+	for (size_t i = 0; i < a->el.n; i++)
+		fprintf(stderr, "%s: event %s, a sample every %llu events%s\n", cmd, a->el.name[i],
+			(unsigned long long)a->period, a->delta ? " + a random 0..--delta" : "");
+	if (a->lbr)
+		fprintf(stderr, "%s: LBR of %llu entries, branch_sample_type 0x%llx\n", cmd,
+			(unsigned long long)a->depth, (unsigned long long)branch_sample_type(a->filter));
+	if (a->rep_mode >= 0)
+		fprintf(stderr, "%s: REP unit on (event " REP_EVENT_NAME ")\n", cmd);
+	if (a->ts.on)
+		fprintf(stderr, "%s: thread-stack unit on, a snapshot every %llu ns of simulated time\n", cmd,
+			(unsigned long long)a->ts.period_ns);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct program p;
@@ -598,6 +632,9 @@ int cmd_record(int argc, char **argv)
 	if (program_init(&p, "pmusim record", argc) < 0 || parse_args(argc, argv, &p, &a) < 0 ||
 	    setup(&p, &a, &r, &pmu, argc, argv) < 0)
 		goto out;
+	if (p.verbose)
+		tell_setup(&a, p.cmd);
+	p.progress = (struct progress){.samples = progress_samples, .bytes = progress_bytes, .ctx = &r};
 	program_run(&p);
 	status = program_status(&p);
 	if (a.rep_mode >= 0) {
@@ -613,7 +650,7 @@ int cmd_record(int argc, char **argv)
 	if (err < 0) {
 		fprintf(stderr, "pmusim: cannot write %s: %s\n", a.out, pmusim_strerror(err));
 		status = EXIT_PMUSIM_ERROR;
-	} else {
+	} else if (!p.quiet) {
 		struct stat stt;
 		char size[48] = ""; /* a device or a pipe has no size to tell */
 		if (stat(a.out, &stt) == 0 && S_ISREG(stt.st_mode))
@@ -628,9 +665,9 @@ int cmd_record(int argc, char **argv)
 		if (r.ts.unit && !r.ts.snapshots)
 			fprintf(stderr, "[ pmusim record: the program ran %.3f ms of simulated time; a shorter "
 				"--tstack-period takes snapshots ]\n", (double)now_ns(&r) / 1e6);
-		if (r.err)
-			status = EXIT_PMUSIM_ERROR;
 	}
+	if (r.err)
+		status = EXIT_PMUSIM_ERROR;
 	if (program_write_truth(&p) < 0)
 		status = EXIT_PMUSIM_ERROR;
 out:

@@ -8,11 +8,13 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/outputs.h"
 #include "cli/profile_args.h"
 #include "common/err.h"
 #include "common/fdata.h"
@@ -70,8 +72,10 @@ static const char report_usage[] =
 	"\n"
 	"exit status: 0; 1 when the recording has nothing the method can use (no\n"
 	"samples; no sample with a usable branch stack): the line says what to record;\n"
-	"2 on errors (bad options, unreadable or corrupt files; with --stacks also a\n"
-	"file without callchains).\n";
+	"2 on errors (bad options, unreadable or corrupt files, an output that cannot be\n"
+	"created; with --stacks also a file without callchains). Files are written\n"
+	"before standard output; a reader of standard output that goes away early\n"
+	"(| head) is not an error.\n";
 
 enum { O_FORMAT = PA_O_END, O_REP, O_STACKS, O_SVG, O_COMM_FRAME, O_COMM, O_SORT, O_STDIO };
 enum { F_TEXT, F_JSON, F_FDATA, F_AUTOFDO, F_FOLDED, F_COUNT };
@@ -301,25 +305,32 @@ static void write_fdata(FILE *f, struct profile *prof, const struct edge *e, siz
 	}
 }
 
-/* Writes through fn to out (complete or absent) or, for NULL, standard output; 0 or -1
- * (message printed). */
-static int write_output(const char *out, int (*fn)(FILE *f, void *ctx), void *ctx)
+/* The command's output files (-o, --svg), opened before anything is read or written. */
+static struct outputs outs;
+static struct outfile *out_file, *svg_file;
+
+/* Writes through fn into f (opened in outs, complete or absent) or, for NULL, standard
+ * output; 0 or -1 (message printed). A reader of standard output that went away (a
+ * closed pipe: `| head`) took what it wanted: no message, 0. */
+static int write_output(struct outfile *f, int (*fn)(FILE *f, void *ctx), void *ctx)
 {
-	struct outfile o = {.f = stdout};
-	int err = out ? outfile_open(&o, out) : 0;
-	if (err < 0) {
-		fprintf(stderr, "pmusim report: cannot write %s: %s\n", out, pmusim_strerror(err));
-		return -1;
+	if (f && f->f == stdout) { /* -o -: standard output, with its rules */
+		outputs_hand_over(&outs, f);
+		f = NULL;
 	}
-	err = fn(o.f, ctx);
-	if (out) {
-		err = err < 0 ? (outfile_abort(&o), err) : outfile_commit(&o);
-	} else {
-		err = err < 0 ? err : fflush(stdout) == 0 ? 0 : PMUSIM_ERR_IO;
-	}
+	errno = 0; /* EPIPE below comes from this output's writes */
+	int err = fn(f ? f->f : stdout, ctx);
+	if (f && err < 0)
+		fprintf(stderr, "pmusim report: cannot write %s: %s\n", outfile_name(f), pmusim_strerror(err));
+	if (f)
+		return err < 0 ? -1 : outputs_commit(&outs, f);
+	if (err >= 0 && (fflush(stdout) != 0 || ferror(stdout)))
+		err = PMUSIM_ERR_IO;
+	if (err < 0 && errno == EPIPE)
+		return 0;
 	if (err < 0) {
-		fprintf(stderr, "pmusim report: cannot write %s: %s\n", out ? out : "the report",
-			pmusim_strerror(err));
+		fprintf(stderr, "pmusim report: cannot write the report: %s\n",
+			err == PMUSIM_ERR_IO && errno ? strerror(errno) : pmusim_strerror(err));
 		return -1;
 	}
 	return 0;
@@ -350,7 +361,7 @@ static int write_profile(FILE *f, void *ctx)
 static int write_report(const struct report_args *a, struct profile *prof, const char *header)
 {
 	struct report_ctx c = {a, prof, header};
-	return write_output(a->out, write_profile, &c);
+	return write_output(out_file, write_profile, &c);
 }
 
 struct rep_args_rows {
@@ -377,7 +388,7 @@ static int rep_report(const struct report_args *a)
 		fprintf(stderr, "pmusim report: %s\n", msg[0] ? msg : pmusim_strerror(err));
 		return EXIT_PMUSIM_ERROR;
 	}
-	err = write_output(a->out, write_rep, &r);
+	err = write_output(out_file, write_rep, &r);
 	free(r.rows);
 	return err < 0 ? EXIT_PMUSIM_ERROR : 0;
 }
@@ -420,9 +431,11 @@ static int stacks_report(const struct report_args *a)
 		return EXIT_PMUSIM_ERROR;
 	}
 	struct stacks_out o = {a, sp};
-	err = write_output(a->out, write_stacks, &o);
-	if (err == 0 && a->svg)
-		err = write_output(a->svg, write_flame, &o);
+	/* the files first: a reader of standard output that stops early (| head) must not
+	 * cost the flame graph */
+	err = svg_file ? write_output(svg_file, write_flame, &o) : 0;
+	if (err == 0)
+		err = write_output(out_file, write_stacks, &o);
 	stackprof_free(sp);
 	return err < 0 ? EXIT_PMUSIM_ERROR : 0;
 }
@@ -504,7 +517,7 @@ static int overhead_report(struct report_args *a)
 				"period: pmusim record -c 10000 -- PROG\n",
 			input_name(a), overhead_event(ov) ? overhead_event(ov) : "?");
 		status = 1;
-	} else if (write_output(a->out, write_overhead, ov) < 0) {
+	} else if (write_output(out_file, write_overhead, ov) < 0) {
 		status = EXIT_PMUSIM_ERROR;
 	}
 	overhead_free(ov);
@@ -539,7 +552,20 @@ static int edge_report(struct report_args *a, const char *evname)
 	return status;
 }
 
+static int report_main(int argc, char **argv);
+
 int cmd_report(int argc, char **argv)
+{
+	/* standard output closed early is EPIPE (write_output), not a signal that kills
+	 * pmusim with its files half written */
+	signal(SIGPIPE, SIG_IGN);
+	outputs_init(&outs, "pmusim report");
+	int status = report_main(argc, argv);
+	outputs_fini(&outs);
+	return status;
+}
+
+static int report_main(int argc, char **argv)
 {
 	struct report_args a = {0};
 	profile_args_init(&a.pa);
@@ -557,6 +583,9 @@ int cmd_report(int argc, char **argv)
 	if (a.sort_given && a.pa.method_given)
 		return fprintf(stderr, "pmusim report: --sort makes the overhead table, --method the edge profile; "
 				       "not both\n"), EXIT_PMUSIM_ERROR;
+	if ((a.out && !(out_file = outputs_open(&outs, "-o", a.out))) ||
+	    (a.svg && !(svg_file = outputs_open(&outs, "--svg", a.svg))))
+		return profile_args_fini(&a.pa), EXIT_PMUSIM_ERROR;
 	if (profile_args_resolve(&a.pa, "pmusim report") < 0)
 		return profile_args_fini(&a.pa), EXIT_PMUSIM_ERROR;
 	int status;

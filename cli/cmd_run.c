@@ -40,7 +40,7 @@ int cmd_run(int argc, char **argv)
 	static const struct option opts[] = {PROG_LONG_OPTIONS, {"empty-block-hook", no_argument, 0, 'E'},
 					     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	if (program_init(&p, "pmusim run", argc) < 0 ||
-	    program_parse(&p, argc, argv, "+h", opts, run_usage, run_option, &p) < 0 || program_load(&p) < 0)
+	    program_parse(&p, argc, argv, "+h" PROG_SHORT_OPTIONS, opts, run_usage, run_option, &p) < 0 || program_load(&p) < 0)
 		goto out;
 	program_run(&p);
 	status = program_status(&p);

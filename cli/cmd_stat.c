@@ -10,10 +10,9 @@
 #include "cli/eventlist.h"
 #include "cli/program.h"
 #include "common/err.h"
-#include "common/outfile.h"
 
 static const char stat_usage[] =
-	"usage: pmusim stat [-e EV,...] [-x SEP] [-o FILE] [options] [--] PROG [ARGS...]\n"
+	"usage: pmusim stat [-e EV,...] [-x SEP] [-o FILE] [-I MS] [options] [--] PROG [ARGS...]\n"
 	"\n"
 	"Runs PROG on the emulated CPU and prints exact counts of the modelled events\n"
 	"(perf stat's layout). The counts are exact: nothing is sampled or multiplexed.\n"
@@ -30,7 +29,12 @@ static const char stat_usage[] =
 	"  -j, --json-output    one JSON object per event, as perf stat -j (perf 6.1):\n"
 	"                       counter-value, unit, event, event-runtime (ns),\n"
 	"                       pcnt-running, metric-value, metric-unit\n"
-	"  -o, --output FILE    write the counts to FILE instead of stderr\n" PROG_OPTIONS_HELP
+	"  -o, --output FILE    write the counts to FILE instead of stderr\n"
+	"  -I, --interval-print MS  also print the counts of every MS milliseconds of\n"
+	"                       simulated time (the model's clock) as they pass, as perf\n"
+	"                       stat -I does (the last interval ends with the program);\n"
+	"                       the intervals' counts add up to the totals exactly\n"
+	"  --summary            with -I, the totals at the end too (as perf stat)\n" PROG_OPTIONS_HELP
 	"  -h, --help           this text\n"
 	"\n"
 	"exit status: the program's; 124 when --max-insns stopped it; 125 when every thread\n"
@@ -40,6 +44,8 @@ struct stat_args {
 	struct eventlist el;
 	const char *sep, *out;
 	int json;
+	uint64_t interval_ms; /* -I: 0 for none */
+	int summary;          /* --summary: the totals after the intervals too */
 };
 
 static int stat_option(void *ctx, int c, char *arg)
@@ -55,6 +61,12 @@ static int stat_option(void *ctx, int c, char *arg)
 	case 'x': a->sep = arg; return 0;
 	case 'j': a->json = 1; return 0;
 	case 'o': a->out = arg; return 0;
+	case 'S': a->summary = 1; return 0;
+	case 'I':
+		if (parse_u64(arg, &a->interval_ms) < 0 || a->interval_ms == 0)
+			return fprintf(stderr, "pmusim stat: -I needs a positive number of milliseconds, not '%s'\n",
+				       arg), -1;
+		return 0;
 	default: return 1;
 	}
 }
@@ -65,11 +77,14 @@ static int parse_args(int argc, char **argv, struct program *p, struct stat_args
 		PROG_LONG_OPTIONS, {"event", required_argument, 0, 'e'},
 		{"field-separator", required_argument, 0, 'x'}, {"output", required_argument, 0, 'o'},
 		{"json-output", no_argument, 0, 'j'},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	if (program_parse(p, argc, argv, "+he:x:o:j", opts, stat_usage, stat_option, a) < 0)
+		{"interval-print", required_argument, 0, 'I'}, {"summary", no_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	if (program_parse(p, argc, argv, "+he:x:o:jI:" PROG_SHORT_OPTIONS, opts, stat_usage, stat_option, a) < 0)
 		return -1;
 	if (a->json && a->sep)
 		return fprintf(stderr, "%s: -j (JSON) and -x (separated fields) exclude each other: give one\n",
+			       p->cmd), -1;
+	if (a->json && a->interval_ms)
+		return fprintf(stderr, "%s: -I prints perf stat's table or -x lines, not JSON: drop -j or -I\n",
 			       p->cmd), -1;
 	if (a->el.n == 0 &&
 	    eventlist_add(&a->el, "instructions,cycles,branches,branch-misses,br_inst_retired.near_taken,"
@@ -174,30 +189,98 @@ static void print_table(FILE *f, const struct program *p, const struct pmu *pmu,
 		cpu_model_default()->name, cpu_model_default()->mhz);
 }
 
-static int print_counts(const struct program *p, const struct pmu *pmu, const struct stat_args *a)
+/* Prints the counts on stderr or into out (opened before the run); 0 or -1 (message
+ * printed). */
+static int print_counts(struct program *p, const struct pmu *pmu, const struct stat_args *a,
+			struct outfile *out)
 {
-	struct outfile o = {.f = stderr};
-	int err = a->out ? outfile_open(&o, a->out) : 0;
-	if (err < 0) {
-		fprintf(stderr, "pmusim: cannot write %s: %s\n", a->out, pmusim_strerror(err));
-		return -1;
-	}
+	FILE *f = out ? out->f : stderr;
 	uint64_t ns = pmu_cycles(pmu) * 1000 / cpu_model_default()->mhz;
-	if (a->json) {
-		print_json(o.f, pmu, a, ns);
+	if (a->interval_ms && !a->summary) {
+		/* perf stat -I prints no totals without --summary */
+	} else if (a->json) {
+		print_json(f, pmu, a, ns);
 	} else if (a->sep) {
 		for (size_t i = 0; i < a->el.n; i++)
-			fprintf(o.f, "%llu%s%s%s%s%llu%s100.00%s%s\n",
+			fprintf(f, "%llu%s%s%s%s%llu%s100.00%s%s\n",
 				(unsigned long long)pmu_count(pmu, (uint32_t)i), a->sep, a->sep, a->el.name[i],
 				a->sep, (unsigned long long)ns, a->sep, a->sep, a->sep);
 	} else {
-		print_table(o.f, p, pmu, a, ns);
+		print_table(f, p, pmu, a, ns);
 	}
-	if (a->out && (err = outfile_commit(&o)) < 0) {
-		fprintf(stderr, "pmusim: cannot write %s: %s\n", a->out, pmusim_strerror(err));
-		return -1;
+	return out ? outputs_commit(&p->outs, out) : 0;
+}
+
+/* -I: the counts of each interval of simulated time, read at the first block boundary
+ * at or after its end (perf stat -I reads at a timer tick, likewise a little late). */
+struct interval {
+	FILE *f;
+	const struct stat_args *a;
+	const struct pmu *pmu;
+	uint64_t step_ns, next_ns, last_ns; /* last_ns: the time of the last line */
+	uint64_t *prev;   /* the counts at the last line */
+	unsigned printed; /* intervals printed: perf repeats its header every 25 */
+};
+
+static uint64_t sim_ns(const struct pmu *pmu)
+{
+	return pmu_cycles(pmu) * 1000 / cpu_model_default()->mhz;
+}
+
+/* One interval's lines: perf stat's interval prefix ("%6lu.%09lu ") before a table
+ * line, or ("%lu.%09lu" SEP) before a -x line; counts since the last interval. */
+static void interval_print(struct interval *iv, uint64_t now)
+{
+	const struct stat_args *a = iv->a;
+	if (!a->sep && iv->printed++ % 25 == 0)
+		fprintf(iv->f, "#           time             counts unit events\n");
+	for (size_t i = 0; i < a->el.n; i++) {
+		uint64_t c = pmu_count(iv->pmu, (uint32_t)i), d = c - iv->prev[i];
+		iv->prev[i] = c;
+		if (a->sep) {
+			fprintf(iv->f, "%llu.%09llu%s%llu%s%s%s%s%llu%s100.00%s%s\n", (unsigned long long)(now / 1000000000),
+				(unsigned long long)(now % 1000000000), a->sep, (unsigned long long)d, a->sep, a->sep,
+				a->el.name[i], a->sep, (unsigned long long)(now - iv->last_ns), a->sep, a->sep, a->sep);
+		} else {
+			char num[40];
+			thousands(d, num);
+			fprintf(iv->f, "%6llu.%09llu %18s      %s\n", (unsigned long long)(now / 1000000000),
+				(unsigned long long)(now % 1000000000), num, a->el.name[i]);
+		}
 	}
-	return 0;
+	iv->last_ns = now;
+}
+
+static void interval_check(struct interval *iv)
+{
+	uint64_t now = sim_ns(iv->pmu);
+	if (now < iv->next_ns)
+		return;
+	interval_print(iv, now);
+	iv->next_ns = (now / iv->step_ns + 1) * iv->step_ns;
+}
+
+static void interval_retire(void *ctx, const struct retired_block *rb)
+{
+	(void)rb;
+	interval_check(ctx);
+}
+
+static void interval_whole(void *ctx, const struct block_info *bi, uint64_t next, uint64_t sp, uint32_t tid,
+			   unsigned flags)
+{
+	(void)bi, (void)next, (void)sp, (void)tid, (void)flags;
+	interval_check(ctx);
+}
+
+/* The last, partial interval: what the program did since the last line. */
+static void interval_finish(struct interval *iv)
+{
+	int left = 0;
+	for (size_t i = 0; i < iv->a->el.n; i++)
+		left |= pmu_count(iv->pmu, (uint32_t)i) != iv->prev[i];
+	if (left)
+		interval_print(iv, sim_ns(iv->pmu));
 }
 
 int cmd_stat(int argc, char **argv)
@@ -206,6 +289,7 @@ int cmd_stat(int argc, char **argv)
 	struct stat_args a;
 	struct pmu *pmu = NULL;
 	int status = EXIT_PMUSIM_ERROR;
+	uint64_t prev[PMU_MAX_COUNTERS] = {0};
 	memset(&a, 0, sizeof(a));
 	if (program_init(&p, "pmusim stat", argc) < 0 || parse_args(argc, argv, &p, &a) < 0)
 		goto out;
@@ -217,13 +301,26 @@ int cmd_stat(int argc, char **argv)
 		fprintf(stderr, "pmusim stat: %s\n", msg[0] ? msg : "out of memory");
 		goto out;
 	}
-	if (program_load(&p) < 0)
+	struct outfile *out = NULL; /* before the program runs: a bad path fails at once */
+	if ((a.out && !(out = outputs_open(&p.outs, "-o", a.out))) || program_load(&p) < 0)
 		goto out;
 	if (sim_add_sink(p.sim, pmu_block_sink(pmu)) < 0)
 		goto out;
+	/* after the PMU's sink: its counts include the block */
+	struct interval iv = {.f = out ? out->f : stderr, .a = &a, .pmu = pmu,
+			      .step_ns = a.interval_ms * 1000000, .next_ns = a.interval_ms * 1000000,
+			      .prev = prev};
+	if (a.interval_ms &&
+	    sim_add_sink(p.sim, (struct block_sink){.retire = interval_retire, .whole = interval_whole, .ctx = &iv}) < 0)
+		goto out;
+	if (p.verbose)
+		for (size_t i = 0; i < a.el.n; i++)
+			fprintf(stderr, "%s: counting %s\n", p.cmd, a.el.name[i]);
 	program_run(&p);
+	if (a.interval_ms)
+		interval_finish(&iv);
 	status = program_status(&p);
-	if (print_counts(&p, pmu, &a) < 0 || program_write_truth(&p) < 0)
+	if (print_counts(&p, pmu, &a, out) < 0 || program_write_truth(&p) < 0)
 		status = EXIT_PMUSIM_ERROR;
 out:
 	pmu_free(pmu);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/outputs.h"
 #include "cli/profile_args.h"
 #include "cli/program.h"
 #include "cli/uniformity_report.h"
@@ -334,6 +335,11 @@ static int run_test(struct uniformity_args *a)
 	const struct unif_obs **obs = calloc(a->seeds, sizeof(*obs));
 	size_t *n = calloc(a->seeds, sizeof(*n));
 	int status = EXIT_PMUSIM_ERROR;
+	struct outputs outs; /* before the runs: a bad path fails at once */
+	struct outfile *svg = NULL;
+	outputs_init(&outs, cmd);
+	if (a->svg && !(svg = outputs_open(&outs, "--svg", a->svg)))
+		goto out;
 	if (!runs || !obs || !n) {
 		fprintf(stderr, "%s: out of memory\n", cmd);
 		goto out;
@@ -366,15 +372,16 @@ static int run_test(struct uniformity_args *a)
 	                          .opts = &a->uo,
 	                          .runs = runs,
 	                          .r = &r};
+	/* the file before standard output, which a reader may close early */
+	int svg_err = svg ? unif_report_svg(&outs, svg, &rep) : 0;
 	if (a->json)
 		unif_report_json(stdout, &rep);
 	else
 		unif_report_text(stdout, &rep);
-	status = r.unbiased ? 0 : 1;
-	if (a->svg && unif_report_svg(a->svg, &rep, cmd) < 0)
-		status = EXIT_PMUSIM_ERROR;
+	status = svg_err < 0 ? EXIT_PMUSIM_ERROR : r.unbiased ? 0 : 1;
 	unif_result_free(&r);
 out:
+	outputs_fini(&outs);
 	for (size_t i = 0; runs && i < a->seeds; i++)
 		unif_run_free(&runs[i]);
 	free(runs);

@@ -2,16 +2,17 @@
  * run (pmusim record --truth or pmusim run --truth) and reports the overlaps;
  * usable as a CI gate through --min-overlap and its exit status. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/outputs.h"
 #include "cli/profile_args.h"
 #include "common/buildid.h"
 #include "common/err.h"
 #include "common/json.h"
-#include "common/outfile.h"
 #include "pmu_model/rep.h"
 #include "profiler/perfdata.h"
 #include "profiler/rep_report.h"
@@ -134,8 +135,8 @@ static void print_result(const struct validate_args *a, const struct overlap *o,
 }
 
 /* The scatter plot, complete or absent; 0 or -1 with a message printed. */
-static int write_svg(const struct validate_args *a, struct profile *prof, struct edges *truth,
-		     const struct overlap *o)
+static int write_svg(const struct validate_args *a, struct outputs *outs, struct outfile *of,
+		     struct profile *prof, struct edges *truth, const struct overlap *o)
 {
 	const struct profile_stats *st = profile_stats(prof);
 	int calls = a->pa.po.method == METHOD_CALLS;
@@ -146,19 +147,13 @@ static int write_svg(const struct validate_args *a, struct profile *prof, struct
 		 "of call edges %.2f %%",
 		 slash ? slash + 1 : prog, prof_method_name(a->pa.po.method), 100 * (calls ? o->calls : o->all),
 		 (unsigned long long)st->samples, (unsigned long long)st->used, 100 * o->taken, 100 * o->calls);
-	struct outfile of;
-	int err = outfile_open(&of, a->svg);
-	if (err == 0) {
-		err = svg_scatter(of.f, title, profile_edges(prof), truth, calls ? edge_is_call : NULL,
-				  binary_symtab(profile_binary(prof)));
-		if (err == 0)
-			err = outfile_commit(&of);
-		else
-			outfile_abort(&of);
-	}
-	if (err < 0)
+	int err = svg_scatter(of->f, title, profile_edges(prof), truth, calls ? edge_is_call : NULL,
+			      binary_symtab(profile_binary(prof)));
+	if (err < 0) { /* the temporary goes in outputs_fini */
 		fprintf(stderr, "pmusim validate: cannot write %s: %s\n", a->svg, pmusim_strerror(err));
-	return err < 0 ? -1 : 0;
+		return -1;
+	}
+	return outputs_commit(outs, of);
 }
 
 /* The "build_id" near the top of a truth JSON into hex; 0 when it has none. */
@@ -319,6 +314,9 @@ static int truth_matches_program(const struct validate_args *a, struct edges *tr
 int cmd_validate(int argc, char **argv)
 {
 	struct validate_args a = {0};
+	/* a reader of standard output that goes away early (| head) does not decide the exit
+	 * status: the gate does */
+	signal(SIGPIPE, SIG_IGN);
 	profile_args_init(&a.pa);
 	if (parse_args(argc, argv, &a) < 0)
 		return EXIT_PMUSIM_ERROR;
@@ -335,7 +333,11 @@ int cmd_validate(int argc, char **argv)
 	struct binary *bin = NULL;
 	struct edges *truth = NULL;
 	int status = EXIT_PMUSIM_ERROR;
-	if (profile_args_load(&a.pa, &prof, &bin, "pmusim validate") < 0)
+	struct outputs outs; /* opened before anything is read: a bad path fails at once */
+	struct outfile *svg = NULL;
+	outputs_init(&outs, "pmusim validate");
+	if ((a.svg && !(svg = outputs_open(&outs, "--svg", a.svg))) ||
+	    profile_args_load(&a.pa, &prof, &bin, "pmusim validate") < 0)
 		goto out;
 	char msg[512] = "";
 	size_t unknown = 0;
@@ -356,7 +358,7 @@ int cmd_validate(int argc, char **argv)
 	}
 	struct overlap o;
 	overlap_compute(profile_edges(prof), truth, &o);
-	if (a.svg && write_svg(&a, prof, truth, &o) < 0)
+	if (svg && write_svg(&a, &outs, svg, prof, truth, &o) < 0)
 		goto out;
 	print_result(&a, &o, prof, unknown);
 	double gate = a.pa.po.method == METHOD_CALLS ? o.calls : o.all;
@@ -365,6 +367,7 @@ int cmd_validate(int argc, char **argv)
 		fprintf(stderr, "FAIL: overlap %.4f %% < min %.4f %%%s\n", 100 * gate, 100 * a.min_overlap,
 			a.pa.po.method == METHOD_CALLS ? " (call edges)" : "");
 out:
+	outputs_fini(&outs);
 	edges_free(truth);
 	profile_free(prof);
 	binary_free(bin);

@@ -54,6 +54,7 @@ int program_init(struct program *p, const char *cmd, int argc)
 {
 	memset(p, 0, sizeof(*p));
 	p->cmd = cmd;
+	outputs_init(&p->outs, cmd);
 	p->env = calloc((size_t)argc + 1, sizeof(char *));
 	return p->env ? 0 : -1;
 }
@@ -74,6 +75,8 @@ int program_option(struct program *p, int code, const char *arg)
 		p->env[p->nenv++] = (char *)arg;
 		return 1;
 	case PROG_O_CLEAR_ENV: p->clear_env = 1; return 1;
+	case 'q': p->quiet = 1; return 1;
+	case 'v': p->verbose = 1; return 1;
 	case PROG_O_INTERP: p->so.interp = arg; return 1;
 	case PROG_O_QUANTUM: {
 		char num[32];
@@ -174,10 +177,24 @@ static uint64_t clock_cycles(void *ctx)
 	return pmu_cycles(ctx);
 }
 
+int program_open_outputs(struct program *p)
+{
+	if (p->truth && !p->truth_f && !(p->truth_f = outputs_open(&p->outs, "--truth", p->truth)))
+		return -1;
+	if (p->truth_json && !p->truth_json_f &&
+	    !(p->truth_json_f = outputs_open(&p->outs, "--truth-json", p->truth_json)))
+		return -1;
+	return 0;
+}
+
 int program_load(struct program *p)
 {
 	char msg[512] = "";
+	if (program_open_outputs(p) < 0)
+		return -1;
 	p->so.log = stderr;
+	if (p->quiet && (p->null_log = fopen("/dev/null", "we")))
+		p->so.log = p->null_log;
 	int err = sim_new(&p->so, &p->sim, msg, sizeof(msg));
 	if (err < 0) {
 		fprintf(stderr, "pmusim: %s\n", msg[0] ? msg : pmusim_strerror(err));
@@ -203,12 +220,27 @@ int program_load(struct program *p)
 	return 0;
 }
 
+void program_tell_outputs(const struct program *p)
+{
+	for (size_t i = 0; i < p->outs.n; i++) {
+		fprintf(stderr, "%s: %s %s: %s\n", p->cmd, p->outs.o[i].opt, p->outs.o[i].path,
+			p->outs.o[i].renamed ? "written to a temporary, renamed into place when complete"
+			       : "written in place when the run is over");
+	}
+}
+
 void program_run(struct program *p)
 {
 	signal(SIGINT, on_sigint);
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe is the guest's SIGPIPE, not pmusim's */
 	sim_set_interrupt_flag(p->sim, &interrupted);
+	if (p->verbose)
+		program_tell_outputs(p);
+	if (!p->progress.cmd)
+		p->progress.cmd = p->cmd;
+	progress_start(&p->progress, p->sim, p->quiet);
 	sim_run(p->sim, &p->res);
+	progress_end(&p->progress, p->sim);
 	fflush(stdout);
 }
 
@@ -243,24 +275,21 @@ static int json_writer(struct program *p, FILE *f)
 	return truth_write_json(p->t, f, sim_symtab(p->sim), p->so.path);
 }
 
-static int write_one(struct program *p, const char *path, truth_writer w)
+static int write_one(struct program *p, struct outfile *o, const char *path, truth_writer w)
 {
-	struct outfile o;
-	int err;
-	if ((err = outfile_open(&o, path)) >= 0) {
-		err = w(p, o.f);
-		err = err < 0 ? (outfile_abort(&o), err) : outfile_commit(&o);
+	int err = w(p, o->f);
+	if (err < 0) { /* the temporary goes with the others in program_free */
+		fprintf(stderr, "%s: cannot write %s: %s\n", p->cmd, path, pmusim_strerror(err));
+		return -1;
 	}
-	if (err < 0)
-		fprintf(stderr, "pmusim: cannot write %s: %s\n", path, pmusim_strerror(err));
-	return err < 0 ? -1 : 0;
+	return outputs_commit(&p->outs, o);
 }
 
 int program_write_truth(struct program *p)
 {
-	if (p->truth && write_one(p, p->truth, fdata_writer) < 0)
+	if (p->truth_f && write_one(p, p->truth_f, p->truth, fdata_writer) < 0)
 		return -1;
-	if (p->truth_json && write_one(p, p->truth_json, json_writer) < 0)
+	if (p->truth_json_f && write_one(p, p->truth_json_f, p->truth_json, json_writer) < 0)
 		return -1;
 	return 0;
 }
@@ -288,11 +317,14 @@ int program_status(const struct program *p)
 
 void program_free(struct program *p)
 {
+	outputs_fini(&p->outs);
 	truth_free(p->t);
 	sim_free(p->sim);
 	pmu_free(p->clock);
 	free(p->env);
 	free((void *)p->so.envp);
 	program_path_free(p->prog_path, p->prog_argv);
+	if (p->null_log)
+		fclose(p->null_log);
 	memset(p, 0, sizeof(*p));
 }

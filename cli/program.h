@@ -9,6 +9,8 @@
 #include <getopt.h>
 #include <stdint.h>
 
+#include "cli/outputs.h"
+#include "cli/progress.h"
 #include "pmu_model/pmu.h"
 #include "sim/sim.h"
 #include "sim/truth.h"
@@ -19,6 +21,8 @@ enum {
 	PROG_O_SEED = 256, PROG_O_MAX, PROG_O_STRICT, PROG_O_TRUTH, PROG_O_TRUTH_JSON, PROG_O_ENV,
 	PROG_O_CLEAR_ENV, PROG_O_INTERP, PROG_O_QUANTUM, PROG_O_CLOCK_START, PROG_OPT_END
 };
+/* Short options every command takes (add them to its optstring): -q quiet, -v verbose. */
+#define PROG_SHORT_OPTIONS "qv"
 
 #define PROG_LONG_OPTIONS                                                                        \
 	{"seed", required_argument, 0, PROG_O_SEED}, {"max-insns", required_argument, 0, PROG_O_MAX}, \
@@ -26,7 +30,8 @@ enum {
 	{"truth-json", required_argument, 0, PROG_O_TRUTH_JSON},                                     \
 	{"env", required_argument, 0, PROG_O_ENV}, {"clear-env", no_argument, 0, PROG_O_CLEAR_ENV}, \
 	{"interp", required_argument, 0, PROG_O_INTERP}, {"quantum", required_argument, 0, PROG_O_QUANTUM}, \
-	{"clock-start", required_argument, 0, PROG_O_CLOCK_START}
+	{"clock-start", required_argument, 0, PROG_O_CLOCK_START}, {"quiet", no_argument, 0, 'q'},         \
+	{"verbose", no_argument, 0, 'v'}
 
 /* --help text of the shared options. */
 #define PROG_OPTIONS_HELP                                                                   \
@@ -48,7 +53,11 @@ enum {
 	"                    (default 1000000 instructions)\n"                                 \
 	"  --clock-start T   the program's clock (CLOCK_REALTIME) at its start: seconds\n"   \
 	"                    since 1970, or 'now' (default 2524608000, 2050-01-01: the\n"   \
-	"                    same on every run, later than any file's time)\n"
+	"                    same on every run, later than any file's time)\n"   \
+	"  -q, --quiet       no progress line and none of pmusim's notes (errors only)\n" \
+	"  -v, --verbose     say what was set up: events, periods, output files\n" \
+	"                    (on a terminal, stderr shows a progress line: simulated\n" \
+	"                    instructions, MIPS, samples, bytes written)\n"
 
 struct program {
 	const char *cmd;        /* "pmusim run" etc., for messages */
@@ -62,6 +71,11 @@ struct program {
 	struct truth *t;
 	struct pmu *clock;      /* timing model for a quantum in cycles */
 	struct sim_result res;
+	struct outputs outs;    /* every output file of the command (cli/outputs.h) */
+	struct outfile *truth_f, *truth_json_f;
+	int quiet, verbose;     /* -q, -v */
+	struct progress progress; /* a command fills samples/bytes/ctx before program_run */
+	FILE *null_log;         /* pmusim's notes with -q */
 };
 
 /* Prepares p for argument parsing (cmd names the command in messages). */
@@ -80,14 +94,23 @@ typedef int (*program_own_option)(void *ctx, int code, char *arg);
 int program_parse(struct program *p, int argc, char **argv, const char *shortopts,
 		  const struct option *opts, const char *usage, program_own_option own, void *ctx);
 
-/* Loads the program and adds the truth sink if asked; 0 or -1 (message printed). */
+/* Opens the truth files' temporaries in p->outs (after the command's own outputs, so
+ * that a clash names the command's option first); 0 or -1 (message printed).
+ * program_load calls it; a command opens its own outputs before. */
+int program_open_outputs(struct program *p);
+/* Opens the truth outputs, loads the program and adds the truth sink if asked; 0 or
+ * -1 (message printed). */
 int program_load(struct program *p);
-/* Runs it with SIGINT stopping the guest (the outputs stay complete). */
+/* Says which outputs were opened (with -v). */
+void program_tell_outputs(const struct program *p);
+/* Runs it with SIGINT stopping the guest (the outputs stay complete), with the progress
+ * line on a terminal. */
 void program_run(struct program *p);
-/* Writes the truth files if asked; 0 or -1 (message printed). */
+/* Writes and commits the truth files if asked; 0 or -1 (message printed). */
 int program_write_truth(struct program *p);
 /* The exit status for the way the run ended (message printed when not an exit). */
 int program_status(const struct program *p);
+/* Frees p; output files not committed are removed. */
 void program_free(struct program *p);
 
 /* Parses a number as common/number.h reads them (decimal, 100k, 1e6, 0x1f); 0 or -1. */

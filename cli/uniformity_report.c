@@ -8,6 +8,7 @@
 
 #include "common/err.h"
 #include "common/json.h"
+#include "cli/outputs.h"
 #include "common/outfile.h"
 #include "pmu_model/block.h"
 #include "profiler/profile.h"
@@ -216,8 +217,9 @@ void unif_report_json(FILE *f, const struct unif_report *u)
 	fputs("]}\n", f);
 }
 
-int unif_report_svg(const char *path, const struct unif_report *u, const char *cmd)
+int unif_report_svg(struct outputs *outs, struct outfile *of, const struct unif_report *u)
 {
+	const char *cmd = outs->cmd;
 	const struct unif_result *r = u->r;
 	struct zplot_point *p = malloc((r->ne + 1) * sizeof(*p));
 	if (!p)
@@ -237,14 +239,11 @@ int unif_report_svg(const char *path, const struct unif_report *u, const char *c
 	         u->opts->normalise ? " (normalised)" : "", r->unbiased ? "unbiased" : "biased",
 	         u->opts->alpha, u->k, r->tested, r->biased, r->chi2, r->eff_dof, r->p_chi2,
 	         r->crit_z);
-	struct outfile of;
-	int err = outfile_open(&of, path);
-	if (err == 0) {
-		err = svg_zplot(of.f, title, p, n, r->crit_z);
-		err = err == 0 ? outfile_commit(&of) : (outfile_abort(&of), err);
-	}
+	int err = svg_zplot(of->f, title, p, n, r->crit_z);
 	free(p);
-	if (err < 0)
-		fprintf(stderr, "%s: cannot write %s: %s\n", cmd, path, pmusim_strerror(err));
-	return err < 0 ? -1 : 0;
+	if (err < 0) { /* the temporary goes in outputs_fini */
+		fprintf(stderr, "%s: cannot write %s: %s\n", cmd, outfile_name(of), pmusim_strerror(err));
+		return -1;
+	}
+	return outputs_commit(outs, of);
 }

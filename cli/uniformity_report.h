@@ -23,8 +23,10 @@ struct unif_report {
 void unif_report_text(FILE *f, const struct unif_report *u);
 /* One JSON object (keys in `pmusim uniformity --help`). */
 void unif_report_json(FILE *f, const struct unif_report *u);
-/* The plot of z against the exact count (profiler/svg.h) to path, complete or
- * absent; 0, or -1 with a message naming cmd printed. */
-int unif_report_svg(const char *path, const struct unif_report *u, const char *cmd);
+/* The plot of z against the exact count (profiler/svg.h) into of, an output of outs
+ * opened before the runs (committed here); 0, or -1 with a message printed. */
+struct outputs;
+struct outfile;
+int unif_report_svg(struct outputs *outs, struct outfile *of, const struct unif_report *u);
 
 #endif

@@ -160,9 +160,35 @@ int outfile_open(struct outfile *o, const char *path)
 	}
 	struct stat st;
 	int exists = stat(path, &st) == 0;
-	if ((exists && !S_ISREG(st.st_mode)) || via_proc(path))
-		return open_in_place(o, path);
-	return open_renamed(o, path);
+	if (exists && S_ISDIR(st.st_mode)) { /* nothing can be written into it, now or at the end */
+		errno = EISDIR;
+		return PMUSIM_ERR_IO;
+	}
+	int err = (exists && !S_ISREG(st.st_mode)) || via_proc(path) ? open_in_place(o, path) : open_renamed(o, path);
+	if (err < 0) { /* free() keeps errno in glibc, but the contract should not rest on that */
+		int e = errno;
+		memset(o, 0, sizeof(*o));
+		o->fd = -1;
+		errno = e;
+	}
+	return err;
+}
+
+/* perf record's backup (tools/perf/util/data.c, check_backup): an existing, non-empty
+ * regular file at the path becomes PATH.old, replacing an older one. */
+static int backup_old(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+		return 0;
+	size_t n = strlen(path) + 5;
+	char *old = malloc(n);
+	if (!old)
+		return PMUSIM_ERR_NOMEM;
+	snprintf(old, n, "%s.old", path);
+	int err = rename(path, old) == 0 ? 0 : PMUSIM_ERR_IO;
+	free(old);
+	return err;
 }
 
 /* Writes all of the anonymous file into the target. A reader that goes away (EPIPE) is
@@ -217,6 +243,8 @@ int outfile_commit(struct outfile *o)
 			err = PMUSIM_ERR_IO;
 		if (fclose(o->f) != 0)
 			err = PMUSIM_ERR_IO;
+		if (!err && o->keep_old)
+			err = backup_old(o->path);
 		if (!err && rename(o->tmp, o->path) != 0)
 			err = PMUSIM_ERR_IO;
 		if (err)

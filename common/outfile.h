@@ -22,9 +22,12 @@ struct outfile {
 	char *tmp;  /* the temporary renamed into place; NULL when written in place */
 	int in_place;
 	int fd; /* in place: the open descriptor a name such as /dev/stdout stands for, or -1 */
+	int keep_old; /* set by the caller: an existing non-empty file at path becomes path.old at
+	               * the commit (as perf record keeps perf.data.old) */
 };
 
-/* Opens the temporary for writing; 0 or a negative pmusim_err (errno tells why).
+/* Opens the temporary for writing; 0 or a negative pmusim_err (errno tells why: for
+ * PMUSIM_ERR_IO always set, e.g. EISDIR for a directory, ENOENT for a missing one).
  * "-" is stdout, written directly. */
 int outfile_open(struct outfile *o, const char *path);
 /* Flushes and closes, then renames into place or copies into the target; on any error

@@ -164,6 +164,12 @@ struct perfdata_writer;
 int perfdata_writer_open(struct perfdata_writer **out, const char *path,
 			 const struct perfdata_event *ev, size_t nev,
 			 const struct perfdata_info *info, char *msg, size_t msglen);
+/* The same into an output already opened (common/outfile.h; "-" is refused): the
+ * writer takes *of over, whatever the result (on failure it is removed). */
+struct outfile;
+int perfdata_writer_open_file(struct perfdata_writer **out, struct outfile *of,
+			      const struct perfdata_event *ev, size_t nev,
+			      const struct perfdata_info *info, char *msg, size_t msglen);
 
 /* Records, in time order. The sample_id_all trailer is added from the first
  * event's sample_type (its id is used). Strings are padded to 8 bytes. After a
@@ -204,6 +210,8 @@ void perfdata_writer_abort(struct perfdata_writer *w);
 
 /* Records written so far, by kind. */
 uint64_t perfdata_writer_samples(const struct perfdata_writer *w);
+/* Bytes of records handed to the file so far (header and features come at the close). */
+uint64_t perfdata_writer_bytes(const struct perfdata_writer *w);
 
 /* ---- reading ---- */
 

@@ -243,15 +243,36 @@ int perfdata_writer_open(struct perfdata_writer **out, const char *path,
 	*out = NULL;
 	if (!path || strcmp(path, "-") == 0)
 		return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG, "perf.data: needs a seekable file");
-	int rc = check_events(ev, nev, msg, msglen);
+	struct outfile of;
+	int rc = outfile_open(&of, path);
 	if (rc)
+		return pmusim_fail(msg, msglen, rc, "perf.data: cannot write %s: %s", path, strerror(errno));
+	return perfdata_writer_open_file(out, &of, ev, nev, info, msg, msglen);
+}
+
+int perfdata_writer_open_file(struct perfdata_writer **out, struct outfile *of,
+                              const struct perfdata_event *ev, size_t nev,
+                              const struct perfdata_info *info, char *msg, size_t msglen)
+{
+	*out = NULL;
+	if (of->f == stdout) {
+		outfile_abort(of);
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG, "perf.data: needs a seekable file");
+	}
+	int rc = check_events(ev, nev, msg, msglen);
+	if (rc) {
+		outfile_abort(of);
 		return rc;
+	}
 	struct perfdata_writer *w = calloc(1, sizeof(*w));
 	if (!w || !(w->ids = calloc(nev, sizeof(*w->ids))) || !(w->iobuf = malloc(1 << 16))) {
 		if (w)
 			perfdata_writer_free(w);
+		outfile_abort(of);
 		return pmusim_fail(msg, msglen, PMUSIM_ERR_NOMEM, "perf.data: out of memory");
 	}
+	w->out = *of; /* the writer owns it now */
+	memset(of, 0, sizeof(*of));
 	w->nev = nev;
 	w->sample_type = ev[0].sample_type;
 	w->regs_mask = ev[0].sample_regs_user;
@@ -260,13 +281,6 @@ int perfdata_writer_open(struct perfdata_writer **out, const char *path,
 	if (info)
 		build_info_features(w, info);
 	build_event_features(w, ev);
-	rc = outfile_open(&w->out, path);
-	if (rc) {
-		pmusim_fail(msg, msglen, rc, "perf.data: cannot write %s: %s", path,
-		            strerror(errno));
-		perfdata_writer_free(w);
-		return rc;
-	}
 	setvbuf(w->out.f, w->iobuf, _IOFBF, 1 << 16);
 	rc = write_prologue(w, ev);
 	for (int f = 0; f < NFEAT && !rc; f++)
@@ -498,4 +512,9 @@ int perfdata_add_build_id(struct perfdata_writer *w, const char *filename, const
 uint64_t perfdata_writer_samples(const struct perfdata_writer *w)
 {
 	return w->nsamples;
+}
+
+uint64_t perfdata_writer_bytes(const struct perfdata_writer *w)
+{
+	return w->pos;
 }

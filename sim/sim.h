@@ -106,6 +106,14 @@ void sim_set_clock(struct sim *s, uint64_t (*cycles)(void *ctx), void *ctx);
  * host SIGINT handler; checked at every block. */
 void sim_set_interrupt_flag(struct sim *s, volatile int *flag);
 
+/* fn(ctx, instructions retired so far) is called about every 16M instructions (at a
+ * block boundary; never more often): for a progress display, which must not change
+ * what the run does. NULL turns it off. */
+void sim_set_poll(struct sim *s, void (*fn)(void *ctx, uint64_t insns), void *ctx);
+/* fn(ctx, host_fd) is called before the program writes to one of pmusim's descriptors
+ * (write, writev), e.g. to take a progress line off a terminal first. NULL: off. */
+void sim_set_write_notice(struct sim *s, void (*fn)(void *ctx, int host_fd), void *ctx);
+
 /* The decode cache (block_info for every id seen) and the program's symbols. */
 struct dcache *sim_dcache(struct sim *s);
 const struct symtab *sim_symtab(const struct sim *s);

@@ -127,6 +127,11 @@ struct sim {
 	uint64_t restart_until;
 	int limit_armed;
 	volatile int *interrupt_flag;
+	void (*poll_fn)(void *ctx, uint64_t insns); /* sim_set_poll */
+	void *poll_ctx;
+	uint64_t poll_at;            /* instruction count of its next call */
+	void (*write_notice)(void *ctx, int host_fd); /* sim_set_write_notice */
+	void *write_notice_ctx;
 	uint64_t intr_rip;           /* RIP when an interrupt ended the run */
 	int fault_signo;             /* an exception hook stopped emulation with this signal */
 	int sigill_unreported;       /* that SIGILL is pmusim's: an instruction CPUID does not report */

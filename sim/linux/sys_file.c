@@ -419,6 +419,8 @@ int sys_file(struct sim *s, const struct sysargs *x, int64_t *ret)
 	case SYS_write: case SYS_writev:
 		if (io_must_wait(s, h, POLLOUT))
 			return *ret = 0, 1;
+		if (s->write_notice)
+			s->write_notice(s->write_notice_ctx, h);
 		*ret = x->nr == SYS_write ? do_write(s, h, a[1], a[2], -1) : do_iov(s, h, a[1], a[2], 1);
 		return 1;
 	case SYS_pread64: *ret = do_read(s, h, a[1], a[2], (int64_t)a[3]); return 1;

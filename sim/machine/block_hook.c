@@ -16,6 +16,10 @@
 
 static volatile int never_interrupted;
 
+/* Instructions between two looks at the interrupt flag by the block hook's
+ * slow path (a fraction of a second of a program under pmusim). */
+#define INTERRUPT_POLL (1u << 24)
+
 static void internal_error(struct sim *s, int err, const char *what, uint64_t addr)
 {
 	snprintf(s->res->message, sizeof(s->res->message), "%s at 0x%llx", what,
@@ -33,6 +37,10 @@ __attribute__((noinline)) static void hook_block_slow(uc_engine *uc, uint64_t ad
 	}
 	if (bstream_insns(s->bs) >= s->block_limit)
 		machine_refresh_checks(s); /* the interrupt flag's poll, or attention, is due */
+	if (s->poll_fn && bstream_insns(s->bs) >= s->poll_at) {
+		s->poll_at = bstream_insns(s->bs) + INTERRUPT_POLL;
+		s->poll_fn(s->poll_ctx, bstream_insns(s->bs));
+	}
 	/* a marked instruction that ended the last TB acts before its block retires */
 	stacks_block_start(s, addr);
 	int is_new;
@@ -115,14 +123,23 @@ void machine_block_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *ud)
 	hook_block_slow(uc, addr, size, s);
 }
 
+void sim_set_poll(struct sim *s, void (*fn)(void *ctx, uint64_t insns), void *ctx)
+{
+	s->poll_fn = fn;
+	s->poll_ctx = ctx;
+	s->poll_at = s->bs ? bstream_insns(s->bs) + INTERRUPT_POLL : INTERRUPT_POLL;
+}
+
+void sim_set_write_notice(struct sim *s, void (*fn)(void *ctx, int host_fd), void *ctx)
+{
+	s->write_notice = fn;
+	s->write_notice_ctx = ctx;
+}
+
 void sim_set_interrupt_flag(struct sim *s, volatile int *flag)
 {
 	s->interrupt_flag = flag ? flag : &never_interrupted;
 }
-
-/* Instructions between two looks at the interrupt flag by the block hook's
- * slow path (a fraction of a second of a program under pmusim). */
-#define INTERRUPT_POLL (1u << 24)
 
 void machine_refresh_checks(struct sim *s)
 {

@@ -1,6 +1,7 @@
 /* common/: seeded generator, complete-or-absent output files, ELF symbols,
  * error texts and failure messages. */
 #include <check.h>
+#include <errno.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,7 @@ static void write_and_commit(const char *path, const char *text)
 	ck_assert_int_eq(outfile_commit(&o), 0);
 }
 
+
 static char *read_all(const char *path)
 {
 	static char buf[256];
@@ -115,6 +117,71 @@ static char *read_all(const char *path)
 	fclose(f);
 	return buf;
 }
+
+/* The reasons a user is told: a directory is refused at open (EISDIR), a missing one
+ * too (ENOENT), with nothing made. */
+START_TEST(outfile_open_tells_why)
+{
+	char dir[300];
+	tmp_dir_make(dir, sizeof(dir), "pmusim-outfile-why");
+	ck_assert(dir[0]);
+	struct outfile o;
+	errno = 0;
+	ck_assert_int_lt(outfile_open(&o, dir), 0);
+	ck_assert_int_eq(errno, EISDIR);
+	char path[340];
+	snprintf(path, sizeof(path), "%s/missing/x", dir);
+	errno = 0;
+	ck_assert_int_lt(outfile_open(&o, path), 0);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(count_entries(dir), 0);
+	rmdir(dir);
+}
+END_TEST
+
+/* keep_old: an existing non-empty file becomes PATH.old at the commit (replacing an
+ * older .old), an empty one does not (perf record's check_backup); an abort keeps both. */
+START_TEST(outfile_keep_old)
+{
+	char dir[300];
+	tmp_dir_make(dir, sizeof(dir), "pmusim-outfile-old");
+	ck_assert(dir[0]);
+	char path[320], old[330];
+	snprintf(path, sizeof(path), "%s/perf.data", dir);
+	snprintf(old, sizeof(old), "%s/perf.data.old", dir);
+	struct outfile o;
+	ck_assert_int_eq(outfile_open(&o, path), 0);
+	o.keep_old = 1;
+	ck_assert_int_eq(outfile_commit(&o), 0); /* nothing there: no .old; an empty file */
+	ck_assert_int_eq(access(old, F_OK), -1);
+	ck_assert_int_eq(outfile_open(&o, path), 0);
+	o.keep_old = 1;
+	fputs("first", o.f);
+	ck_assert_int_eq(outfile_commit(&o), 0); /* the empty one is not kept */
+	ck_assert_int_eq(access(old, F_OK), -1);
+	ck_assert_int_eq(outfile_open(&o, path), 0);
+	o.keep_old = 1;
+	fputs("second", o.f);
+	outfile_abort(&o);
+	ck_assert_str_eq(read_all(path), "first");
+	ck_assert_int_eq(access(old, F_OK), -1);
+	ck_assert_int_eq(outfile_open(&o, path), 0);
+	o.keep_old = 1;
+	fputs("second", o.f);
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	ck_assert_str_eq(read_all(path), "second");
+	ck_assert_str_eq(read_all(old), "first");
+	ck_assert_int_eq(outfile_open(&o, path), 0);
+	o.keep_old = 1;
+	fputs("third", o.f);
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	ck_assert_str_eq(read_all(path), "third");
+	ck_assert_str_eq(read_all(old), "second");
+	unlink(path), unlink(old);
+	ck_assert_int_eq(count_entries(dir), 0);
+	rmdir(dir);
+}
+END_TEST
 
 /* A character device is written in place: /dev/null stays the device (as root a rename
  * would have replaced it with a regular file), and no temporary is made beside it. */
@@ -417,6 +484,8 @@ int main(void)
 	tcase_add_test(tc, stripped_library_symbols_from_debug_file);
 	tcase_add_test(tc, rng_uniform_bounds);
 	tcase_add_test(tc, outfile_complete_or_absent);
+	tcase_add_test(tc, outfile_open_tells_why);
+	tcase_add_test(tc, outfile_keep_old);
 	tcase_add_test(tc, outfile_device_stays_a_device);
 	tcase_add_test(tc, outfile_fifo_gets_everything_at_commit);
 	tcase_add_test(tc, outfile_fifo_reader_gone_is_an_error);
