@@ -8,6 +8,9 @@
 set -uo pipefail
 failed_any=0
 passed=0 failed=0
+log=
+trap 'rm -f "$log"' EXIT
+trap 'exit 130' INT TERM # the EXIT trap removes the log of a run cut short
 for suite in "$@"; do
 	log=$(mktemp)
 	"$suite" 2>&1 | tee "$log"
