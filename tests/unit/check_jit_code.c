@@ -179,6 +179,7 @@ static void write_recording(const char *path, int poke)
 					  1,
 					  3,
 					  0,
+					  0,
 					  0};
 	struct perfdata_writer *w;
 	char msg[256];
