@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/eventlist.h"
 #include "cli/program.h"
+#include "cli/record_callgraph.h"
 #include "cli/record_rep.h"
 #include "cli/record_sampling.h"
 #include "cli/record_tstack.h"
@@ -25,7 +26,8 @@
 
 static const char record_usage[] =
 	"usage: pmusim record [-e EV,...] [-c PERIOD | -F FREQ] [--delta D] [-b | -j FILTER,...]\n"
-	"                     [--lbr-depth N] [--skid N[c]] [--refill A] [-o FILE]\n"
+	"                     [-g | --call-graph MODE] [--lbr-depth N] [--skid N[c]] [--refill A]\n"
+	"                     [-o FILE]\n"
 	"                     [options] [--] PROG [ARGS...]\n"
 	"\n"
 	"Runs PROG with the modelled PMU sampling: each event's counter raises an\n"
@@ -55,6 +57,14 @@ static const char record_usage[] =
 	"                       ind_jmp, call, cond, and u (k or hv without u is refused:\n"
 	"                       the model runs user code only); -b with another -j is\n"
 	"                       refused as perf refuses it\n"
+	"  -g                   a callchain in every sample, exact, from the thread-stack\n"
+	"                       unit (= --call-graph tstack; perf's -g is fp)\n"
+	"  --call-graph MODE    tstack: the thread-stack unit's stacks (exact);\n"
+	"                       dwarf[,SIZE]: registers and SIZE bytes of stack (default\n"
+	"                       8192) that perf unwinds itself, as perf record writes;\n"
+	"                       fp: the kernel's frame-pointer walk (wrong where code\n"
+	"                       keeps no frame pointer). The chain is taken where the\n"
+	"                       interrupt is: after the block of the sample's instruction\n"
 	"  --lbr-depth N        LBR entries: 4, 8, 16, 32 or 64 (default 32)\n"
 	"  --skid N[c]          the interrupt lands N instructions (Nc: N cycles) after\n"
 	"                       the overflow (default 0: at the eventing instruction)\n"
@@ -95,7 +105,7 @@ static const char record_usage[] =
 enum {
 	O_DELTA = PROG_OPT_END, O_LBR_DEPTH, O_SKID, O_REFILL, O_REP, O_REP_BUFFER, O_REP_TBE, O_REP_SSE,
 	O_TSTACK, O_TSTACK_PERIOD, O_TSTACK_THREADS, O_TSTACK_AREA, O_TSTACK_MODE, O_TSTACK_MARK, O_TSTACK_DWARF,
-	O_TSTACK_START, O_PMU_SEED
+	O_TSTACK_START, O_PMU_SEED, O_CALL_GRAPH
 };
 
 struct record_args {
@@ -115,6 +125,7 @@ struct record_args {
 	uint64_t rep_entries;
 	int rep_tbe, rep_sse;
 	struct tstack_options ts;
+	struct callgraph_options cg;
 };
 
 static int parse_filter(struct record_args *a, const char *spec, const char *cmd)
@@ -147,6 +158,8 @@ static int record_option(void *ctx, int c, char *arg)
 	case O_LBR_DEPTH: return parse_num(arg, &a->depth, "--lbr-depth", cmd);
 	case O_REFILL: return parse_num(arg, &a->refill, "--refill", cmd);
 	case 'o': a->out = arg; return 0;
+	case 'g': a->cg = (struct callgraph_options){CG_TSTACK, 0}; return 0;
+	case O_CALL_GRAPH: return callgraph_parse(cmd, arg, &a->cg);
 	case O_REP:
 		if ((a->rep_mode = rep_mode_parse(arg)) < 0)
 			return fprintf(stderr, "%s: --rep needs first, last, buffer, membuffer, counter or patch, not '%s'\n",
@@ -214,8 +227,8 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		{"tstack-area", required_argument, 0, O_TSTACK_AREA}, {"tstack-mode", required_argument, 0, O_TSTACK_MODE},
 		{"tstack-mark", required_argument, 0, O_TSTACK_MARK}, {"tstack-dwarf", required_argument, 0, O_TSTACK_DWARF},
 		{"tstack-start", required_argument, 0, O_TSTACK_START}, {"pmu-seed", required_argument, 0, O_PMU_SEED},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	if (program_parse(p, argc, argv, "+he:c:F:bj:o:" PROG_SHORT_OPTIONS, opts, record_usage, record_option, a) < 0)
+		{"call-graph", required_argument, 0, O_CALL_GRAPH}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	if (program_parse(p, argc, argv, "+he:c:F:bgj:o:" PROG_SHORT_OPTIONS, opts, record_usage, record_option, a) < 0)
 		return -1;
 	if (a->el.n == 0 && eventlist_add(&a->el, "cycles", p->cmd) < 0)
 		return -1;
@@ -233,6 +246,9 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 			       (unsigned long long)a->freq, cpu_model_default()->mhz), -1;
 	if (a->delta && a->delta >= a->period)
 		return fprintf(stderr, "%s: --delta must be smaller than the period\n", p->cmd), -1;
+	if (a->cg.mode == CG_DWARF && a->ts.dwarf_stack)
+		return fprintf(stderr, "%s: --call-graph dwarf and --tstack-dwarf both dump stacks: give one\n", p->cmd),
+		       -1;
 	if (a->rep_sse && (a->rep_mode < 0 || a->rep_mode == REP_PATCH))
 		return fprintf(stderr, "%s: --rep-sse goes with a --rep mode of the REP unit\n", p->cmd), -1;
 	if ((a->rep_tbe || a->rep_entries != 64) && a->rep_mode != REP_BUFFER && a->rep_mode != REP_MEMBUFFER)
@@ -283,7 +299,8 @@ struct recorder {
 	uint32_t ntask;
 	int err;
 	struct rep_recording rep;
-	struct tstack_recording ts;
+	struct tstack_recording ts; /* --tstack's tracer; -g's unit, machine and buffers */
+	struct callgraph_options cg;
 	struct perf_branch br[LBR_MAX_DEPTH];
 	uint64_t pmu_samples;  /* samples of the -e events (not REP or stack records) */
 	char *files[SIM_MAX_MAPPINGS]; /* files whose build id is written (copies: the
@@ -350,6 +367,9 @@ static void on_sample(void *ctx, const struct pmu_sample *s)
 		ps.raw = raw;
 		ps.raw_size = sizeof(raw);
 	}
+	uint64_t regs[24];
+	if (r->cg.mode != CG_NONE && !r->err)
+		r->err = callgraph_fill(&r->cg, &r->ts, s->tid, ps.pid, s->next, &ps, regs);
 	r->pmu_samples++;
 	if (!r->err)
 		r->err = perfdata_write_sample(r->w, &ps);
@@ -387,6 +407,7 @@ static int open_output(struct recorder *r, const struct record_args *a, struct p
 		st |= PERF_SAMPLE_CALLCHAIN;
 	if (a->ts.dwarf_stack)
 		st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	st |= callgraph_sample_type(&a->cg);
 	for (size_t i = 0; i < a->el.n; i++) {
 		ev[i] = (struct perfdata_event){
 			.name = a->el.name[i], .type = a->el.perf_type[i], .config = a->el.perf_config[i],
@@ -408,9 +429,10 @@ static int open_output(struct recorder *r, const struct record_args *a, struct p
 			.name = TSTACK_EVENT_NAME, .type = PERF_TYPE_RAW, .config = 0x6b747374, /* "tstk" */
 			.sample_period = a->ts.period_ns, .sample_type = st, .id = nev,
 		};
-	for (size_t i = 0; i < nev && a->ts.dwarf_stack; i++) {
+	uint32_t dump = a->ts.dwarf_stack ? a->ts.dwarf_stack : a->cg.mode == CG_DWARF ? a->cg.dwarf_size : 0;
+	for (size_t i = 0; i < nev && dump; i++) {
 		ev[i].sample_regs_user = TSTACK_REGS_MASK;
-		ev[i].sample_stack_user = a->ts.dwarf_stack;
+		ev[i].sample_stack_user = dump;
 	}
 	char cpuid[64];
 	snprintf(cpuid, sizeof(cpuid), "GenuineIntel,6,85,4");
@@ -551,8 +573,24 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 		fprintf(stderr, "pmusim record: %s\n", msg[0] ? msg : "out of memory");
 		return -1;
 	}
-	if (program_load(p) < 0 || sim_add_sink(p->sim, pmu_block_sink(*pmu)) < 0)
+	if (program_load(p) < 0)
 		return -1;
+	/* the unit sees each block before the PMU, so that a sample's callchain is
+	 * the stack after the block the sample's instruction is in */
+	r->cg = a->cg;
+	r->ts.opt = a->ts;
+	r->ts.now_ns = now_ns_of, r->ts.ctx = r;
+	r->ts.clock_mhz = r->cpu->mhz;
+	if ((a->ts.on || a->cg.mode == CG_TSTACK) && tstack_recording_init(&r->ts, p->sim, p->t) < 0)
+		return -1;
+	if (!r->ts.unit && a->cg.mode != CG_NONE) { /* fp, dwarf: the machine, the truth's stacks */
+		r->ts.sim = p->sim, r->ts.truth = p->t;
+		if (p->t && sim_track_true_stacks(p->sim) < 0)
+			return fprintf(stderr, "pmusim record: out of memory\n"), -1;
+	}
+	if (sim_add_sink(p->sim, pmu_block_sink(*pmu)) < 0)
+		return -1;
+	r->ts.clock = *pmu;
 	if (a->rep_mode >= 0) {
 		r->rep.now_ns = now_ns_of, r->rep.pid_of = rep_pid, r->rep.ctx = r;
 		if (rep_recording_init(&r->rep, a->rep_mode, (uint32_t)a->rep_entries, a->rep_tbe, a->rep_sse) < 0 ||
@@ -562,16 +600,11 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 			return -1;
 		}
 	}
-	if (a->ts.on) {
-		r->ts.opt = a->ts;
-		r->ts.now_ns = now_ns_of, r->ts.ctx = r;
-		r->ts.clock = *pmu, r->ts.clock_mhz = r->cpu->mhz;
-		if (tstack_recording_init(&r->ts, p->sim, p->t) < 0)
-			return -1;
-	}
+	if (a->ts.on && tstack_recording_trace(&r->ts) < 0)
+		return -1;
 	r->pid = sim_pid(p->sim);
 	r->pmu = *pmu;
-	r->data_maps = a->ts.dwarf_stack != 0;
+	r->data_maps = a->ts.dwarf_stack != 0 || a->cg.mode == CG_DWARF;
 	if (open_output(r, a, p, argc, argv) < 0)
 		return -1;
 	if (describe_process(r, p) < 0) {
@@ -658,11 +691,11 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "[ pmusim record: Captured and wrote %s%s (%llu samples)%s ]\n", size, a.out,
 			(unsigned long long)nsamples, r.err ? ", cut short by a write error" : "");
 		record_warn_few_samples(&a.el, a.freq, pmu, nsamples);
-		if (r.ts.unit)
+		if (a.ts.on)
 			fprintf(stderr, "[ pmusim record: %llu stack snapshots, %llu frames, %llu work-area overflows ]\n",
 				(unsigned long long)r.ts.snapshots, (unsigned long long)r.ts.frames,
 				(unsigned long long)tstack_overflows(r.ts.unit));
-		if (r.ts.unit && !r.ts.snapshots)
+		if (a.ts.on && !r.ts.snapshots)
 			fprintf(stderr, "[ pmusim record: the program ran %.3f ms of simulated time; a shorter "
 				"--tstack-period takes snapshots ]\n", (double)now_ns(&r) / 1e6);
 	}

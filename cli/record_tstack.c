@@ -112,12 +112,11 @@ static int replay(struct tstack_recording *tr, uint32_t tid, const struct tstack
 	return 0;
 }
 
-/* The DWARF baseline: registers and the stack from RSP up, as far as mapped. */
-static int dump_stack(struct tstack_recording *tr, const struct sim_thread_info *ti, uint64_t ip,
+int tstack_dump_stack(struct tstack_recording *tr, uint32_t tid, uint64_t ip, uint32_t size,
 		      struct perf_sample *s, uint64_t *regs)
 {
 	uint64_t all[24];
-	int err = sim_thread_user_regs(tr->sim, ti->tid, all);
+	int err = sim_thread_user_regs(tr->sim, tid, all);
 	if (err < 0)
 		return err;
 	all[8] = ip;
@@ -125,20 +124,25 @@ static int dump_stack(struct tstack_recording *tr, const struct sim_thread_info 
 	for (int i = 0; i < 24; i++)
 		if (TSTACK_REGS_MASK >> i & 1)
 			regs[k++] = all[i];
-	if (!tr->stack && !(tr->stack = malloc(tr->opt.dwarf_stack)))
-		return PMUSIM_ERR_NOMEM;
+	if (size > tr->capstack) {
+		uint8_t *nb = realloc(tr->stack, size);
+		if (!nb)
+			return PMUSIM_ERR_NOMEM;
+		tr->stack = nb;
+		tr->capstack = size;
+	}
 	uint64_t sp = all[7], got = 0;
-	while (got < tr->opt.dwarf_stack) {
+	while (got < size) {
 		uint64_t page_end = ((sp + got) | 4095) + 1, n = page_end - (sp + got);
-		if (n > tr->opt.dwarf_stack - got)
-			n = tr->opt.dwarf_stack - got;
-		if (sim_read_memory(tr->sim, ti->tid, sp + got, tr->stack + got, n) < 0)
+		if (n > size - got)
+			n = size - got;
+		if (sim_read_memory(tr->sim, tid, sp + got, tr->stack + got, n) < 0)
 			break; /* the end of the stack's mapping */
 		got += n;
 	}
 	s->regs_abi = PERF_SAMPLE_REGS_ABI_64;
 	s->regs = regs;
-	s->stack_size = tr->opt.dwarf_stack;
+	s->stack_size = size;
 	s->stack = tr->stack;
 	s->stack_dyn = got;
 	s->nchain = 0;
@@ -157,20 +161,19 @@ static uint64_t frame_return(struct tstack_recording *tr, uint32_t tid, const st
 	return e->ret;
 }
 
-static int snapshot_thread(struct tstack_recording *tr, const struct sim_thread_info *ti, uint64_t ip,
-			   uint64_t now)
+int tstack_recording_chain(struct tstack_recording *tr, uint32_t tid, uint64_t ip, size_t *n_out)
 {
-	const struct tstack_area *a = tstack_area(tr->unit, ti->tid);
+	const struct tstack_area *a = tstack_area(tr->unit, tid);
 	struct tstack_entry *e = NULL;
 	uint64_t n = 0;
 	int err = 0;
 	if (a && tr->opt.mode == TSTACK_HISTORY) {
 		struct tstack_area *st;
-		if ((err = replay(tr, ti->tid, a, &st)) < 0)
+		if ((err = replay(tr, tid, a, &st)) < 0)
 			return err;
 		e = st->mem, n = st->top;
 	} else if (a) {
-		if ((err = copy_area(tr, ti->tid, a, &e)) < 0)
+		if ((err = copy_area(tr, tid, a, &e)) < 0)
 			return err;
 		n = a->top;
 	}
@@ -183,29 +186,42 @@ static int snapshot_thread(struct tstack_recording *tr, const struct sim_thread_
 	tr->chain[k++] = ip;
 	for (uint64_t i = n; i > 0 && k < PERFDATA_MAX_CHAIN; i--)
 		if (e[i - 1].ret) /* frames a "call" marker entered have no return address */
-			tr->chain[k++] = frame_return(tr, ti->tid, &e[i - 1]);
+			tr->chain[k++] = frame_return(tr, tid, &e[i - 1]);
+	*n_out = k;
+	return 0;
+}
+
+int tstack_recording_truth(struct tstack_recording *tr, uint32_t tid, uint32_t pid, uint64_t ip)
+{
+	size_t got; /* the truth's own reading, in the chain's memory (written already) */
+	uint64_t *nc = grow_array(tr->chain, &tr->capchain, 2 + (1u << 16), sizeof(*nc));
+	if (!nc)
+		return PMUSIM_ERR_NOMEM;
+	tr->chain = nc;
+	uint64_t *rets = tr->chain + 2;
+	int err = sim_true_stack(tr->sim, tid, rets, 1u << 16, &got);
+	return err < 0 ? err : truth_add_stack(tr->truth, tid, pid, ip, rets, got);
+}
+
+static int snapshot_thread(struct tstack_recording *tr, const struct sim_thread_info *ti, uint64_t ip,
+			   uint64_t now)
+{
+	size_t k;
+	int err = tstack_recording_chain(tr, ti->tid, ip, &k);
+	if (err < 0)
+		return err;
 	struct perf_sample s = {
 		.id = tr->id, .ip = ip, .time = now, .period = tr->opt.period_ns, .pid = ti->pid,
 		.tid = ti->tid, .misc = PERF_RECORD_MISC_USER, .nchain = k, .chain = tr->chain,
 	};
 	uint64_t regs[24];
-	if (tr->opt.dwarf_stack && (err = dump_stack(tr, ti, ip, &s, regs)) < 0)
+	if (tr->opt.dwarf_stack && (err = tstack_dump_stack(tr, ti->tid, ip, tr->opt.dwarf_stack, &s, regs)) < 0)
 		return err;
 	if (tr->w && (err = perfdata_write_sample(tr->w, &s)) < 0)
 		return err;
 	tr->snapshots++;
 	tr->frames += k - 2;
-	if (tr->truth) {
-		size_t got; /* the truth's own reading, in the chain's memory (written already) */
-		if (!(nc = grow_array(tr->chain, &tr->capchain, 2 + (1u << 16), sizeof(*nc))))
-			return PMUSIM_ERR_NOMEM;
-		tr->chain = nc;
-		uint64_t *rets = tr->chain + 2;
-		if ((err = sim_true_stack(tr->sim, ti->tid, rets, 1u << 16, &got)) < 0 ||
-		    (err = truth_add_stack(tr->truth, ti->tid, ti->pid, ip, rets, got)) < 0)
-			return err;
-	}
-	return 0;
+	return tr->truth ? tstack_recording_truth(tr, ti->tid, ti->pid, ip) : 0;
 }
 
 static void set_next_cycle(struct tstack_recording *tr)
@@ -314,7 +330,12 @@ int tstack_recording_init(struct tstack_recording *tr, struct sim *sim, struct t
 	for (size_t i = 0; i < tr->opt.nmarks; i++)
 		if (add_mark(tr, tr->opt.marks[i], st) < 0)
 			return -1;
-	if (sim_add_sink(sim, (struct block_sink){.retire = tracer_retire, .ctx = tr, .whole = tracer_whole}) < 0)
+	return 0;
+}
+
+int tstack_recording_trace(struct tstack_recording *tr)
+{
+	if (sim_add_sink(tr->sim, (struct block_sink){.retire = tracer_retire, .ctx = tr, .whole = tracer_whole}) < 0)
 		return fprintf(stderr, "pmusim record: too many block consumers\n"), -1;
 	return 0;
 }

@@ -79,7 +79,8 @@ struct tstack_recording {
 	size_t capchain;
 	uint8_t *buf;                  /* bytes copied out of a work area */
 	size_t capbuf;
-	uint8_t *stack;                /* --tstack-dwarf: the stack dump */
+	uint8_t *stack;                /* --tstack-dwarf, --call-graph dwarf: the stack dump */
+	size_t capstack;
 	struct placed { char *path; uint64_t bias; } *placed; /* files whose functions the unit has */
 	size_t nplaced, capplaced;
 	struct tstack_area *replay;    /* history mode: the stacks rebuilt, per thread */
@@ -91,10 +92,32 @@ int tstack_parse_period(const char *arg, uint64_t *ns);
 int tstack_parse_threads(const char *arg, int *which);
 int tstack_parse_mode(const char *arg, enum tstack_mode *mode);
 
-/* Creates the unit in the machine, applies markers (by address or by a symbol
- * of the program) and gives it the program's function entries for the
- * tail-call heuristic, and adds the tracer after it. 0 or -1 (message printed). */
+/* Creates the unit in the machine (its block consumer added now: consumers
+ * added later see each block after the unit), applies markers (by address or
+ * by a symbol of the program) and gives it the program's function entries for
+ * the tail-call heuristic. With truth, the machine keeps its true stacks too.
+ * 0 or -1 (message printed). */
 int tstack_recording_init(struct tstack_recording *tr, struct sim *sim, struct truth *truth);
+/* Adds the tracer (the periodic snapshots of --tstack) as a block consumer:
+ * after the PMU's, whose clock it reads. 0 or -1 (message printed). */
+int tstack_recording_trace(struct tstack_recording *tr);
+
+/* Thread tid's stack as the unit has it now, as a PERF_SAMPLE_CALLCHAIN:
+ * PERF_CONTEXT_USER, ip, the return addresses innermost first; in tr->chain,
+ * *n entries (valid until the next call). 0 or a negative pmusim_err. */
+int tstack_recording_chain(struct tstack_recording *tr, uint32_t tid, uint64_t ip, size_t *n);
+/* The machine's own reading of thread tid's stack now (sim_true_stack: its
+ * registers and memory, not the unit) added to the truth as a snapshot at ip.
+ * Overwrites tr->chain. 0 or a negative pmusim_err. */
+int tstack_recording_truth(struct tstack_recording *tr, uint32_t tid, uint32_t pid, uint64_t ip);
+/* What `perf record --call-graph dwarf,SIZE` puts in a sample: thread tid's
+ * registers now (perf's x86-64 mask TSTACK_REGS_MASK; IP replaced by ip) into
+ * regs (24 entries) and SIZE bytes of its stack from RSP (fewer where the
+ * mapping ends) into tr->stack; s gets them and an empty callchain. 0 or a
+ * negative pmusim_err. */
+int tstack_dump_stack(struct tstack_recording *tr, uint32_t tid, uint64_t ip, uint32_t size,
+		      struct perf_sample *s, uint64_t *regs);
+
 /* The functions of a library mapped later, for the tail-call heuristic. */
 void tstack_recording_add_functions(struct tstack_recording *tr, const char *path, uint64_t bias);
 void tstack_recording_free(struct tstack_recording *tr);

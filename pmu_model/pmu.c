@@ -238,7 +238,7 @@ struct blk {
 	uint64_t term_extra_q; /* REP iterations and misprediction, on the terminator */
 };
 
-static void deliver_pmi(struct pmu *p, uint64_t ip, uint32_t tid, int ip_is_newest)
+static void deliver_pmi(struct pmu *p, uint64_t ip, uint64_t next, uint32_t tid, int ip_is_newest)
 {
 	uint32_t nbr = 0;
 	if (p->cfg.lbr_depth) {
@@ -249,7 +249,7 @@ static void deliver_pmi(struct pmu *p, uint64_t ip, uint32_t tid, int ip_is_newe
 		if (!p->pend_period[c])
 			continue;
 		struct pmu_sample s = {
-			.counter = c, .tid = tid, .ip = ip, .cycle = p->q >> 2,
+			.counter = c, .tid = tid, .ip = ip, .next = next, .cycle = p->q >> 2,
 			.period = p->pend_period[c], .nbr = nbr, .br = p->snap,
 			.ip_after_newest = (uint8_t)(nbr && !ip_is_newest),
 		};
@@ -344,7 +344,7 @@ static void replay(struct pmu *p, const struct blk *b)
 		if (term && b->taken && p->lbr.filter)
 			lbr_record(&p->lbr, b->bi->term, b->rb->next, b->kind, b->mis, p->q >> 2);
 		if (p->pending && (p->cfg.skid_in_cycles ? p->q >= p->land : p->insns >= p->land))
-			deliver_pmi(p, b->bi->start + b->bi->off[i], b->rb->tid,
+			deliver_pmi(p, b->bi->start + b->bi->off[i], b->rb->next, b->rb->tid,
 				    p->lbr.head != head || p->lbr.count != count);
 	}
 }
@@ -382,7 +382,7 @@ static void rep_left(struct pmu *p, const struct retired_block *rb)
 	}
 	/* the REP did not retire: the newest LBR entry is a branch before it */
 	if (p->pending && (p->cfg.skid_in_cycles ? p->q >= p->land : p->insns >= p->land))
-		deliver_pmi(p, rb->info->term, rb->tid, 0);
+		deliver_pmi(p, rb->info->term, rb->next, rb->tid, 0);
 }
 
 static void retire_insns(struct pmu *p, const struct retired_block *rb);

@@ -72,6 +72,9 @@ struct pmu_sample {
 	uint32_t counter;          /* index into pmu_config.ctr */
 	uint32_t tid;
 	uint64_t ip;               /* instruction at which the PMI was taken */
+	uint64_t next;             /* where the thread goes on after the PMI: the address
+	                            * after the block ip retired in (retired_block.next),
+	                            * where the machine stands while the handler runs */
 	uint64_t cycle;            /* core cycle of the PMI */
 	uint64_t period;           /* events this sample stands for */
 	uint32_t nbr;              /* LBR entries, newest first */

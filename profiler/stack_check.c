@@ -10,8 +10,6 @@
 #include "common/grow.h"
 #include "profiler/perfdata.h"
 
-#define TSTACK_EVENT "pmusim_tstack"
-
 static int add_snap(struct stack_set *s, uint32_t tid, uint32_t pid, uint64_t ip)
 {
 	struct stack_snap *ns = grow_array(s->snap, &s->cap, s->n + 1, sizeof(*ns));
@@ -40,14 +38,20 @@ void stack_set_free(struct stack_set *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static int find_event(struct perfdata *pd)
+/* Whether event ev's samples carry callchains: not a stack dump (--call-graph
+ * dwarf, --tstack-dwarf), whose chain is empty and which perf's unwinder reads. */
+static int chains_of(struct perfdata *pd, size_t ev)
 {
-	for (size_t i = 0; i < perfdata_nevents(pd); i++) {
-		const char *name = perfdata_event(pd, i)->name;
-		if (name && strcmp(name, TSTACK_EVENT) == 0)
-			return (int)i;
-	}
-	return -1;
+	uint64_t st = perfdata_event(pd, ev)->sample_type;
+	return (st & PERF_SAMPLE_CALLCHAIN) && !(st & PERF_SAMPLE_STACK_USER);
+}
+
+static int has_chains(struct perfdata *pd)
+{
+	for (size_t i = 0; i < perfdata_nevents(pd); i++)
+		if (chains_of(pd, i))
+			return 1;
+	return 0;
 }
 
 int stack_recording_read(const char *path, struct stack_set *out, char *msg, size_t msglen)
@@ -57,24 +61,35 @@ int stack_recording_read(const char *path, struct stack_set *out, char *msg, siz
 	int err = perfdata_open(path, &pd, msg, msglen);
 	if (err < 0)
 		return err;
-	int ev = find_event(pd);
-	if (ev < 0) {
+	if (!has_chains(pd)) {
 		perfdata_close(pd);
-		return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG, "%s has no %s event (record with --tstack)", path,
-				   TSTACK_EVENT);
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG,
+				   "%s has no callchains (record with -g or --tstack; the stack dumps of "
+				   "--call-graph dwarf are unwound by perf script)", path);
 	}
 	struct perf_record r;
 	while ((err = perfdata_next(pd, &r, msg, msglen)) > 0) {
-		if (r.type != PERF_RECORD_SAMPLE || perfdata_event_of_id(pd, r.u.sample.id) != ev)
+		if (r.type != PERF_RECORD_SAMPLE)
+			continue;
+		int ev = perfdata_event_of_id(pd, r.u.sample.id);
+		if (ev < 0 || !chains_of(pd, (size_t)ev))
 			continue;
 		const struct perf_sample *s = &r.u.sample;
-		if ((err = add_snap(out, s->tid, s->pid, s->ip)) < 0)
+		/* the snapshot's IP is the chain's first address: a PMU sample's own IP
+		 * (the eventing instruction) may precede where its chain was taken */
+		uint64_t ip = s->ip;
+		for (uint64_t i = 0; i < s->nchain; i++)
+			if (s->chain[i] < PERF_CONTEXT_MAX) {
+				ip = s->chain[i];
+				break;
+			}
+		if ((err = add_snap(out, s->tid, s->pid, ip)) < 0)
 			break;
 		int seen_ip = 0;
 		for (uint64_t i = 0; i < s->nchain && err >= 0; i++) {
 			if (s->chain[i] >= PERF_CONTEXT_MAX)
 				continue;
-			if (!seen_ip) { /* the first address is the sample's IP */
+			if (!seen_ip) { /* the first address is the IP */
 				seen_ip = 1;
 				continue;
 			}

@@ -1,10 +1,13 @@
 /* Checking call-stack snapshots against the truth (pmusim validate --stacks):
- * the samples of a `pmusim record --tstack` recording's pmusim_tstack event
- * (callchain: PERF_CONTEXT_USER, IP, return addresses innermost first; see
- * cli/record_tstack.h) and the "stack_snapshots" of the --truth-json file of
- * the same run (the machine's own reading of each thread's stack at the same
- * moments; sim/truth.h). The i-th sample is the i-th snapshot: a snapshot
- * matches when thread, process, IP and every return address are equal. */
+ * the samples with callchains of a recording (those of `pmusim record
+ * --tstack`'s pmusim_tstack event and of `record -g`'s events; callchain:
+ * PERF_CONTEXT_USER, IP, return addresses innermost first; see
+ * cli/record_tstack.h, cli/record_callgraph.h) and the "stack_snapshots" of
+ * the --truth-json file of the same run (the machine's own reading of each
+ * thread's stack at the same moments; sim/truth.h). The i-th sample with a
+ * callchain, in file order, is the i-th snapshot: a snapshot matches when
+ * thread, process, IP (the chain's first address) and every return address
+ * are equal. */
 #ifndef PMUSIM_PROFILER_STACK_CHECK_H
 #define PMUSIM_PROFILER_STACK_CHECK_H
 
@@ -25,7 +28,7 @@ struct stack_set {
 };
 
 /* Read the snapshots; 0 or a negative pmusim_err with a one-line reason
- * (not perf.data, no pmusim_tstack event, a truth without stack_snapshots,
+ * (not perf.data, no event with callchains, a truth without stack_snapshots,
  * corrupt input). */
 int stack_recording_read(const char *path, struct stack_set *out, char *msg, size_t msglen);
 int stack_truth_read(const char *path, struct stack_set *out, char *msg, size_t msglen);

@@ -141,6 +141,13 @@ static void add_frame(struct snaps *ss, uint64_t a, int unknown)
  * "\tADDR SYM" line per frame, and with uregs a " ABI:2 ... SP:0x.. IP:0x.." line. */
 void perf_snaps(const char *data, int regs, struct snaps *ss)
 {
+	perf_snaps_of(data, regs, "pmusim_tstack", ss);
+}
+
+void perf_snaps_of(const char *data, int regs, const char *event, struct snaps *ss)
+{
+	char tag[64];
+	snprintf(tag, sizeof(tag), " %s:", event);
 	memset(ss, 0, sizeof(*ss));
 	int st;
 	char *argv[] = {"perf",        "script",
@@ -161,7 +168,7 @@ void perf_snaps(const char *data, int regs, struct snaps *ss)
 			p = strstr(l, " IP:0x");
 			ck_assert_ptr_nonnull(p);
 			ss->s[ss->n - 1].ip = strtoull(p + 6, NULL, 16);
-		} else if (strstr(l, " pmusim_tstack:")) {
+		} else if (strstr(l, tag)) {
 			if (ss->n == ss->cap) {
 				ss->cap = ss->cap ? ss->cap * 2 : 1024;
 				ss->s = realloc(ss->s, ss->cap * sizeof(*ss->s));

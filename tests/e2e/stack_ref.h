@@ -78,6 +78,8 @@ struct snaps {
 /* perf script's pmusim_tstack samples of data, with the registers (RSP and IP)
  * when regs (a --tstack-dwarf recording). */
 void perf_snaps(const char *data, int regs, struct snaps *ss);
+/* The same for the samples of another event (record -g's). */
+void perf_snaps_of(const char *data, int regs, const char *event, struct snaps *ss);
 void snaps_free(struct snaps *ss);
 
 enum exc { EXC_NO_CFI, EXC_ALT_STACK, EXC_GETPC_CALL, EXC_COUNT };

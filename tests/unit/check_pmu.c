@@ -92,8 +92,29 @@ START_TEST(overflow_at_exact_instruction)
 		uint64_t nth = 13 * (k + 1);           /* 1-based instruction number */
 		uint64_t idx = (nth - 1) % 8;           /* its index in the loop body */
 		ck_assert_uint_eq(got[k].ip, 0x401000 + off_l[idx]);
+		ck_assert_uint_eq(got[k].next, 0x401000); /* the loop's back edge: where it goes on */
 		ck_assert_uint_eq(got[k].period, 13);
 		ck_assert_uint_eq(got[k].tid, 7);
+	}
+	pmu_free(p);
+}
+END_TEST
+
+/* Each sample says where its thread goes on after the interrupt: the address
+ * after the block its instruction retired in (a call's target, a return's
+ * return address), whatever instruction of the block the sample names. */
+START_TEST(sample_says_where_the_thread_goes_on)
+{
+	struct pmu_config cfg = {.nctr = 1, .ctr = {{EV_INSTRUCTIONS, 1}}};
+	struct pmu *p = mk(&cfg);
+	feed(p, &C, 1, BK_CALL, 1, 0x402000, 0);
+	feed(p, &F, 3, BK_RET, 1, 0x401015, 0);
+	ck_assert_uint_eq(ngot, 4);
+	ck_assert_uint_eq(got[0].ip, 0x401010);
+	ck_assert_uint_eq(got[0].next, 0x402000);
+	for (size_t k = 1; k < 4; k++) {
+		ck_assert_uint_eq(got[k].ip, 0x402000 + off_f[k - 1]);
+		ck_assert_uint_eq(got[k].next, 0x401015);
 	}
 	pmu_free(p);
 }
@@ -534,6 +555,7 @@ START_TEST(rep_left_in_the_middle)
 			  (uint64_t)flat_cpu()->cost_q[IC_STORE] + 40 * (uint64_t)flat_cpu()->rep_iter_q);
 	ck_assert_uint_eq(ngot, 1);
 	ck_assert_uint_eq(got[0].ip, 0x403004);
+	ck_assert_uint_eq(got[0].next, 0x403004); /* the REP goes on where it was left */
 	ck_assert_uint_eq(got[0].period, 25);
 	/* the same with nothing retired before it */
 	rb.ninsns = 0;
@@ -697,6 +719,7 @@ int main(void)
 	tcase_add_test(tc, cycles_overflow_at_exact_instruction);
 	tcase_add_test(tc, cycles_overflow_against_newest_entry);
 	tcase_add_test(tc, ip_after_the_newest_entry);
+	tcase_add_test(tc, sample_says_where_the_thread_goes_on);
 	tcase_add_test(tc, cycles_overflows_in_one_instruction_are_samples_each);
 	tcase_add_test(tc, taken_branch_trigger_is_newest_lbr_entry);
 	tcase_add_test(tc, event_counts);
