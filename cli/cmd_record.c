@@ -246,6 +246,9 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 			       (unsigned long long)a->freq, cpu_model_default()->mhz), -1;
 	if (a->delta && a->delta >= a->period)
 		return fprintf(stderr, "%s: --delta must be smaller than the period\n", p->cmd), -1;
+	if (strcmp(a->out, "-") == 0)
+		return fprintf(stderr, "%s: -o -: perf's pipe mode (perf.data as a stream) is not written; give a "
+				       "file, then perf script -i FILE or pmusim report -i FILE\n", p->cmd), -1;
 	if (a->cg.mode == CG_DWARF && a->ts.dwarf_stack)
 		return fprintf(stderr, "%s: --call-graph dwarf and --tstack-dwarf both dump stacks: give one\n", p->cmd),
 		       -1;

@@ -77,12 +77,13 @@ int stack_recording_read(const char *path, struct stack_set *out, char *msg, siz
 		const struct perf_sample *s = &r.u.sample;
 		/* the snapshot's IP is the chain's first address: a PMU sample's own IP
 		 * (the eventing instruction) may precede where its chain was taken */
-		uint64_t ip = s->ip;
-		for (uint64_t i = 0; i < s->nchain; i++)
-			if (s->chain[i] < PERF_CONTEXT_MAX) {
-				ip = s->chain[i];
-				break;
-			}
+		uint64_t ip = 0;
+		int any = 0;
+		for (uint64_t i = 0; i < s->nchain && !any; i++)
+			if (s->chain[i] < PERF_CONTEXT_MAX)
+				ip = s->chain[i], any = 1;
+		if (!any)
+			continue; /* an event whose samples carry none (--tstack's -e events) */
 		if ((err = add_snap(out, s->tid, s->pid, ip)) < 0)
 			break;
 		int seen_ip = 0;

@@ -91,6 +91,11 @@ static const struct bad_case bad_cases[] = {
      "pmusim uniformity: cannot create /no/dir/x: No such file or directory",
      NULL},
     {__LINE__,
+     {"record", "-o", "-", "--", "/bin/sh", "-c", MARKER_SCRIPT, "$M"},
+     "pmusim record: -o -: perf's pipe mode (perf.data as a stream) is not written; give a file, "
+     "then perf script -i FILE or pmusim report -i FILE",
+     NULL},
+    {__LINE__,
      {"report", "--stacks", "-i", "$T/none.data", "--svg", "$T/f", "-o", "$T/f"},
      "pmusim report: -o and --svg both name $T/f (each output needs a file of its own)",
      "$T/f"},
