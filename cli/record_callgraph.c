@@ -81,19 +81,20 @@ int callgraph_fill(const struct callgraph_options *o, struct tstack_recording *t
 {
 	if (o->mode == CG_NONE)
 		return 0;
-	uint64_t all[24]; /* perf_regs.h order: ... BP 6, SP 7, IP 8 ... (the engine's IP is
-	                   * not kept up to date between blocks: ip is where the thread is) */
-	int err = sim_thread_user_regs(tr->sim, tid, all);
+	int err = tr->truth ? tstack_recording_truth(tr, tid, pid, ip) : 0;
+	size_t n = 0;
 	if (err < 0)
 		return err;
-	size_t n = 0;
-	if (tr->truth && (err = tstack_recording_truth(tr, tid, pid, ip)) < 0)
-		return err;
-	switch (o->mode) {
-	case CG_TSTACK: err = tstack_recording_chain(tr, tid, ip, &n); break;
-	case CG_FP: err = fp_chain(tr, tid, ip, all[6], &n); break;
-	case CG_DWARF: return tstack_dump_stack(tr, tid, ip, o->dwarf_size, s, regs);
-	default: break;
+	if (o->mode == CG_DWARF)
+		return tstack_dump_stack(tr, tid, ip, o->dwarf_size, s, regs);
+	if (o->mode == CG_TSTACK) {
+		err = tstack_recording_chain(tr, tid, ip, &n);
+	} else {
+		/* perf_regs.h order: ... BP 6 ...; the engine's IP is not kept up to
+		 * date between blocks: ip is where the thread is */
+		uint64_t all[24];
+		if ((err = sim_thread_user_regs(tr->sim, tid, all)) == 0)
+			err = fp_chain(tr, tid, ip, all[6], &n);
 	}
 	if (err < 0)
 		return err;
