@@ -43,9 +43,10 @@ static const char validate_usage[] =
 	"                       against --truth TRUTH.json (--truth-json): exit 1 on any\n"
 	"                       mismatch; json keys sites, mismatches, mode\n"
 	"  --stacks             check the call-stack snapshots of a pmusim record --tstack\n"
-	"                       recording against --truth TRUTH.json (--truth-json): every\n"
-	"                       snapshot's thread, IP and return addresses must equal the\n"
-	"                       true stack; exit 1 on any mismatch; json keys snapshots,\n"
+	"                       or -g recording against --truth TRUTH.json (--truth-json):\n"
+	"                       every snapshot's thread, IP and return addresses must equal\n"
+	"                       the true stack; exit 1 on any mismatch (with a line FAIL: N\n"
+	"                       of M snapshots differ on standard error); json keys snapshots,\n"
 	"                       truth_snapshots, mismatches, frames, max_depth, first_mismatch\n"
 	"  --svg FILE           also write a log-log scatter plot (SVG) of every truth edge:\n"
 	"                       exact count against the profile's weight scaled to the same\n"
@@ -265,6 +266,9 @@ static int validate_stacks(const struct validate_args *a)
 	}
 	stack_set_free(&t);
 	stack_set_free(&g);
+	if (c.mismatches)
+		fprintf(stderr, "FAIL: %zu of %zu snapshots differ from the truth (0 allowed)\n", c.mismatches,
+			c.snapshots > c.truth_snapshots ? c.snapshots : c.truth_snapshots);
 	return c.mismatches ? 1 : 0;
 }
 

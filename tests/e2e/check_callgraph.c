@@ -148,6 +148,13 @@ START_TEST(g_equals_the_machines_stacks)
 	ck_assert_int_eq(record(rec, wl("callstacks"), "1009", mf, NULL, truth), 0);
 	ck_assert_int_eq(validate_stacks(rec, truth, &n, &mis), 1);
 	ck_assert_msg(mis > 0, "fp through glibc matched the machine's stacks everywhere");
+	/* the failed gate says so on standard error, with both numbers */
+	char *argv[] = {(char *)pmusim(), "validate", "--stacks", "-i", rec, "--truth", truth, NULL};
+	ck_assert_int_eq(run_cmd(argv, NULL, tmp_path("v.out"), tmp_path("v.err")), 1);
+	char *err = slurp(tmp_path("v.err"), NULL), want[128];
+	snprintf(want, sizeof(want), "FAIL: %ld of %ld snapshots differ from the truth (0 allowed)\n", mis, n);
+	ck_assert_msg(err && strcmp(err, want) == 0, "standard error: %s", err ? err : "");
+	free(err);
 	printf("check_callgraph: callstacks --call-graph fp: %ld of %ld samples differ (glibc keeps no "
 	       "frame pointer)\n",
 	       mis, n);
