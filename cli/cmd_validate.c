@@ -41,7 +41,8 @@ static const char validate_usage[] =
 	"                       without pmusim's overflow cycle, as real recordings)\n"
 	"  --rep                check the REP records of a pmusim record --rep recording\n"
 	"                       against --truth TRUTH.json (--truth-json): exit 1 on any\n"
-	"                       mismatch; json keys sites, mismatches, mode\n"
+	"                       mismatch (with a line FAIL: N of M REP sites differ on\n"
+	"                       standard error); json keys sites, mismatches, mode\n"
 	"  --stacks             check the call-stack snapshots of a pmusim record --tstack\n"
 	"                       or -g recording against --truth TRUTH.json (--truth-json):\n"
 	"                       every snapshot's thread, IP and return addresses must equal\n"
@@ -231,6 +232,9 @@ static int validate_rep(const struct validate_args *a)
 			printf("REP sites: %zu in the truth, %zu recorded (mode %s); mismatches: %zu\n", nt, ng,
 			       rep_mode_name(mode), bad);
 		status = bad ? 1 : 0;
+		if (bad)
+			fprintf(stderr, "FAIL: %zu of %zu REP sites differ from the truth (0 allowed)\n", bad,
+				nt > ng ? nt : ng);
 	}
 	free(t);
 	free(g);

@@ -157,10 +157,14 @@ START_TEST(validate_finds_mismatches)
 	ck_assert_int_eq(run_cmd(r, NULL, "/dev/null", NULL), 0);
 	ck_assert_int_eq(run_cmd(t, NULL, "/dev/null", NULL), 0);
 	char *v[] = {(char *)pmusim(), "validate", "-i", (char *)d1, "--rep", "--truth", (char *)j2, NULL};
-	int st;
-	char *out = run_capture(v, &st);
-	ck_assert_msg(st == 1 && out && strstr(out, "mismatches: ") && !strstr(out, "mismatches: 0"), "%s", out);
+	ck_assert_int_eq(run_cmd(v, NULL, tmp_path("v.out"), tmp_path("v.err")), 1);
+	char *out = slurp(tmp_path("v.out"), NULL), *verr = slurp(tmp_path("v.err"), NULL);
+	ck_assert_msg(out && strstr(out, "mismatches: ") && !strstr(out, "mismatches: 0"), "%s", out);
+	/* the failed check says so on standard error, one line */
+	ck_assert_msg(verr && strncmp(verr, "FAIL: ", 6) == 0 && strstr(verr, " REP sites differ from the truth") &&
+			      strchr(verr, '\n') == verr + strlen(verr) - 1, "%s", verr ? verr : "");
 	free(out);
+	free(verr);
 	/* the truth of another program: refused, one line, exit 2 */
 	const char *j3 = tmp_path("c.json"), *e3 = tmp_path("c.err");
 	char *u[] = {(char *)pmusim(), "run", "--truth-json", (char *)j3, "--", (char *)wl("strings"), NULL};
