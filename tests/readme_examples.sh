@@ -37,7 +37,7 @@ declare -A CONTENT=(
 ^ +[0-9.]+% +[0-9]+ +call +run_loops\+0x[0-9a-f]+ -> mix\+0x0$
 ^# hottest functions
 ^ +[0-9.]+% +[0-9]+ +run_loops$'
-	["perf script -i lbr.data -F ip,sym,brstacksym | head -3"]='^ +[0-9a-f]+ [a-z_]+ +.*run_loops\+0x[0-9a-f]+/mix\+0x0/P/-/-/[0-9]+/CALL'
+	["perf script -i lbr.data -F ip,sym,brstacksym | head -3"]='^ +[0-9a-f]+ .*run_loops\+0x[0-9a-f]+/mix\+0x0/P/-/-/[0-9]+/CALL'
 )
 declare -A content_seen=()
 
