@@ -12,7 +12,8 @@
 #     nothing lands in the repository or in /tmp (checked: no file of the repository is
 #     newer than the run's start when it ends).
 # The quick start's visible result is checked too (CONTENT below): a perf-style overhead
-# table with a symbol row, the edge profile of the -b recording, perf reading it.
+# table with a symbol row, the edge profile of the -b recording, perf reading it; and
+# every link of the README leads to a heading or a file.
 # Prints a Check-style summary line ("N%: Checks: C, Failures: F, Errors: 0") that
 # tests/run_suites.sh counts. Exit status 1 when anything failed, 2 on bad usage.
 # usage: tests/readme_examples.sh [README]   (from anywhere; -v prints every command)
@@ -124,6 +125,34 @@ while IFS=$'\t' read -r block line cmd; do
 		done <<<"${CONTENT[$plain]}"
 	fi
 done <<<"$commands"
+
+# Links inside the README (#anchors: GitHub's heading slugs) and to files beside it.
+bad_links=$(python3 - "$readme" <<'PY'
+import os, re, sys
+path = sys.argv[1]
+text = open(path, encoding="utf-8").read()
+slugs, fenced = set(), False
+for line in text.split("\n"):
+    if line.startswith("```"):
+        fenced = not fenced
+    elif not fenced and re.match(r"#+ ", line):
+        title = re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower())
+        slugs.add(title.replace(" ", "-"))
+for target in re.findall(r"\]\(([^)\s]+)\)", text):
+    if target.startswith(("http://", "https://")):
+        continue
+    file, _, anchor = target.partition("#")
+    if file and not os.path.exists(os.path.join(os.path.dirname(path), file)):
+        print(target)
+    elif not file and anchor not in slugs:
+        print(target)
+PY
+)
+if [ -z "$bad_links" ]; then
+	check OK "every link of the README leads somewhere"
+else
+	check FAIL "links of the README that lead nowhere: $(echo $bad_links)"
+fi
 
 for c in "${!CONTENT[@]}"; do
 	if [ -n "${content_seen[$c]+set}" ]; then
