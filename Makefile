@@ -1,5 +1,5 @@
 # pmusim — one plain, non-recursive Makefile.
-# make [MODE=release|debug|asan|ubsan] [all|test|unit|e2e|e2e-real|bench|demo|deps|deps-bench|clean|format]
+# make [MODE=release|debug|asan|ubsan] [all|test|unit|e2e|readme-examples|e2e-real|bench|demo|deps|deps-bench|clean|format]
 # make install [PREFIX=/usr/local] [DESTDIR=] | make uninstall
 
 MODE ?= release
@@ -96,7 +96,7 @@ REAL_DEPS := python3 perl gawk bc dc xxd sqlite3 xz-utils bzip2 zstd brotli lz4 
 # missing peer's rows show "-", with a hint); make deps-bench installs them.
 BENCH_DEPS := qemu-user valgrind time libjemalloc2
 
-.PHONY: install uninstall all test fresh-test unit e2e e2e-real deps-real deps-bench e2e-asan asan-unit bench mca experiments real-vs-sim demo deps workloads clean format syscall-names
+.PHONY: install uninstall all test fresh-test unit e2e readme-examples e2e-real deps-real deps-bench e2e-asan asan-unit bench mca experiments real-vs-sim demo deps workloads clean format syscall-names
 
 all: $(PMUSIM) $(MAN_STAMP) $(COMPLETION) workloads
 
@@ -263,6 +263,12 @@ e2e: $(PMUSIM) workloads $(E2E_BIN) $(PTRACE_EDGES) $(PTRACE_REP)
 # natively and under pmusim, compared byte for byte; minutes, not part of make test.
 e2e-real: deps-real $(PMUSIM) $(REAL_BIN)
 	@PMUSIM=$(PMUSIM) WORKLOADS=$(WL_DIR) tests/run_suites.sh $(REAL_BIN)
+
+# Every runnable example of README.md, typed as a newcomer types it after make demo, each
+# block in a fresh directory (tests/readme_examples.sh; the convention is at the top of
+# the README's "Tests"). Counted in make test's total.
+readme-examples: $(PMUSIM) workloads
+	@tests/run_suites.sh tests/readme_examples.sh
 
 asan-unit:
 	$(MAKE) MODE=asan unit
