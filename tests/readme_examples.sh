@@ -31,6 +31,9 @@ per_command_timeout=${README_TIMEOUT:-120}
 # The quick start's visible result: the exact command as the README spells it, then
 # extended regular expressions its standard output must match, one check each.
 declare -A CONTENT=(
+	["perf report -i g.data --stdio --no-children -g caller --percent-limit 5"]='^ +[0-9]+\.[0-9]+% +recursion +recursion +\[\.\] fib$
+^ +---_start$
+^ +main$'
 	["build/release/pmusim report"]='^# Overhead +Command +Shared Object +Symbol$
 ^ +[0-9]+\.[0-9]+% +ls +[^ ]+ +\[\.\] [A-Za-z_]'
 	["build/release/pmusim report -i lbr.data"]='^# method cbt: [0-9]+ samples, [1-9][0-9]* used
