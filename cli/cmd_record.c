@@ -260,9 +260,11 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 	return 0;
 }
 
+/* The filter's perf_event.h bits. TYPE_SAVE too: every entry carries its
+ * branch type (what the kernel fills in only when asked, -j save_type). */
 static uint64_t branch_sample_type(uint32_t f)
 {
-	uint64_t t = PERF_SAMPLE_BRANCH_USER;
+	uint64_t t = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_TYPE_SAVE;
 	if ((f & LBR_F_ANY) == LBR_F_ANY)
 		return t | PERF_SAMPLE_BRANCH_ANY;
 	if ((f & LBR_F_ANY_CALL) == LBR_F_ANY_CALL)

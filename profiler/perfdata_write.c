@@ -19,6 +19,7 @@
 
 /* perf_event_attr flag bits (the bitfield word at offset 40) */
 #define ATTR_DISABLED (1ull << 0)
+#define ATTR_INHERIT (1ull << 1) /* children and threads are followed, as perf record does by default */
 #define ATTR_EXCLUDE_KERNEL (1ull << 5)
 #define ATTR_EXCLUDE_HV (1ull << 6)
 #define ATTR_MMAP (1ull << 8)
@@ -64,7 +65,7 @@ static void put_name8(struct bbuf *b, const char *s, size_t n)
 static void put_attr(struct bbuf *b, const struct perfdata_event *ev)
 {
 	size_t start = b->len;
-	uint64_t flags = ATTR_DISABLED | ATTR_EXCLUDE_KERNEL | ATTR_EXCLUDE_HV | ATTR_MMAP |
+	uint64_t flags = ATTR_DISABLED | ATTR_INHERIT | ATTR_EXCLUDE_KERNEL | ATTR_EXCLUDE_HV | ATTR_MMAP |
 	                 ATTR_COMM | ATTR_ENABLE_ON_EXEC | ATTR_TASK | ATTR_SAMPLE_ID_ALL |
 	                 ATTR_EXCLUDE_GUEST | ATTR_MMAP2 | ATTR_COMM_EXEC | (ev->freq ? ATTR_FREQ : 0) |
 	                 (uint64_t)(ev->precise_ip & 3) << ATTR_PRECISE_SHIFT;
