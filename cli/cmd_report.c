@@ -42,7 +42,7 @@ static const char report_usage[] =
 	"or the text of perf script -F ip,brstack.\n"
 	"\n"
 	"options:\n"
-	"  --sort KEY,...       overhead table grouped by comm, pid, dso, sym (default\n"
+	"  -s, --sort KEY,...   overhead table grouped by comm, pid, dso, sym (default\n"
 	"                       comm,dso,sym as perf); code without symbols (a stripped\n"
 	"                       program) is one row per dso naming its hottest dso+0xOFF\n"
 	"  --comm COMM,...      overhead table of these commands' samples only\n"
@@ -105,6 +105,7 @@ static int report_option(void *ctx, int c, char *arg)
 	case O_COMM_FRAME: a->comm = 1; return 0;
 	case O_COMM: a->comms = arg; return 0;
 	case O_STDIO: return 0;
+	case 's':
 	case O_SORT: {
 		char msg[200];
 		a->sort_given = 1;

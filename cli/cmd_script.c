@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/perf_refusals.h"
 #include "cli/program.h"
 #include "common/err.h"
 #include "common/grow.h"
@@ -244,8 +245,7 @@ static int parse_args(int argc, char **argv, const char **in, unsigned *fields, 
 			break;
 		case 'h': fputs(script_usage, stdout); exit(0);
 		default:
-			fprintf(stderr, "pmusim script: unknown or incomplete option '%s' (see pmusim script --help)\n",
-				argv[optind - 1]);
+			cli_unknown_option("pmusim script", argv[optind - 1]);
 			return -1;
 		}
 	}

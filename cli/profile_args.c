@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/perf_refusals.h"
 #include "cli/program.h"
 #include "common/err.h"
 #include "profiler/perfdata.h"
@@ -60,7 +61,7 @@ int profile_args_parse(struct profile_args *a, int argc, char **argv, const stru
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "hi:o:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hi:o:s:", opts, NULL)) != -1) { /* -s: report's --sort, as perf */
 		int r = profile_args_option(a, c, optarg, cmd);
 		if (r > 0 && c == 'h') {
 			fputs(usage, stdout);
@@ -71,8 +72,9 @@ int profile_args_parse(struct profile_args *a, int argc, char **argv, const stru
 		if (r < 0)
 			return -1;
 		if (r > 0) {
-			fprintf(stderr, "%s: unknown or incomplete option '%s' (see %s --help)\n", cmd,
-				argv[optind - 1], cmd);
+			/* the option's word, not its value given apart ("-s x") */
+			cli_unknown_option(cmd, optarg && optind >= 2 && optarg == argv[optind - 1] ? argv[optind - 2]
+												: argv[optind - 1]);
 			return -1;
 		}
 	}

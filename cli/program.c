@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/perf_refusals.h"
 #include "common/elf_bias.h"
 #include "common/err.h"
 #include "common/number.h"
@@ -164,8 +165,9 @@ int program_parse(struct program *p, int argc, char **argv, const char *shortopt
 		if (r < 0)
 			return -1;
 		if (r > 0) {
-			fprintf(stderr, "%s: unknown or incomplete option '%s' (see %s --help)\n", p->cmd,
-				argv[optind - 1], p->cmd);
+			/* the option's word, not its value given apart ("-s x") */
+			cli_unknown_option(p->cmd, optarg && optind >= 2 && optarg == argv[optind - 1] ? argv[optind - 2]
+												: argv[optind - 1]);
 			return -1;
 		}
 	}

@@ -94,6 +94,29 @@ static const struct bad_case {
 	 "pmusim record: -F (a frequency) and -c (a period) exclude each other: give one"},
 	{__LINE__, {"stat", "-j", "-x", ",", "--", "@loops"},
 	 "pmusim stat: -j (JSON) and -x (separated fields) exclude each other: give one"},
+	/* perf's options refused on purpose: the reason, not "unknown option" */
+	{__LINE__, {"record", "-a", "-o", "@out", "--", "@loops"},
+	 "pmusim record: perf's -a is refused: pmusim runs the one program it starts, with its threads and "
+	 "children, on one simulated CPU: there is no system or CPU to watch"},
+	{__LINE__, {"record", "--cpu=0", "-o", "@out", "--", "@loops"},
+	 "pmusim record: perf's --cpu is refused: pmusim runs the one program it starts, with its threads and "
+	 "children, on one simulated CPU: there is no system or CPU to watch"},
+	{__LINE__, {"record", "-o", "@out", "-p", "1"},
+	 "pmusim record: perf's -p is refused: a running process cannot be moved onto the simulator: start it "
+	 "with pmusim record -- PROG"},
+	{__LINE__, {"record", "--no-inherit", "-o", "@out", "--", "@loops"},
+	 "pmusim record: perf's --no-inherit is refused: threads and child processes are always followed"},
+	{__LINE__, {"stat", "-r", "3", "--", "@loops"},
+	 "pmusim stat: perf's -r is refused: the same command gives the same counts every time "
+	 "(deterministic): repeating measures nothing"},
+	{__LINE__, {"report", "-g", "-i", "@out"},
+	 "pmusim report: perf's -g is refused: pmusim report --stacks gives per-function totals, call paths "
+	 "and a flame graph; perf report -g reads the file"},
+	{__LINE__, {"script", "-D", "-i", "@out"},
+	 "pmusim script: perf's -D is refused: perf reads pmusim's files: use perf's own command on the file "
+	 "(perf script -i FILE)"},
+	{__LINE__, {"record", "--bogus", "-o", "@out", "--", "@loops"},
+	 "pmusim record: unknown or incomplete option '--bogus' (see pmusim record --help)"},
 };
 #define NBAD ((int)(sizeof(bad) / sizeof(bad[0])))
 
