@@ -43,7 +43,9 @@ enum {
 	"  --truth FILE      write exact branch, call and return edges in BOLT fdata\n"        \
 	"                    syntax (\"1 sym off 1 sym off mispreds count\")\n"                \
 	"  --truth-json FILE write all exact counts as JSON (instructions, branches,\n"        \
-	"                    transfers, functions, REP sites, blocks)\n"                       \
+	"                    transfers, functions, REP sites, blocks) and the program's\n"   \
+	"                    cycles (total, per function, per block) as the timing\n"       \
+	"                    model's cycles counter counts them, without interrupt costs\n" \
 	"  --env NAME=VALUE  set a variable in the program's environment (repeatable)\n"       \
 	"  --clear-env       start the program with an empty environment\n"             \
 	"  --interp PATH     program interpreter for a dynamic program instead of its\n"  \
