@@ -210,7 +210,8 @@ int program_load(struct program *p)
 	}
 	int truth_clock = p->truth_json && !p->cycles_pmu;
 	if (p->so.quantum_cycles || truth_clock) {
-		/* threads take turns by the timing model's cycles (without interrupt costs) */
+		/* threads take turns by the timing model's cycles (without interrupt costs);
+		 * or the truth's program cycles come from it, when the command has no PMU */
 		struct pmu_config cfg = {.seed = p->so.seed};
 		if (pmu_new(&cfg, (struct pmu_sample_sink){0}, &p->clock, msg, sizeof(msg)) < 0 ||
 		    (truth_clock && program_use_pmu(p, p->clock) < 0) ||
