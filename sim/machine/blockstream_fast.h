@@ -26,7 +26,6 @@ struct bstream {
 	int deliver;              /* who takes blocks now (sinks, and image sinks while the
 	                           * image flag is on): enum bstream_deliver */
 	struct block_sink one;    /* the consumer, for BS_DELIVER_ONE, _COUNT and _ONE_COUNT */
-	struct block_sink counted; /* the consumer whose counts the stream keeps (_COUNT: one) */
 	struct block_sink active[2 * BSTREAM_MAX_SINKS]; /* who takes blocks now, in order */
 	int nactive;
 	uint32_t tid;
@@ -50,6 +49,8 @@ struct bstream {
 	int in_rep, rep_resumed;
 	uint64_t rep_addr, rep_requested, rep_part_count;
 	struct bstream_rep_held held; /* left in the middle, or given back to go on with */
+	/* last: the other fields keep their places (the fast path's cache lines) */
+	struct block_sink counted; /* the consumer whose counts the stream keeps (_COUNT: one) */
 };
 
 /* Read in place of a count the table does not hold yet (always 0). */
