@@ -578,7 +578,7 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 		fprintf(stderr, "pmusim record: %s\n", msg[0] ? msg : "out of memory");
 		return -1;
 	}
-	if (program_load(p) < 0)
+	if (program_use_pmu(p, *pmu) < 0 || program_load(p) < 0)
 		return -1;
 	/* the unit sees each block before the PMU, so that a sample's callchain is
 	 * the stack after the block the sample's instruction is in */

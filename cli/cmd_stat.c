@@ -302,7 +302,8 @@ int cmd_stat(int argc, char **argv)
 		goto out;
 	}
 	struct outfile *out = NULL; /* before the program runs: a bad path fails at once */
-	if ((a.out && !(out = outputs_open(&p.outs, "-o", a.out))) || program_load(&p) < 0)
+	if ((a.out && !(out = outputs_open(&p.outs, "-o", a.out))) || program_use_pmu(&p, pmu) < 0 ||
+	    program_load(&p) < 0)
 		goto out;
 	if (sim_add_sink(p.sim, pmu_block_sink(pmu)) < 0)
 		goto out;

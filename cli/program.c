@@ -189,6 +189,14 @@ int program_open_outputs(struct program *p)
 	return 0;
 }
 
+int program_use_pmu(struct program *p, struct pmu *pmu)
+{
+	p->cycles_pmu = pmu;
+	if (p->truth_json && pmu_attribute_runs(pmu) < 0)
+		return fprintf(stderr, "%s: out of memory\n", p->cmd), -1;
+	return 0;
+}
+
 int program_load(struct program *p)
 {
 	char msg[512] = "";
@@ -202,15 +210,19 @@ int program_load(struct program *p)
 		fprintf(stderr, "pmusim: %s\n", msg[0] ? msg : pmusim_strerror(err));
 		return -1;
 	}
-	if (p->so.quantum_cycles) {
-		/* threads take turns by the timing model's cycles (without interrupt costs) */
+	int truth_clock = p->truth_json && !p->cycles_pmu;
+	if (p->so.quantum_cycles || truth_clock) {
+		/* threads take turns by the timing model's cycles (without interrupt costs);
+		 * or the truth's program cycles come from it, when the command has no PMU */
 		struct pmu_config cfg = {.seed = p->so.seed};
 		if (pmu_new(&cfg, (struct pmu_sample_sink){0}, &p->clock, msg, sizeof(msg)) < 0 ||
+		    (truth_clock && program_use_pmu(p, p->clock) < 0) ||
 		    sim_add_sink(p->sim, pmu_block_sink(p->clock)) < 0) {
 			fprintf(stderr, "pmusim: out of memory\n");
 			return -1;
 		}
-		sim_set_clock(p->sim, clock_cycles, p->clock);
+		if (p->so.quantum_cycles)
+			sim_set_clock(p->sim, clock_cycles, p->clock);
 	}
 	if (p->truth || p->truth_json) {
 		p->t = truth_new();
@@ -274,6 +286,13 @@ static int fdata_writer(struct program *p, FILE *f)
 
 static int json_writer(struct program *p, FILE *f)
 {
+	const uint64_t *cyc;
+	uint32_t n;
+	int err = p->cycles_pmu ? pmu_run_cycles(p->cycles_pmu, &cyc, &n) : PMUSIM_ERR_ARG;
+	if (err == PMUSIM_ERR_NOMEM)
+		return err; /* figures incomplete: no truth rather than a wrong one */
+	if (err == 0)
+		truth_set_run_cycles(p->t, cyc, n);
 	return truth_write_json(p->t, f, sim_symtab(p->sim), p->so.path);
 }
 

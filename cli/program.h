@@ -43,7 +43,9 @@ enum {
 	"  --truth FILE      write exact branch, call and return edges in BOLT fdata\n"        \
 	"                    syntax (\"1 sym off 1 sym off mispreds count\")\n"                \
 	"  --truth-json FILE write all exact counts as JSON (instructions, branches,\n"        \
-	"                    transfers, functions, REP sites, blocks)\n"                       \
+	"                    transfers, functions, REP sites, blocks) and the program's\n"   \
+	"                    cycles (total, per function, per block) as the timing\n"       \
+	"                    model's cycles counter counts them, without interrupt costs\n" \
 	"  --env NAME=VALUE  set a variable in the program's environment (repeatable)\n"       \
 	"  --clear-env       start the program with an empty environment\n"             \
 	"  --interp PATH     program interpreter for a dynamic program instead of its\n"  \
@@ -69,7 +71,9 @@ struct program {
 	int clear_env;
 	struct sim *sim;
 	struct truth *t;
-	struct pmu *clock;      /* timing model for a quantum in cycles */
+	struct pmu *clock;      /* timing model for a quantum in cycles, or for the truth's
+	                         * cycles when the command has no PMU of its own */
+	struct pmu *cycles_pmu; /* whose program cycles --truth-json writes */
 	struct sim_result res;
 	struct outputs outs;    /* every output file of the command (cli/outputs.h) */
 	struct outfile *truth_f, *truth_json_f;
@@ -98,6 +102,11 @@ int program_parse(struct program *p, int argc, char **argv, const char *shortopt
  * that a clash names the command's option first); 0 or -1 (message printed).
  * program_load calls it; a command opens its own outputs before. */
 int program_open_outputs(struct program *p);
+/* The command's own PMU (stat, record), before program_load: with --truth-json the
+ * truth's cycles are the ones it counts (pmu_attribute_runs), so that they are
+ * the cycles counter's by construction; a command without one gets a PMU that
+ * only keeps the clock. 0 or -1 (message printed). */
+int program_use_pmu(struct program *p, struct pmu *pmu);
 /* Opens the truth outputs, loads the program and adds the truth sink if asked; 0 or
  * -1 (message printed). */
 int program_load(struct program *p);

@@ -38,7 +38,10 @@ struct pmu {
 	int pending;        /* a PMI is pending (land says when) */
 	uint32_t nsampled;
 	uint32_t *cost;     /* cached full-run cost (quarter cycles + 1) by run id, 0 unknown */
-	uint32_t ncost;
+	uint32_t ncost;     /* entries of cost (and of run_cyc when attributing) */
+	uint64_t *run_cyc;  /* pmu_attribute_runs: program cycles by run id; NULL off */
+	uint64_t charged_q; /* refill quarter cycles charged to instructions so far */
+	int attr, attr_lost; /* attributing; an array could not grow (figures incomplete) */
 	uint64_t mis_q, taken_q, rep_q; /* extra quarter cycles: misprediction, taken branch, REP iteration */
 	uint64_t term[BK_COUNT][2]; /* retired terminators by kind and taken */
 	struct bpred bp;
@@ -172,6 +175,7 @@ void pmu_free(struct pmu *p)
 	for (uint32_t c = 0; c < PMU_MAX_COUNTERS; c++)
 		free(p->ovf[c]);
 	free(p->cost);
+	free(p->run_cyc);
 	free(p);
 }
 
@@ -183,21 +187,34 @@ uint64_t pmu_block_cost_q(const struct cpu_model *cpu, const struct block_info *
 	return q;
 }
 
+/* Makes room for run id in the per-run arrays (cost, run_cyc): 0, or -1 out of memory. */
+static int grow_runs(struct pmu *p, uint32_t id)
+{
+	if (id < p->ncost)
+		return 0;
+	uint32_t nn = p->ncost ? p->ncost : 1024;
+	while (nn <= id)
+		nn *= 2;
+	uint32_t *c = realloc(p->cost, nn * sizeof(*c));
+	if (!c)
+		return -1;
+	memset(c + p->ncost, 0, (nn - p->ncost) * sizeof(*c));
+	p->cost = c;
+	if (p->attr) {
+		uint64_t *r = realloc(p->run_cyc, nn * sizeof(*r));
+		if (!r)
+			return -1; /* cost grew; ncost stays: both arrays hold ncost entries */
+		memset(r + p->ncost, 0, (nn - p->ncost) * sizeof(*r));
+		p->run_cyc = r;
+	}
+	p->ncost = nn;
+	return 0;
+}
+
 static uint64_t block_cost_miss(struct pmu *p, const struct block_info *bi, uint32_t n)
 {
-	if (n != bi->ninsns)
+	if (n != bi->ninsns || grow_runs(p, bi->id) < 0)
 		return pmu_block_cost_q(p->cpu, bi, n);
-	if (bi->id >= p->ncost) {
-		uint32_t nn = p->ncost ? p->ncost : 1024;
-		while (nn <= bi->id)
-			nn *= 2;
-		uint32_t *c = realloc(p->cost, nn * sizeof(*c));
-		if (!c)
-			return pmu_block_cost_q(p->cpu, bi, n);
-		memset(c + p->ncost, 0, (nn - p->ncost) * sizeof(*c));
-		p->cost = c;
-		p->ncost = nn;
-	}
 	uint64_t q = pmu_block_cost_q(p->cpu, bi, n);
 	if (q < UINT32_MAX)
 		p->cost[bi->id] = (uint32_t)q + 1;
@@ -322,6 +339,7 @@ static void replay(struct pmu *p, const struct blk *b)
 		int term = i + 1 == b->n && b->kind != BK_NONE;
 		uint64_t q0 = p->q;
 		p->q += p->cpu->cost_q[b->bi->cls[i] < IC_COUNT ? b->bi->cls[i] : IC_OTHER] + p->debt_q;
+		p->charged_q += p->debt_q;
 		p->debt_q = 0;
 		if (term)
 			p->q += b->term_extra_q;
@@ -424,8 +442,10 @@ static inline void commit_block(struct pmu *p, const struct block_info *bi, uint
 	if (kind == BK_REP)
 		p->rep_iters += rep_iters;
 	p->q = q_end;
-	if (p->debt_q) /* rare: only after a PMI */
+	if (p->debt_q) { /* rare: only after a PMI */
+		p->charged_q += p->debt_q;
 		p->debt_q = 0;
+	}
 	p->insns += n;
 	if (p->lbr.filter)
 		lbr_record(&p->lbr, bi->term, next, taken ? (int)kind : BK_NONE, mis, q_end >> 2);
@@ -500,21 +520,61 @@ __attribute__((noinline)) static void whole_general(struct pmu *p, const struct 
 	commit_block(p, bi, n, kind, taken, mis, q_end, next, 0);
 }
 
+/* Program cycles of run id: what the cycles counter counted while the block
+ * retired (the clock's whole cycles since q0) less the refill charged in it
+ * since charged0 (whole cycles: the refill is A * 4 quarter cycles). */
+static inline void attribute(struct pmu *p, uint32_t id, uint64_t q0, uint64_t charged0)
+{
+	if (id >= p->ncost && grow_runs(p, id) < 0) {
+		p->attr_lost = 1;
+		return;
+	}
+	p->run_cyc[id] += ((p->q >> 2) - (q0 >> 2)) - ((p->charged_q - charged0) >> 2);
+}
+
+static void pmu_retire_attr(void *ctx, const struct retired_block *rb)
+{
+	struct pmu *p = ctx;
+	uint64_t q0 = p->q, c0 = p->charged_q;
+	pmu_retire(p, rb);
+	attribute(p, rb->info->id, q0, c0);
+}
+
+__attribute__((noinline)) static void whole_general_attr(struct pmu *p, const struct block_info *bi, uint64_t next,
+							 uint64_t sp, uint32_t tid, unsigned flags)
+{
+	uint64_t q0 = p->q, c0 = p->charged_q;
+	whole_general(p, bi, next, sp, tid, flags);
+	attribute(p, bi->id, q0, c0);
+}
+
+__attribute__((noinline)) static void replay_whole_attr(struct pmu *p, const struct block_info *bi, uint64_t next,
+							uint32_t tid, unsigned flags, int mis, uint64_t extra)
+{
+	uint64_t q0 = p->q, c0 = p->charged_q;
+	replay_whole(p, bi, next, tid, flags, mis, extra);
+	attribute(p, bi->id, q0, c0);
+}
+
 /* retire_insns for a block that ran its whole run (block_sink.whole): the same
  * figures without a retired_block. The common case (at most one sampling
  * counter, nothing pending, the run's cost cached) stays in few registers; the
- * rest is whole_general. */
-static void pmu_whole(void *ctx, const struct block_info *bi, uint64_t next, uint64_t sp, uint32_t tid,
-		      unsigned flags)
+ * rest is whole_general. attr (a constant): also add the block's cycles to its
+ * run (one indexed add in the common case: no refill is due there). */
+static inline __attribute__((always_inline)) void whole_block(struct pmu *p, const struct block_info *bi,
+							      uint64_t next, uint64_t sp, uint32_t tid,
+							      unsigned flags, const int attr)
 {
-	struct pmu *p = ctx;
 	unsigned kind = bi->kind, taken = flags & RB_WHOLE_TAKEN;
 	uint32_t id = bi->id;
 	if (__builtin_expect((flags & RB_WHOLE_NEW_CONTEXT) | (kind == BK_REP) | (p->nsampled > 1) | p->pending |
 				     (p->debt_q != 0) | (id >= p->ncost),
 			     0) ||
 	    !p->cost[id]) {
-		whole_general(p, bi, next, sp, tid, flags);
+		if (attr)
+			whole_general_attr(p, bi, next, sp, tid, flags);
+		else
+			whole_general(p, bi, next, sp, tid, flags);
 		return;
 	}
 	int mis;
@@ -526,17 +586,60 @@ static void pmu_whole(void *ctx, const struct block_info *bi, uint64_t next, uin
 		struct counter *k = &p->ctr[p->sampled[0]];
 		uint64_t inc = block_events(p, k, bi->ninsns, q_end, kind, taken, mis, 0);
 		if (inc >= k->left) {
-			replay_whole(p, bi, next, tid, flags, mis, extra);
+			if (attr)
+				replay_whole_attr(p, bi, next, tid, flags, mis, extra);
+			else
+				replay_whole(p, bi, next, tid, flags, mis, extra);
 			return;
 		}
 		k->left -= inc;
 	}
+	if (attr)
+		p->run_cyc[id] += (q_end >> 2) - (p->q >> 2);
 	commit_block(p, bi, bi->ninsns, kind, taken, mis, q_end, next, 0);
+}
+
+static void pmu_whole(void *ctx, const struct block_info *bi, uint64_t next, uint64_t sp, uint32_t tid,
+		      unsigned flags)
+{
+	whole_block(ctx, bi, next, sp, tid, flags, 0);
+}
+
+static void pmu_whole_attr(void *ctx, const struct block_info *bi, uint64_t next, uint64_t sp, uint32_t tid,
+			   unsigned flags)
+{
+	whole_block(ctx, bi, next, sp, tid, flags, 1);
 }
 
 struct block_sink pmu_block_sink(struct pmu *p)
 {
+	if (p->attr)
+		return (struct block_sink){.retire = pmu_retire_attr, .ctx = p, .whole = pmu_whole_attr};
 	return (struct block_sink){.retire = pmu_retire, .ctx = p, .whole = pmu_whole};
+}
+
+int pmu_attribute_runs(struct pmu *p)
+{
+	if (p->attr)
+		return 0;
+	if (p->ncost) {
+		p->run_cyc = calloc(p->ncost, sizeof(*p->run_cyc));
+		if (!p->run_cyc)
+			return PMUSIM_ERR_NOMEM;
+	}
+	p->attr = 1;
+	return 0;
+}
+
+int pmu_run_cycles(const struct pmu *p, const uint64_t **cyc, uint32_t *n)
+{
+	if (!p->attr)
+		return PMUSIM_ERR_ARG;
+	if (p->attr_lost)
+		return PMUSIM_ERR_NOMEM;
+	*cyc = p->run_cyc;
+	*n = p->run_cyc ? p->ncost : 0;
+	return 0;
 }
 
 uint64_t pmu_count(const struct pmu *p, uint32_t i)

@@ -112,6 +112,21 @@ uint64_t pmu_instructions(const struct pmu *p);
 uint64_t pmu_samples(const struct pmu *p);
 uint64_t pmu_mispredicts(const struct pmu *p);
 
+/* Program cycles per code run: from now on p adds to run id's figure exactly
+ * the cycles its cycles counter counts while a block of that run retires (the
+ * clock's whole cycles before and after it: class costs, misprediction
+ * penalty, taken-branch bubble, REP iterations, also of a REP left in the
+ * middle) less the refill cycles charged there after a PMI. Summed over the
+ * runs that is the cycles counter's count less samples' refills already
+ * charged: with refill 0, exactly what a cycles counter counts. Call before
+ * pmu_block_sink (the sink it returns does the adding); 0 or
+ * PMUSIM_ERR_NOMEM. */
+int pmu_attribute_runs(struct pmu *p);
+/* The figures by run id (block_info.id < *n; ids not seen hold 0), valid
+ * until the next block; 0, PMUSIM_ERR_ARG without pmu_attribute_runs, or
+ * PMUSIM_ERR_NOMEM when an array could not grow (the figures are incomplete). */
+int pmu_run_cycles(const struct pmu *p, const uint64_t **cyc, uint32_t *n);
+
 /* Quarter cycles a run costs when its first n instructions retire (no
  * misprediction, no REP iterations): the timing model's static block cost. */
 uint64_t pmu_block_cost_q(const struct cpu_model *cpu, const struct block_info *bi, uint32_t n);

@@ -43,6 +43,9 @@ struct truth {
 	size_t nrets, caprets;
 	struct truth_rep *rep; /* REP sites, sorted by address (truth_rep_add) */
 	size_t nrep, caprep;
+	const uint64_t *cyc;   /* program cycles by run id (truth_set_run_cycles) */
+	uint32_t ncyc;
+	int has_cyc;
 };
 
 static size_t pmap_hash(uint64_t a, uint64_t b)
@@ -175,10 +178,10 @@ __attribute__((noinline)) static void truth_retire_slow(struct truth *t, const s
 	uint32_t id = bi->id;
 	if (id >= t->cap)
 		truth_grow(t, id);
+	struct run_count *c = &t->runs[id];
+	c->bi = bi; /* the program's run, even with nothing retired: its cycles are the program's */
 	if (rb->ninsns == 0)
 		return; /* a REP left before anything retired (its figures: truth_rep_add) */
-	struct run_count *c = &t->runs[id];
-	c->bi = bi;
 	if (rb->ninsns != bi->ninsns || rb->kind != bi->kind) {
 		/* cut short (emulator block limit, fault, stop) */
 		c->part_execs += rb->run_start;
@@ -422,5 +425,57 @@ int truth_runs(struct truth *t, const struct block_info ***bi, uint64_t **execs,
 	for (size_t i = 0; i < k; i++)
 		(*execs)[i] = rc_execs(t, (*bi)[i]->id);
 	*n = k;
+	return 0;
+}
+
+/* --- program cycles (from the timing model) ------------------------------------- */
+
+void truth_set_run_cycles(struct truth *t, const uint64_t *cyc, uint32_t n)
+{
+	t->cyc = cyc;
+	t->ncyc = n;
+	t->has_cyc = 1;
+}
+
+int truth_has_cycles(const struct truth *t)
+{
+	return t->has_cyc;
+}
+
+uint64_t truth_run_cycles(const struct truth *t, uint32_t id)
+{
+	return id < t->ncyc ? t->cyc[id] : 0;
+}
+
+void truth_cycle_totals(const struct truth *t, uint64_t *own, uint64_t *unlisted, uint64_t *other)
+{
+	*own = *unlisted = *other = 0;
+	for (uint32_t i = 0; i < t->ncyc; i++) {
+		if (i < t->cap && t->runs[i].bi) {
+			*own += t->cyc[i];
+			if (!rc_execs(t, i))
+				*unlisted += t->cyc[i];
+		} else {
+			*other += t->cyc[i];
+		}
+	}
+}
+
+int truth_function_cycles(struct truth *t, const struct symtab *st, uint64_t **cycles, uint64_t *unknown)
+{
+	size_t nf = symtab_count(st);
+	*cycles = calloc(nf + 1, sizeof(uint64_t));
+	if (!*cycles)
+		return PMUSIM_ERR_NOMEM;
+	*unknown = 0;
+	for (uint32_t i = 0; i < t->cap && i < t->ncyc; i++) {
+		if (!t->runs[i].bi || !t->cyc[i])
+			continue;
+		const struct sym *s = symtab_lookup(st, t->runs[i].bi->term);
+		if (s)
+			(*cycles)[s - symtab_at(st, 0)] += t->cyc[i];
+		else
+			*unknown += t->cyc[i];
+	}
 	return 0;
 }

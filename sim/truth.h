@@ -80,6 +80,25 @@ const uint64_t *truth_stack_rets(const struct truth *t);
  * addresses named by nm (common/fdata.h: functions, else the mapping holding them). */
 int truth_write_fdata(struct truth *t, FILE *f, const struct fdata_namer *nm);
 
+/* Program cycles by run id, from the timing model that counted the same blocks
+ * (pmu_run_cycles: every process's runs; ids are unique across processes):
+ * cyc[id] for id < n, borrowed until the next truth_write_json. With them the
+ * JSON gives cycles in total, per function and per block; without, no cycles. */
+void truth_set_run_cycles(struct truth *t, const uint64_t *cyc, uint32_t n);
+
+/* Per-function program cycles, indexed like symtab_at(st, i) (caller frees):
+ * each run's cycles go to the function holding its terminator (where its
+ * branch and REP costs are); unknown: runs no symbol holds. Needs
+ * truth_set_run_cycles; 0 or PMUSIM_ERR_NOMEM. */
+int truth_function_cycles(struct truth *t, const struct symtab *st, uint64_t **cycles, uint64_t *unknown);
+/* Cycles of the program's runs (*own), of those no control transfer entered, which
+ * the JSON's blocks leave out (*unlisted), and of runs of other programs (child
+ * processes, a program executed later) that the truth does not count (*other). */
+void truth_cycle_totals(const struct truth *t, uint64_t *own, uint64_t *unlisted, uint64_t *other);
+/* Cycles of run id (0 if unknown). */
+uint64_t truth_run_cycles(const struct truth *t, uint32_t id);
+int truth_has_cycles(const struct truth *t);
+
 /* Writes everything as one JSON object (see README, "Ground truth"). */
 int truth_write_json(struct truth *t, FILE *f, const struct symtab *st, const char *program);
 

@@ -95,25 +95,36 @@ static void json_branches(struct truth *t, FILE *f, const struct symtab *st)
 
 static int json_functions(struct truth *t, FILE *f, const struct symtab *st)
 {
-	uint64_t *insns, *calls, unknown;
+	uint64_t *insns, *calls, unknown, *cyc = NULL, cyc_unknown = 0;
 	int err = truth_function_counts(t, st, &insns, &calls, &unknown);
 	if (err < 0)
 		return err;
+	if (truth_has_cycles(t) && (err = truth_function_cycles(t, st, &cyc, &cyc_unknown)) < 0) {
+		free(insns);
+		free(calls);
+		return err;
+	}
 	fputs("  \"functions\": [", f);
 	int first = 1;
 	for (size_t i = 0; i < symtab_count(st); i++) {
-		if (!insns[i] && !calls[i])
+		if (!insns[i] && !calls[i] && !(cyc && cyc[i]))
 			continue;
 		const struct sym *s = symtab_at(st, i);
 		fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
 		json_put_str(f, s->name);
 		fprintf(f, ", \"addr\": \"0x%" PRIx64 "\", \"instructions\": %" PRIu64
-			   ", \"calls\": %" PRIu64 "}", s->addr, insns[i], calls[i]);
+			   ", \"calls\": %" PRIu64, s->addr, insns[i], calls[i]);
+		if (cyc)
+			fprintf(f, ", \"cycles\": %" PRIu64, cyc[i]);
+		fputs("}", f);
 		first = 0;
 	}
 	fprintf(f, "\n  ],\n  \"instructions_outside_symbols\": %" PRIu64 ",\n", unknown);
+	if (cyc)
+		fprintf(f, "  \"cycles_outside_symbols\": %" PRIu64 ",\n", cyc_unknown);
 	free(insns);
 	free(calls);
+	free(cyc);
 	return 0;
 }
 
@@ -141,8 +152,11 @@ static int json_rep_and_runs(struct truth *t, FILE *f, const struct symtab *st)
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "%s\n    {", i ? "," : "");
 		json_loc(f, st, "start", bi[i]->start);
-		fprintf(f, ", \"instructions\": %u, \"end_kind\": \"%s\", \"executions\": %" PRIu64 "}",
+		fprintf(f, ", \"instructions\": %u, \"end_kind\": \"%s\", \"executions\": %" PRIu64,
 			bi[i]->ninsns, br_kind_name(bi[i]->kind), ex[i]);
+		if (truth_has_cycles(t))
+			fprintf(f, ", \"cycles\": %" PRIu64, truth_run_cycles(t, bi[i]->id));
+		fputs("}", f);
 	}
 	fputs("\n  ]", f);
 	free(bi);
@@ -183,6 +197,13 @@ int truth_write_json(struct truth *t, FILE *f, const struct symtab *st, const ch
 		fprintf(f, ",\n  \"build_id\": \"%s\"", hex);
 	}
 	fprintf(f, ",\n  \"instructions\": %" PRIu64 ",\n", truth_insns(t));
+	if (truth_has_cycles(t)) {
+		/* program cycles: the timing model's, without the cost of interrupts */
+		uint64_t own, unlisted, other;
+		truth_cycle_totals(t, &own, &unlisted, &other);
+		fprintf(f, "  \"cycles\": %" PRIu64 ",\n  \"cycles_outside_blocks\": %" PRIu64
+			   ",\n  \"cycles_other_programs\": %" PRIu64 ",\n", own, unlisted, other);
+	}
 	json_branches(t, f, st);
 	int err = json_functions(t, f, st);
 	if (err < 0 || (err = json_rep_and_runs(t, f, st)) < 0)

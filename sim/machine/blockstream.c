@@ -20,8 +20,18 @@ static void refresh_delivering(struct bstream *bs)
 	bs->nactive = n;
 	bs->deliver = n == 0 ? BS_DELIVER_NONE : BS_DELIVER_ALL;
 	if (n == 1 && !bs->want_sp && bs->active[0].whole) {
-		bs->one = bs->active[0];
+		bs->one = bs->counted = bs->active[0];
 		bs->deliver = bs->one.counts ? BS_DELIVER_COUNT : BS_DELIVER_ONE;
+	}
+	/* two independent consumers (the order between them does not matter: neither
+	 * reads the other), one of which keeps counts with the stream */
+	for (int i = 0; n == 2 && !bs->want_sp && i < 2; i++) {
+		const struct block_sink *a = &bs->active[i], *b = &bs->active[1 - i];
+		if (a->whole && !a->counts && b->whole && b->counts) {
+			bs->one = *a;
+			bs->counted = *b;
+			bs->deliver = BS_DELIVER_ONE_COUNT;
+		}
 	}
 }
 
@@ -260,6 +270,15 @@ void bstream_retire_plain(struct bstream *bs, const struct block_info *bi, uint6
 	int have_rb = 0;
 	bs->new_context = 0;
 	for (const struct block_sink *k = bs->active, *e = k + bs->nactive; k < e; k++) {
+		if (k->counts && !(flags & RB_WHOLE_NEW_CONTEXT)) {
+			/* a count the consumer keeps with the stream (block_counts): no call */
+			const struct block_counts *bc = k->counts;
+			uint64_t *slot = bi->id < bc->cap ? &bc->n[(size_t)bi->id * 4 + flags] : NULL;
+			if ((bc->kinds >> kind & 1) && slot && *slot) {
+				(*slot)++;
+				continue;
+			}
+		}
 		if (k->whole) {
 			k->whole(k->ctx, bi, next, sp, tid, flags);
 			continue;

@@ -11,6 +11,8 @@ enum bstream_deliver {
 	BS_DELIVER_NONE,          /* nobody: a retirement is a count */
 	BS_DELIVER_ONE,           /* one consumer, with whole(), wanting no RSP: called directly */
 	BS_DELIVER_COUNT,         /* the same, with counts the stream keeps (block_counts) */
+	BS_DELIVER_ONE_COUNT,     /* two: one called directly (one), one that keeps counts
+	                           * with the stream (counted), e.g. a clock and the truth */
 	BS_DELIVER_ALL,           /* any other: bstream_retire_plain */
 };
 
@@ -23,7 +25,7 @@ struct bstream {
 	                           * shows in where control went next (bstream_tb_fast) */
 	int deliver;              /* who takes blocks now (sinks, and image sinks while the
 	                           * image flag is on): enum bstream_deliver */
-	struct block_sink one;    /* the consumer, for BS_DELIVER_ONE */
+	struct block_sink one;    /* the consumer, for BS_DELIVER_ONE, _COUNT and _ONE_COUNT */
 	struct block_sink active[2 * BSTREAM_MAX_SINKS]; /* who takes blocks now, in order */
 	int nactive;
 	uint32_t tid;
@@ -47,6 +49,8 @@ struct bstream {
 	int in_rep, rep_resumed;
 	uint64_t rep_addr, rep_requested, rep_part_count;
 	struct bstream_rep_held held; /* left in the middle, or given back to go on with */
+	/* last: the other fields keep their places (the fast path's cache lines) */
+	struct block_sink counted; /* the consumer whose counts the stream keeps (_COUNT: one) */
 };
 
 /* Read in place of a count the table does not hold yet (always 0). */
@@ -99,14 +103,19 @@ static inline void bstream_tb_fast(struct bstream *bs, const struct block_info *
 	if (bs->new_context) {
 		flags |= RB_WHOLE_NEW_CONTEXT;
 		bs->new_context = 0;
-	} else if (bs->deliver == BS_DELIVER_COUNT) {
-		const struct block_counts *bc = bs->one.counts;
+		if (bs->deliver == BS_DELIVER_ONE_COUNT)
+			bs->counted.whole(bs->counted.ctx, prev, next, 0, bs->tid, flags);
+	} else if (bs->deliver != BS_DELIVER_ONE) {
+		const struct block_counts *bc = bs->counted.counts;
 		uint32_t id = prev->id;
 		int in = id < bc->cap;
 		uint64_t *slot = in ? &bc->n[(size_t)id * 4 + flags] : &bstream_no_count;
 		if (__builtin_expect(in & (bc->kinds >> kind & 1) & (*slot != 0), 1)) {
 			(*slot)++;
-			return;
+			if (bs->deliver == BS_DELIVER_COUNT)
+				return;
+		} else if (bs->deliver == BS_DELIVER_ONE_COUNT) {
+			bs->counted.whole(bs->counted.ctx, prev, next, 0, bs->tid, flags);
 		}
 	}
 	bs->one.whole(bs->one.ctx, prev, next, 0, bs->tid, flags);

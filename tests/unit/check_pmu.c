@@ -710,6 +710,85 @@ START_TEST(too_many_counters)
 }
 END_TEST
 
+/* The whole-run form of a block (block_sink.whole), as the block stream hands
+ * over most blocks. */
+static void feed_whole(struct pmu *p, const struct block_info *bi, int taken, uint64_t next)
+{
+	struct block_sink s = pmu_block_sink(p);
+	s.whole(s.ctx, bi, next, 0, 7, (taken ? RB_WHOLE_TAKEN : 0) | RB_WHOLE_RUN_START);
+}
+
+static uint64_t run_cycles_of(const struct pmu *p, uint32_t id)
+{
+	const uint64_t *c;
+	uint32_t n;
+	ck_assert_int_eq(pmu_run_cycles(p, &c, &n), 0);
+	return id < n ? c[id] : 0;
+}
+
+/* Program cycles by run: what the cycles counter counts in each block (the
+ * clock's whole cycles after it less before it). Default model: L taken with a
+ * cold predictor = 7 ALU + taken branch (4 quarters) + 16-cycle misprediction =
+ * 75 quarters (clock 18); L not taken, predicted = 9 quarters (clock 84 q = 21);
+ * S, a store and a REP of 10 iterations = 4 + 4 + 10 × 4 = 48 quarters (clock
+ * 132 q = 33). L (id 0): 21, S (id 4): 12; again with L as a run of id 5000 (the
+ * arrays grow). */
+START_TEST(run_cycles_by_hand)
+{
+	struct pmu_config cfg = {.nctr = 1, .ctr = {{EV_CYCLES, 0}}};
+	for (int far = 0; far < 2; far++) {
+		struct block_info l = L;
+		l.id = far ? 5000 : 0;
+		struct pmu *p = mk(&cfg);
+		const uint64_t *c;
+		uint32_t n;
+		ck_assert_int_eq(pmu_run_cycles(p, &c, &n), PMUSIM_ERR_ARG); /* not asked for */
+		ck_assert_int_eq(pmu_attribute_runs(p), 0);
+		feed(p, &l, 8, BK_COND, 1, 0x401000, 0);
+		ck_assert_uint_eq(run_cycles_of(p, l.id), 18);
+		feed_whole(p, &l, 0, 0x401010);
+		ck_assert_uint_eq(run_cycles_of(p, l.id), 21);
+		feed(p, &S, 2, BK_REP, 0, 0x403006, 10);
+		ck_assert_uint_eq(run_cycles_of(p, l.id), 21);
+		ck_assert_uint_eq(run_cycles_of(p, S.id), 12);
+		ck_assert_uint_eq(pmu_count(p, 0), 33);
+		ck_assert_uint_eq(pmu_mispredicts(p), 1);
+		pmu_free(p);
+	}
+}
+END_TEST
+
+/* The refill after a PMI is no program cycle. Flat model (L = 9 quarters, F =
+ * load + ALU + ret = 5), a PMI every 12 instructions with a refill of 100
+ * cycles: the 1st lands at L's 4th instruction in iteration 2 (its 400 quarters
+ * charged to the 5th: clock 9, 418, then 427 after iteration 3); the 2nd at the
+ * end of iteration 3, charged to F's first instruction (clock 427 + 400 + 5 =
+ * 832 q = 208 cycles). L: 2 + (104 - 2 - 100) + (106 - 104) = 6 cycles, F: 208 -
+ * 106 - 100 = 2; they add up to the 32 quarters (8 cycles) the program ran,
+ * the cycles counter's 208 less 2 refills of 100. */
+START_TEST(run_cycles_leave_out_the_refill)
+{
+	struct pmu_config cfg = {.nctr = 2, .ctr = {{EV_INSTRUCTIONS, 12}, {EV_CYCLES, 0}}, .refill_cycles = 100};
+	cfg.cpu = flat_cpu();
+	struct pmu *p = mk(&cfg);
+	ck_assert_int_eq(pmu_attribute_runs(p), 0);
+	feed_whole(p, &L, 1, 0x401000);
+	ck_assert_uint_eq(run_cycles_of(p, L.id), 2);
+	feed_whole(p, &L, 1, 0x401000);
+	ck_assert_uint_eq(ngot, 1);
+	ck_assert_uint_eq(got[0].ip, 0x401000 + off_l[3]);
+	ck_assert_uint_eq(run_cycles_of(p, L.id), 4);
+	feed_whole(p, &L, 1, 0x401000);
+	ck_assert_uint_eq(ngot, 2);
+	ck_assert_uint_eq(run_cycles_of(p, L.id), 6);
+	feed_whole(p, &F, 1, 0x401015);
+	ck_assert_uint_eq(run_cycles_of(p, L.id), 6);
+	ck_assert_uint_eq(run_cycles_of(p, F.id), 2);
+	ck_assert_uint_eq(pmu_count(p, 1), 208);
+	pmu_free(p);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pmu");
@@ -737,6 +816,8 @@ int main(void)
 	tcase_add_test(tc, lbr_freeze_on_pmi);
 	tcase_add_test(tc, branch_predictor);
 	tcase_add_test(tc, mispredict_penalty);
+	tcase_add_test(tc, run_cycles_by_hand);
+	tcase_add_test(tc, run_cycles_leave_out_the_refill);
 	tcase_add_loop_test(tc, event_names, 0, (int)(sizeof(name_rows) / sizeof(name_rows[0])));
 	tcase_add_test(tc, too_many_counters);
 	suite_add_tcase(s, tc);

@@ -4,6 +4,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/truth.h"
 #include "tests/unit/run_suite.h"
@@ -177,6 +178,54 @@ START_TEST(run_entries)
 }
 END_TEST
 
+static char *json_of(struct truth *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct symtab *st = symtab_new_empty();
+	ck_assert_int_eq(truth_write_json(t, f, st, "/nonexistent/prog"), 0);
+	fclose(f);
+	symtab_free(st);
+	return buf;
+}
+
+/* Program cycles by run id (as a PMU gives them): the truth's runs are its own,
+ * ids it never saw another program's; D, reached only by falling through, is in
+ * no block entry. Ids 0..6 (A, B, J, C, R, P, D) hold 10..70, ids 7 and 8 80 and 90. */
+START_TEST(cycles_by_run)
+{
+	static const uint16_t off_d[] = {0, 1};
+	static struct block_info D = {0x406000, 0x406001, 0x406000, 0, 6, 1, BK_NONE, 0, 0, 1, off_d, cls};
+	struct truth *t = sample();
+	feed(t, &D, 1, BK_NONE, 0, 0x406001, 0, 0);
+	char *j = json_of(t);
+	ck_assert_ptr_null(strstr(j, "cycles")); /* none given: none written */
+	free(j);
+	static const uint64_t cyc[] = {10, 20, 30, 40, 50, 60, 70, 80, 90};
+	truth_set_run_cycles(t, cyc, 9);
+	uint64_t own, unlisted, other, *fn, unknown;
+	truth_cycle_totals(t, &own, &unlisted, &other);
+	ck_assert_uint_eq(own, 280);
+	ck_assert_uint_eq(unlisted, 70);
+	ck_assert_uint_eq(other, 170);
+	struct symtab *st = symtab_new_empty();
+	ck_assert_int_eq(truth_function_cycles(t, st, &fn, &unknown), 0);
+	ck_assert_uint_eq(unknown, 280); /* no symbols */
+	free(fn);
+	symtab_free(st);
+	j = json_of(t);
+	ck_assert_ptr_nonnull(strstr(j, "  \"cycles\": 280,\n  \"cycles_outside_blocks\": 70,\n"
+					"  \"cycles_other_programs\": 170,\n"));
+	ck_assert_ptr_nonnull(strstr(j, "  \"cycles_outside_symbols\": 280,\n"));
+	ck_assert_ptr_nonnull(strstr(j, "\"start\": \"0x401000\", \"start_sym\": null, \"instructions\": 4, "
+					"\"end_kind\": \"cond\", \"executions\": 5, \"cycles\": 10}"));
+	ck_assert_ptr_null(strstr(j, "0x406000"));
+	free(j);
+	truth_free(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("truth");
@@ -187,6 +236,7 @@ int main(void)
 	tcase_add_test(tc, fdata_text);
 	tcase_add_test(tc, function_instructions_include_partial_blocks);
 	tcase_add_test(tc, run_entries);
+	tcase_add_test(tc, cycles_by_run);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
