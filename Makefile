@@ -148,7 +148,7 @@ $(BUILD)/tests/check_%: tests/e2e/check_%.c tests/e2e/e2e_util.c $(LIB_OBJ)
 	$(CC) $(CFLAGS) -Wno-write-strings -Wno-discarded-qualifiers $(CHECK_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CHECK_LIBS)
 
 # perf's DWARF unwinding as the thread-stack unit's reference: a module of its own
-$(BUILD)/tests/check_tstack_dwarf $(BUILD)/tests/check_callgraph: tests/e2e/stack_ref.c
+$(BUILD)/tests/check_tstack_dwarf $(BUILD)/tests/check_callgraph $(BUILD)/tests/check_resonance: tests/e2e/stack_ref.c
 
 $(BUILD)/tests/check_%: tests/e2e_real/check_%.c tests/e2e/e2e_util.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
