@@ -1,92 +1,14 @@
 /* PMU: counters, overflow interrupts with period + random delta, skid and
  * pipeline refill, LBR freeze on PMI (see pmu.h). The fast path handles a whole
  * retired block with a few additions; a block in which a counter overflows or a
- * pending PMI lands is replayed instruction by instruction. */
-#include "pmu_model/pmu.h"
+ * pending PMI lands is replayed instruction by instruction (pmu_overflow.c). */
+#include "pmu_model/pmu_state.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/err.h"
-#include "common/rng.h"
-#include "pmu_model/bpred.h"
-
-/* Counts are derived from a few accumulators (instructions, quarter cycles,
- * terminators by kind and outcome, mispredictions, REP iterations), so a
- * counting-only counter costs nothing per block; only sampling counters are
- * visited per block, to find their overflows. */
-/* One overflow of a cycles counter waiting for its PMI. */
-struct pend_ovf {
-	uint64_t period, cycle;
-};
-
-struct counter {
-	enum pmu_event ev;
-	uint64_t period;   /* 0: counting */
-	uint64_t left;     /* events until the next overflow (sampling) */
-	uint64_t cur;      /* period of the interval in progress */
-	uint64_t target;   /* frequency mode: cycles between samples; 0 off */
-	uint64_t last;     /* frequency mode: cycle of the last overflow */
-};
-
-struct pmu {
-	/* what a whole block's retirement touches first, together */
-	uint64_t q;         /* quarter cycles so far */
-	uint64_t debt_q;    /* refill cycles to charge to the next instruction */
-	uint64_t insns, mispredicts;
-	int pending;        /* a PMI is pending (land says when) */
-	uint32_t nsampled;
-	uint32_t *cost;     /* cached full-run cost (quarter cycles + 1) by run id, 0 unknown */
-	uint32_t ncost;     /* entries of cost (and of run_cyc when attributing) */
-	uint64_t *run_cyc;  /* pmu_attribute_runs: program cycles by run id; NULL off */
-	uint64_t charged_q; /* refill quarter cycles charged to instructions so far */
-	int attr, attr_lost; /* attributing; an array could not grow (figures incomplete) */
-	uint64_t mis_q, taken_q, rep_q; /* extra quarter cycles: misprediction, taken branch, REP iteration */
-	uint64_t term[BK_COUNT][2]; /* retired terminators by kind and taken */
-	struct bpred bp;
-	struct lbr lbr;
-	uint32_t sampled[PMU_MAX_COUNTERS]; /* indices of the sampling counters */
-	struct counter ctr[PMU_MAX_COUNTERS];
-	uint32_t nctr;
-	struct pmu_config cfg;
-	const struct cpu_model *cpu;
-	struct pmu_sample_sink sink;
-	struct rng rng;
-	uint64_t samples, rep_iters;
-	uint8_t term_inc[EV_COUNT][BK_COUNT][2]; /* branch events a terminator counts */
-	/* the pending PMI */
-	uint64_t land;      /* instruction number (1-based) or quarter cycle it lands at */
-	uint64_t pend_period[PMU_MAX_COUNTERS]; /* 0: counter not in it */
-	struct pend_ovf *ovf[PMU_MAX_COUNTERS]; /* cycles counters: every overflow of the PMI */
-	uint32_t novf[PMU_MAX_COUNTERS], ovf_cap[PMU_MAX_COUNTERS];
-	struct lbr_entry snap[LBR_MAX_DEPTH];
-};
-
-static uint64_t term_events(enum pmu_event ev, int kind, int taken, int mis, uint64_t rep);
-
-static uint64_t next_period(struct pmu *p, uint64_t period)
-{
-	return period + (p->cfg.delta ? rng_uniform(&p->rng, p->cfg.delta) : 0);
-}
-
-/* Frequency mode: the kernel's estimate of the period that gives one sample
- * per target cycles (events of the interval that just ended scaled to the
- * target time), approached by an eighth of the difference per overflow as
- * kernel/events/core.c perf_adjust_period does. */
-static void adapt_period(struct counter *k, uint64_t now)
-{
-	uint64_t elapsed = now > k->last ? now - k->last : 1;
-	k->last = now;
-	unsigned __int128 want = (unsigned __int128)k->cur * k->target / elapsed;
-	if (want > (1ULL << 62))
-		want = 1ULL << 62;
-	int64_t d = (int64_t)want - (int64_t)k->period;
-	d = (d + 7) / 8;
-	k->period = (uint64_t)((int64_t)k->period + d);
-	if (k->period == 0)
-		k->period = 1;
-}
 
 static int check_config(const struct pmu_config *cfg, const struct cpu_model *cpu, char *msg,
 			size_t ml)
@@ -137,7 +59,7 @@ int pmu_new(const struct pmu_config *cfg, struct pmu_sample_sink sink, struct pm
 	for (int ev = 0; ev < EV_COUNT; ev++)
 		for (int k = 0; k < BK_COUNT; k++)
 			for (int t = 0; t < 2; t++)
-				p->term_inc[ev][k][t] = (uint8_t)term_events((enum pmu_event)ev, k, t, 0, 0);
+				p->term_inc[ev][k][t] = (uint8_t)pmu_term_events((enum pmu_event)ev, k, t, 0, 0);
 	rng_init(&p->rng, cfg->seed ^ 0x504d552d64656c74ULL); /* own stream: "PMU-delt" */
 	if ((err = lbr_init(&p->lbr, cfg->lbr_depth ? cfg->lbr_depth : 4,
 			    cfg->lbr_depth ? cfg->lbr_filter : 0)) < 0) {
@@ -157,7 +79,7 @@ int pmu_new(const struct pmu_config *cfg, struct pmu_sample_sink sink, struct pm
 			p->ctr[i].target = p->ctr[i].period = t ? t : 1;
 		}
 		if (p->ctr[i].period) {
-			p->ctr[i].left = p->ctr[i].cur = next_period(p, p->ctr[i].period);
+			p->ctr[i].left = p->ctr[i].cur = pmu_next_period(p, p->ctr[i].period);
 			p->sampled[p->nsampled++] = i;
 		} else {
 			p->ctr[i].left = UINT64_MAX;
@@ -228,145 +150,6 @@ static inline uint64_t block_cost(struct pmu *p, const struct block_info *bi, ui
 	return block_cost_miss(p, bi, n);
 }
 
-/* What one retired block (or, in the slow path, its terminator) adds to an
- * event other than instructions and cycles. */
-static uint64_t term_events(enum pmu_event ev, int kind, int taken, int mis, uint64_t rep)
-{
-	switch (ev) {
-	case EV_BRANCHES: return br_kind_is_branch(kind);
-	case EV_BRANCH_MISSES: return (uint64_t)mis;
-	case EV_NEAR_TAKEN: return br_kind_is_branch(kind) && taken;
-	case EV_COND: return kind == BK_COND;
-	case EV_COND_TAKEN: return kind == BK_COND && taken;
-	case EV_NEAR_CALL: return kind == BK_CALL || kind == BK_CALL_IND;
-	case EV_NEAR_RETURN: return kind == BK_RET;
-	case EV_INDIRECT: return kind == BK_JMP_IND || kind == BK_CALL_IND;
-	case EV_REP_ITERATIONS: return kind == BK_REP ? rep : 0;
-	default: return 0;
-	}
-}
-
-/* A retired block as the replay sees it. */
-struct blk {
-	const struct retired_block *rb;
-	const struct block_info *bi;
-	uint32_t n;
-	int kind, taken, mis;
-	uint64_t term_extra_q; /* REP iterations and misprediction, on the terminator */
-};
-
-static void deliver_pmi(struct pmu *p, uint64_t ip, uint64_t next, uint32_t tid, int ip_is_newest)
-{
-	uint32_t nbr = 0;
-	if (p->cfg.lbr_depth) {
-		lbr_freeze(&p->lbr);
-		nbr = lbr_read(&p->lbr, p->snap);
-	}
-	for (uint32_t c = 0; c < p->nctr; c++) {
-		if (!p->pend_period[c])
-			continue;
-		struct pmu_sample s = {
-			.counter = c, .tid = tid, .ip = ip, .next = next, .cycle = p->q >> 2,
-			.period = p->pend_period[c], .nbr = nbr, .br = p->snap,
-			.ip_after_newest = (uint8_t)(nbr && !ip_is_newest),
-		};
-		/* a cycles counter: one sample per overflow, each with its own cycle */
-		for (uint32_t k = 0; k < p->novf[c] || (k == 0 && !p->novf[c]); k++) {
-			if (p->novf[c]) {
-				s.period = p->ovf[c][k].period;
-				s.ovf_after_newest = nbr ? (int64_t)(p->ovf[c][k].cycle - p->lbr.last_cycle) : 0;
-			}
-			p->samples++;
-			if (p->sink.sample)
-				p->sink.sample(p->sink.ctx, &s);
-		}
-		p->pend_period[c] = 0;
-		p->novf[c] = 0;
-	}
-	if (p->cfg.lbr_depth)
-		lbr_unfreeze(&p->lbr);
-	p->pending = 0;
-	p->debt_q += (uint64_t)p->cfg.refill_cycles * 4;
-}
-
-/* Notes an overflow of cycles counter c at `cycle` for the pending PMI. Without
- * memory for it, it joins the one before (its period added, its cycle lost). */
-static void add_overflow(struct pmu *p, uint32_t c, uint64_t period, uint64_t cycle)
-{
-	if (p->novf[c] == p->ovf_cap[c]) {
-		uint32_t cap = p->ovf_cap[c] ? 2 * p->ovf_cap[c] : 4;
-		struct pend_ovf *o = realloc(p->ovf[c], cap * sizeof(*o));
-		if (!o && p->novf[c]) {
-			p->ovf[c][p->novf[c] - 1].period += period;
-			return;
-		}
-		if (!o)
-			return; /* the sample keeps the summed period, without a cycle */
-		p->ovf[c] = o;
-		p->ovf_cap[c] = cap;
-	}
-	p->ovf[c][p->novf[c]++] = (struct pend_ovf){period, cycle};
-}
-
-/* Counts `ev_n` events of counter c at the current instruction; overflows
- * schedule (or join) the PMI. cycle0: the cycle before this instruction (a
- * cycles counter's overflow happens at cycle0 + the events it still needed). */
-static void count_events(struct pmu *p, uint32_t c, uint64_t ev_n, uint64_t cycle0)
-{
-	struct counter *k = &p->ctr[c];
-	while (ev_n >= k->left) {
-		cycle0 += k->left;
-		if (k->ev == EV_CYCLES)
-			add_overflow(p, c, k->cur, cycle0);
-		ev_n -= k->left;
-		p->pend_period[c] += k->cur;
-		if (!p->pending) {
-			p->pending = 1;
-			p->land = p->cfg.skid_in_cycles ? p->q + p->cfg.skid * 4 : p->insns + p->cfg.skid;
-		}
-		if (k->target) /* a cycles counter's overflow cycle is exact; others: this instruction's */
-			adapt_period(k, k->ev == EV_CYCLES ? cycle0 : p->q >> 2);
-		k->left = k->cur = next_period(p, k->period);
-	}
-	k->left -= ev_n;
-}
-
-/* Replays one block instruction by instruction (a counter overflows in it or a
- * PMI lands in it). p->q and p->insns advance per instruction. */
-static void replay(struct pmu *p, const struct blk *b)
-{
-	for (uint32_t i = 0; i < b->n; i++) {
-		int term = i + 1 == b->n && b->kind != BK_NONE;
-		uint64_t q0 = p->q;
-		p->q += p->cpu->cost_q[b->bi->cls[i] < IC_COUNT ? b->bi->cls[i] : IC_OTHER] + p->debt_q;
-		p->charged_q += p->debt_q;
-		p->debt_q = 0;
-		if (term)
-			p->q += b->term_extra_q;
-		p->insns++;
-		if (term) {
-			p->term[b->kind][b->taken != 0]++;
-			p->mispredicts += (uint64_t)b->mis;
-			p->rep_iters += b->kind == BK_REP ? b->rb->rep_iters : 0;
-		}
-		for (uint32_t j = 0; j < p->nsampled; j++) {
-			uint32_t c = p->sampled[j];
-			enum pmu_event ev = p->ctr[c].ev;
-			uint64_t e = ev == EV_INSTRUCTIONS ? 1
-				   : ev == EV_CYCLES	   ? (p->q >> 2) - (q0 >> 2)
-				   : term ? term_events(ev, b->kind, b->taken, b->mis, b->rb->rep_iters) : 0;
-			if (e)
-				count_events(p, c, e, q0 >> 2);
-		}
-		uint32_t head = p->lbr.head, count = p->lbr.count;
-		if (term && b->taken && p->lbr.filter)
-			lbr_record(&p->lbr, b->bi->term, b->rb->next, b->kind, b->mis, p->q >> 2);
-		if (p->pending && (p->cfg.skid_in_cycles ? p->q >= p->land : p->insns >= p->land))
-			deliver_pmi(p, b->bi->start + b->bi->off[i], b->rb->next, b->rb->tid,
-				    p->lbr.head != head || p->lbr.count != count);
-	}
-}
-
 /* Events of one sampling counter in a block that retired n instructions up to
  * quarter cycle q_end and ended as kind/taken (enum pmu_event per counter). */
 static inline uint64_t block_events(const struct pmu *p, const struct counter *k, uint32_t n,
@@ -381,28 +164,6 @@ static inline uint64_t block_events(const struct pmu *p, const struct counter *k
 	}
 }
 
-/* The iterations of a REP left in the middle (a fault in one of them): they ran but
- * the REP did not retire, so REP iterations and their cycles count and instructions
- * do not; an overflow among them interrupts at the REP. */
-static void rep_left(struct pmu *p, const struct retired_block *rb)
-{
-	uint64_t it = rb->rep_iters, q0 = p->q;
-	if (!it)
-		return;
-	p->q += it * p->rep_q;
-	p->rep_iters += it;
-	for (uint32_t j = 0; j < p->nsampled; j++) {
-		uint32_t c = p->sampled[j];
-		enum pmu_event ev = p->ctr[c].ev;
-		uint64_t e = ev == EV_REP_ITERATIONS ? it : ev == EV_CYCLES ? (p->q >> 2) - (q0 >> 2) : 0;
-		if (e)
-			count_events(p, c, e, q0 >> 2);
-	}
-	/* the REP did not retire: the newest LBR entry is a branch before it */
-	if (p->pending && (p->cfg.skid_in_cycles ? p->q >= p->land : p->insns >= p->land))
-		deliver_pmi(p, rb->info->term, rb->next, rb->tid, 0);
-}
-
 static void retire_insns(struct pmu *p, const struct retired_block *rb);
 
 static void pmu_retire(void *ctx, const struct retired_block *rb)
@@ -413,7 +174,7 @@ static void pmu_retire(void *ctx, const struct retired_block *rb)
 	if (rb->ninsns)
 		retire_insns(p, rb);
 	if (rb->rep_part & RB_REP_LEFT)
-		rep_left(p, rb);
+		pmu_rep_left(p, rb);
 }
 
 /* The branch predictor's verdict on a block's terminator (*mis) and the extra
@@ -471,7 +232,7 @@ static void retire_insns(struct pmu *p, const struct retired_block *rb)
 		}
 		if (slow) {
 			struct blk b = {rb, bi, n, (int)kind, (int)taken, mis, extra};
-			replay(p, &b);
+			pmu_replay(p, &b);
 			return;
 		}
 		for (uint32_t j = 0; j < p->nsampled; j++)
@@ -487,7 +248,7 @@ __attribute__((noinline)) static void replay_whole(struct pmu *p, const struct b
 	struct retired_block rb;
 	retired_block_whole(&rb, bi, next, 0, tid, flags);
 	struct blk b = {&rb, bi, bi->ninsns, bi->kind, (int)(flags & RB_WHOLE_TAKEN), mis, extra};
-	replay(p, &b);
+	pmu_replay(p, &b);
 }
 
 /* pmu_whole's general case: a new context, a REP, several sampling counters, a
@@ -655,7 +416,7 @@ uint64_t pmu_count(const struct pmu *p, uint32_t i)
 		uint64_t n = 0;
 		for (int k = 0; k < BK_COUNT; k++)
 			for (int t = 0; t < 2; t++)
-				n += p->term[k][t] * term_events(p->ctr[i].ev, k, t, 0, 0);
+				n += p->term[k][t] * pmu_term_events(p->ctr[i].ev, k, t, 0, 0);
 		return n;
 	}
 	}

@@ -1,0 +1,86 @@
+/* The PMU's state, shared by its two halves (internal to pmu_model/): pmu.c
+ * (set-up, block costs, the whole-block fast path, counts) and pmu_overflow.c
+ * (periods, overflows, interrupts and the instruction-by-instruction replay
+ * of a block in which one happens). */
+#ifndef PMUSIM_PMU_MODEL_PMU_STATE_H
+#define PMUSIM_PMU_MODEL_PMU_STATE_H
+
+#include <stdint.h>
+
+#include "common/rng.h"
+#include "pmu_model/bpred.h"
+#include "pmu_model/pmu.h"
+
+/* Counts are derived from a few accumulators (instructions, quarter cycles,
+ * terminators by kind and outcome, mispredictions, REP iterations), so a
+ * counting-only counter costs nothing per block; only sampling counters are
+ * visited per block, to find their overflows. */
+/* One overflow of a cycles counter waiting for its PMI. */
+struct pend_ovf {
+	uint64_t period, cycle;
+};
+
+struct counter {
+	enum pmu_event ev;
+	uint64_t period;   /* 0: counting */
+	uint64_t left;     /* events until the next overflow (sampling) */
+	uint64_t cur;      /* period of the interval in progress */
+	uint64_t target;   /* frequency mode: cycles between samples; 0 off */
+	uint64_t last;     /* frequency mode: cycle of the last overflow */
+};
+
+struct pmu {
+	/* what a whole block's retirement touches first, together */
+	uint64_t q;         /* quarter cycles so far */
+	uint64_t debt_q;    /* refill cycles to charge to the next instruction */
+	uint64_t insns, mispredicts;
+	int pending;        /* a PMI is pending (land says when) */
+	uint32_t nsampled;
+	uint32_t *cost;     /* cached full-run cost (quarter cycles + 1) by run id, 0 unknown */
+	uint32_t ncost;     /* entries of cost (and of run_cyc when attributing) */
+	uint64_t *run_cyc;  /* pmu_attribute_runs: program cycles by run id; NULL off */
+	uint64_t charged_q; /* refill quarter cycles charged to instructions so far */
+	int attr, attr_lost; /* attributing; an array could not grow (figures incomplete) */
+	uint64_t mis_q, taken_q, rep_q; /* extra quarter cycles: misprediction, taken branch, REP iteration */
+	uint64_t term[BK_COUNT][2]; /* retired terminators by kind and taken */
+	struct bpred bp;
+	struct lbr lbr;
+	uint32_t sampled[PMU_MAX_COUNTERS]; /* indices of the sampling counters */
+	struct counter ctr[PMU_MAX_COUNTERS];
+	uint32_t nctr;
+	struct pmu_config cfg;
+	const struct cpu_model *cpu;
+	struct pmu_sample_sink sink;
+	struct rng rng;
+	uint64_t samples, rep_iters;
+	uint8_t term_inc[EV_COUNT][BK_COUNT][2]; /* branch events a terminator counts */
+	/* the pending PMI */
+	uint64_t land;      /* instruction number (1-based) or quarter cycle it lands at */
+	uint64_t pend_period[PMU_MAX_COUNTERS]; /* 0: counter not in it */
+	struct pend_ovf *ovf[PMU_MAX_COUNTERS]; /* cycles counters: every overflow of the PMI */
+	uint32_t novf[PMU_MAX_COUNTERS], ovf_cap[PMU_MAX_COUNTERS];
+	struct lbr_entry snap[LBR_MAX_DEPTH];
+};
+
+/* A retired block as the replay sees it. */
+struct blk {
+	const struct retired_block *rb;
+	const struct block_info *bi;
+	uint32_t n;
+	int kind, taken, mis;
+	uint64_t term_extra_q; /* REP iterations and misprediction, on the terminator */
+};
+
+/* The next interval of a sampling counter of the given period: period plus
+ * the random delta (pmu_config.delta), drawn afresh. */
+uint64_t pmu_next_period(struct pmu *p, uint64_t period);
+/* What one retired block (or, in the slow path, its terminator) adds to an
+ * event other than instructions and cycles. */
+uint64_t pmu_term_events(enum pmu_event ev, int kind, int taken, int mis, uint64_t rep);
+/* Replays block b instruction by instruction (a counter overflows in it or a
+ * PMI lands in it): p->q and p->insns advance per instruction. */
+void pmu_replay(struct pmu *p, const struct blk *b);
+/* The iterations of a REP left in the middle (see pmu_overflow.c). */
+void pmu_rep_left(struct pmu *p, const struct retired_block *rb);
+
+#endif
