@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/wordlist.h"
+
 struct refusal {
 	const char *cmd;      /* the subcommand, without "pmusim " */
 	const char *spellings; /* space-separated, each with its dashes */
@@ -53,25 +55,13 @@ static const char *option_name(const char *arg, char *buf, size_t n)
 	return buf;
 }
 
-static int spelled(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	for (const char *p = list; *p;) {
-		size_t w = strcspn(p, " ");
-		if (w == n && strncmp(p, name, n) == 0)
-			return 1;
-		p += w + (p[w] == ' ');
-	}
-	return 0;
-}
-
 const char *perf_refusal(const char *cmd, const char *arg)
 {
 	const char *sub = strncmp(cmd, "pmusim ", 7) == 0 ? cmd + 7 : cmd;
 	char name[64];
 	option_name(arg, name, sizeof(name));
 	for (size_t i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++)
-		if (strcmp(refusals[i].cmd, sub) == 0 && spelled(refusals[i].spellings, name))
+		if (strcmp(refusals[i].cmd, sub) == 0 && word_listed(refusals[i].spellings, ' ', name))
 			return refusals[i].why;
 	return NULL;
 }

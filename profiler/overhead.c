@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/wordlist.h"
 #include "profiler/perfdata.h"
 #include "profiler/plt_names.h"
 #include "profiler/symbolize.h"
@@ -77,18 +78,6 @@ int overhead_parse_sort(struct overhead_opts *o, const char *list, char *msg, si
 	}
 	if (o->nkeys == 0)
 		return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG, "empty sort key list");
-	return 0;
-}
-
-static int comm_listed(const char *list, const char *comm)
-{
-	size_t n = strlen(comm);
-	for (const char *p = list; *p;) {
-		size_t len = strcspn(p, ",");
-		if (len == n && strncmp(p, comm, n) == 0)
-			return 1;
-		p += len + (p[len] == ',');
-	}
 	return 0;
 }
 
@@ -168,7 +157,7 @@ static int add_sample(struct overhead *ov, struct symbolizer *z, const struct pe
 	char comm_buf[16], text[400];
 	snprintf(comm_buf, sizeof(comm_buf), ":%" PRIu32, s->tid);
 	const char *comm = t ? t->comm : comm_buf;
-	if (ov->o.comms && !comm_listed(ov->o.comms, comm))
+	if (ov->o.comms && !word_listed(ov->o.comms, ',', comm))
 		return 0;
 	struct sym_place p;
 	int placed = symbolizer_place(z, s->pid, s->ip, &p);

@@ -18,6 +18,7 @@
 #include "common/rng.h"
 #include "common/shebang.h"
 #include "common/symtab.h"
+#include "common/wordlist.h"
 #include "tests/unit/run_suite.h"
 #include "tests/unit/tmp_dir.h"
 
@@ -474,6 +475,22 @@ START_TEST(failure_messages)
 }
 END_TEST
 
+/* Separated word lists: whole items only, any separator, empty items. */
+START_TEST(word_lists)
+{
+	ck_assert_int_eq(word_listed("ls,sh", ',', "sh"), 1);
+	ck_assert_int_eq(word_listed("ls,sh", ',', "ls"), 1);
+	ck_assert_int_eq(word_listed("ls,sh", ',', "l"), 0);
+	ck_assert_int_eq(word_listed("ls,sh", ',', "ls,sh"), 0);
+	ck_assert_int_eq(word_listed("-a --all-cpus", ' ', "--all-cpus"), 1);
+	ck_assert_int_eq(word_listed("-a --all-cpus", ' ', "--all"), 0);
+	ck_assert_int_eq(word_listed("-a --all-cpus", ',', "-a"), 0);
+	ck_assert_int_eq(word_listed("a,,b", ',', ""), 1);
+	ck_assert_int_eq(word_listed("", ',', ""), 0);
+	ck_assert_int_eq(word_listed("a,", ',', "a"), 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("common");
@@ -495,6 +512,7 @@ int main(void)
 	tcase_add_test(tc, symbols_of_this_test);
 	tcase_add_test(tc, error_texts);
 	tcase_add_test(tc, failure_messages);
+	tcase_add_test(tc, word_lists);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
