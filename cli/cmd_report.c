@@ -3,7 +3,7 @@
  * methods, as a readable report, JSON, BOLT fdata (llvm-bolt -data) or
  * AutoFDO's text input (create_llvm_prof --profiler text); with --rep the REP
  * report, with --stacks the stack profile (profiler/stackprof.h) and its flame
- * graph (profiler/flame.h). */
+ * graph (profiler/flame.h); with --cpi the CPI report (profiler/cpi.h). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cpi_args.h"
 #include "cli/outputs.h"
 #include "cli/profile_args.h"
 #include "common/err.h"
@@ -32,6 +33,9 @@ static const char report_usage[] =
 	"       pmusim report --rep [-i FILE] [--format text|json] [-o OUT]\n"
 	"       pmusim report --stacks [-i FILE] [--format text|json|folded] [-o OUT]\n"
 	"                     [--svg SVG] [--comm-frame] [--event EV]\n"
+	"       pmusim report --cpi [-i FILE] [--by function|block|insn] [--format text|json|csv]\n"
+	"                     [--insns-from lbr|ip] [--cycles-from period|lbr]\n"
+	"                     [--cycles-input FILE2] [--refill A] [--skid-cycles S] [-o OUT]\n"
 	"\n"
 	"The method comes from the recording: without a branch stack, the overhead\n"
 	"table (as perf report --stdio: each symbol's share of the event's period);\n"
@@ -65,6 +69,14 @@ static const char report_usage[] =
 	"  --svg SVG            with --stacks: also write a flame graph to SVG\n"
 	"  --comm-frame         with --stacks: the thread's command name as the\n"
 	"                       outermost frame (as stackcollapse-perf.pl)\n"
+	"  --cpi                cycles per instruction by function, block or instruction:\n"
+	"                       instructions from LBR ranges (record -e\n"
+	"                       br_inst_retired.near_taken -b), cycles from a cycles event\n"
+	"                       with a random period (record -e cycles/period=P/ --delta\n"
+	"                       255), in one recording or two (--cycles-input); IPC beside\n"
+	"                       it and the relative error the sample counts allow;\n"
+	"                       --format text, json or csv\n"
+	CPI_OPTIONS_HELP
 	PROFILE_OPTIONS_HELP
 	"  -h, --help           this text\n"
 	"\n"
@@ -77,8 +89,8 @@ static const char report_usage[] =
 	"before standard output; a reader of standard output that goes away early\n"
 	"(| head) is not an error.\n";
 
-enum { O_FORMAT = PA_O_END, O_REP, O_STACKS, O_SVG, O_COMM_FRAME, O_COMM, O_SORT, O_STDIO };
-enum { F_TEXT, F_JSON, F_FDATA, F_AUTOFDO, F_FOLDED, F_COUNT };
+enum { O_FORMAT = PA_O_END, O_REP, O_STACKS, O_SVG, O_COMM_FRAME, O_COMM, O_SORT, O_STDIO, O_CPI };
+enum { F_TEXT, F_JSON, F_FDATA, F_AUTOFDO, F_FOLDED, F_CSV, F_COUNT };
 
 struct report_args {
 	struct profile_args pa;
@@ -91,13 +103,18 @@ struct report_args {
 	const char *comms; /* --comm list */
 	struct overhead_opts ov;
 	int sort_given;
+	struct cpi_args cpi;
 };
 
 static int report_option(void *ctx, int c, char *arg)
 {
-	static const char *const formats[F_COUNT] = {"text", "json", "fdata", "autofdo", "folded"};
+	static const char *const formats[F_COUNT] = {"text", "json", "fdata", "autofdo", "folded", "csv"};
 	struct report_args *a = ctx;
+	int r = cpi_args_option(&a->cpi, c, arg, "pmusim report");
+	if (r <= 0)
+		return r;
 	switch (c) {
+	case O_CPI: a->cpi.on = 1; return 0;
 	case 'o': a->out = arg; return 0;
 	case O_REP: a->rep = 1; return 0;
 	case O_STACKS: a->stacks = 1; return 0;
@@ -119,7 +136,7 @@ static int report_option(void *ctx, int c, char *arg)
 	for (a->format = 0; a->format < F_COUNT && strcmp(arg, formats[a->format]) != 0; a->format++)
 		;
 	if (a->format == F_COUNT)
-		return fprintf(stderr, "pmusim report: unknown format '%s' (text, json, fdata, autofdo, folded)\n",
+		return fprintf(stderr, "pmusim report: unknown format '%s' (text, json, fdata, autofdo, folded, csv)\n",
 			       arg), -1;
 	return 0;
 }
@@ -132,6 +149,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		{"stacks", no_argument, 0, O_STACKS}, {"svg", required_argument, 0, O_SVG},
 		{"comm-frame", no_argument, 0, O_COMM_FRAME}, {"comm", required_argument, 0, O_COMM},
 		{"sort", required_argument, 0, O_SORT}, {"stdio", no_argument, 0, O_STDIO},
+		{"cpi", no_argument, 0, O_CPI}, CPI_LONG_OPTIONS,
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	return profile_args_parse(&a->pa, argc, argv, opts, report_usage, "pmusim report", report_option, a);
 }
@@ -441,6 +459,37 @@ static int stacks_report(const struct report_args *a)
 	return err < 0 ? EXIT_PMUSIM_ERROR : 0;
 }
 
+struct cpi_out {
+	struct cpi *c;
+	struct binary *bin;
+	enum cpi_unit by;
+	enum cpi_format fmt;
+};
+
+static int write_cpi(FILE *f, void *ctx)
+{
+	const struct cpi_out *o = ctx;
+	return cpi_write(f, o->c, o->bin, o->by, o->fmt);
+}
+
+/* pmusim report --cpi */
+static int cpi_report(struct report_args *a)
+{
+	if (a->format != F_TEXT && a->format != F_JSON && a->format != F_CSV)
+		return fprintf(stderr, "pmusim report: --cpi writes text, json or csv\n"), EXIT_PMUSIM_ERROR;
+	struct cpi_out o = {.by = a->cpi.by,
+			    .fmt = a->format == F_JSON ? CPI_JSON : a->format == F_CSV ? CPI_CSV : CPI_TEXT};
+	struct binary *bin2;
+	int r = cpi_args_load(&a->cpi, &a->pa, &o.c, &o.bin, &bin2, "pmusim report");
+	int status = r < 0 ? EXIT_PMUSIM_ERROR : r > 0 ? 1 : 0;
+	if (r == 0 && write_output(out_file, write_cpi, &o) < 0)
+		status = EXIT_PMUSIM_ERROR;
+	cpi_free(o.c);
+	binary_free(o.bin);
+	binary_free(bin2);
+	return status;
+}
+
 /* What the recording's event holds, for choosing the method. */
 enum rec_kind { REC_TEXT, REC_NO_BRANCHES, REC_CALLS, REC_BRANCHES };
 
@@ -572,8 +621,16 @@ static int report_main(int argc, char **argv)
 	profile_args_init(&a.pa);
 	if (parse_args(argc, argv, &a) < 0)
 		return EXIT_PMUSIM_ERROR;
-	if (a.rep && a.stacks)
-		return fprintf(stderr, "pmusim report: --rep or --stacks, not both\n"), EXIT_PMUSIM_ERROR;
+	if (a.rep + a.stacks + a.cpi.on > 1)
+		return fprintf(stderr, "pmusim report: one of --rep, --stacks and --cpi\n"), EXIT_PMUSIM_ERROR;
+	if (a.cpi.given && !a.cpi.on)
+		return fprintf(stderr, "pmusim report: --by, --insns-from, --cycles-from, --cycles-input, --refill and "
+				       "--skid-cycles are for --cpi\n"), EXIT_PMUSIM_ERROR;
+	if (a.format == F_CSV && !a.cpi.on)
+		return fprintf(stderr, "pmusim report: --format csv is for --cpi\n"), EXIT_PMUSIM_ERROR;
+	if (a.cpi.on && (a.comms || a.sort_given || a.pa.method_given || a.svg || a.comm))
+		return fprintf(stderr, "pmusim report: --cpi takes none of --comm, --sort, --method, --svg, --comm-frame\n"),
+		       EXIT_PMUSIM_ERROR;
 	if (!a.stacks && (a.svg || a.comm || a.format == F_FOLDED))
 		return fprintf(stderr, "pmusim report: --svg, --comm-frame and --format folded need --stacks\n"),
 		       EXIT_PMUSIM_ERROR;
@@ -591,7 +648,9 @@ static int report_main(int argc, char **argv)
 		return profile_args_fini(&a.pa), EXIT_PMUSIM_ERROR;
 	int status;
 	char evname[256];
-	if (a.rep) {
+	if (a.cpi.on) {
+		status = cpi_report(&a);
+	} else if (a.rep) {
 		status = rep_report(&a);
 	} else if (a.stacks) {
 		status = stacks_report(&a);

@@ -248,6 +248,13 @@ const struct block_info *binary_run(struct binary *b, uint64_t addr)
 	return dcache_get(b->dc, addr, &is_new);
 }
 
+int binary_disasm(struct binary *b, uint64_t addr, char *out, size_t outlen)
+{
+	if (!binary_has_code(b, addr))
+		return PMUSIM_ERR_ARG;
+	return dcache_disasm(b->dc, addr, out, outlen);
+}
+
 int binary_has_code(const struct binary *b, uint64_t addr)
 {
 	return seg_of(b, addr) != NULL || (b->jit && code_pages_known(b->jit, addr));

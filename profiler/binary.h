@@ -46,6 +46,9 @@ const struct block_info *binary_run(struct binary *b, uint64_t addr);
 /* 1 when addr lies in an executable segment or in code bytes added. */
 int binary_has_code(const struct binary *b, uint64_t addr);
 
+/* The instruction at addr as text ("mov rax, rbx"); 0 or a negative pmusim_err. */
+int binary_disasm(struct binary *b, uint64_t addr, char *out, size_t outlen);
+
 const struct symtab *binary_symtab(const struct binary *b);
 uint64_t binary_bias(const struct binary *b);
 const char *binary_path(const struct binary *b);

@@ -118,6 +118,9 @@ struct feed {
 	size_t npids;
 	int pid_overflow;
 	int seen_mmap;          /* the file maps files at all (else every sample counts) */
+	input_sample_fn fn;     /* input_each_sample: every sample goes here, not to a profile */
+	void *fn_ctx;
+	int fn_called;
 };
 
 static int pid_index(const struct feed *f, uint32_t pid)
@@ -213,7 +216,7 @@ static int on_sample(struct feed *f, const struct perf_sample *s, char *msg, siz
 		int ev = perfdata_event_of_id(f->src.pd, s->id);
 		if (ev < 0)
 			ev = 0;
-		if (ev != (f->io->event < 0 ? 0 : f->io->event))
+		if (!f->fn && ev != (f->io->event < 0 ? 0 : f->io->event))
 			return 0;
 		const struct perfdata_event *e = perfdata_event(f->src.pd, (size_t)ev);
 		trigger = trigger_of_event(e->type, e->config);
@@ -221,6 +224,13 @@ static int on_sample(struct feed *f, const struct perf_sample *s, char *msg, siz
 			return 0; /* another process, or before the program is mapped */
 	}
 	int err;
+	if (f->fn) {
+		if (!f->bin && (err = open_program(f, msg, ml)) < 0)
+			return err;
+		f->fn_called = 1;
+		int ev = f->src.pd ? perfdata_event_of_id(f->src.pd, s->id) : 0;
+		return f->fn(f->fn_ctx, f->bin, s, f->src.pd ? perfdata_event(f->src.pd, (size_t)(ev < 0 ? 0 : ev)) : NULL);
+	}
 	if (!f->prof && (err = first_sample(f, msg, ml)) < 0)
 		return err;
 	return profile_add(f->prof, s, trigger);
@@ -335,11 +345,12 @@ static void source_close(struct source *src)
 		fclose(src->fp);
 }
 
-/* One pass over the recording into *prof and *bin. */
-static int read_all(const char *path, const struct input_opts *io, const struct profile_opts *po,
-                    struct profile **prof, struct binary **bin, char *msg, size_t ml)
+/* One pass over the recording into *prof and *bin (or, with fn, into fn). */
+static int read_pass(const char *path, const struct input_opts *io, const struct profile_opts *po,
+		     input_sample_fn fn, void *ctx, struct profile **prof, struct binary **bin,
+		     char *msg, size_t ml)
 {
-	struct feed f = {.io = io, .po = po};
+	struct feed f = {.io = io, .po = po, .fn = fn, .fn_ctx = ctx};
 	*prof = NULL;
 	*bin = NULL;
 	int err = source_open(&f.src, path, io, msg, ml);
@@ -357,7 +368,7 @@ static int read_all(const char *path, const struct input_opts *io, const struct 
 			err = on_sample(&f, &r.u.sample, msg, ml);
 	}
 	source_close(&f.src);
-	if (err >= 0 && !f.prof)
+	if (err >= 0 && !f.prof && !f.fn_called)
 		err = pmusim_fail(msg, ml, PMUSIM_ERR_ARG, "%s holds no samples of the program",
 		                  path);
 	if (err < 0) {
@@ -383,6 +394,20 @@ static int recording_trigger(const char *path, const struct input_opts *io)
 			      : TRIG_TAKEN;
 	perfdata_close(pd);
 	return trigger;
+}
+
+static int read_all(const char *path, const struct input_opts *io, const struct profile_opts *po,
+		    struct profile **prof, struct binary **bin, char *msg, size_t ml)
+{
+	return read_pass(path, io, po, NULL, NULL, prof, bin, msg, ml);
+}
+
+int input_each_sample(const char *path, const struct input_opts *io, input_sample_fn fn, void *ctx,
+		      struct binary **bin, char *msg, size_t ml)
+{
+	struct profile *prof = NULL;
+	struct profile_opts po = {0};
+	return read_pass(path, io, &po, fn, ctx, &prof, bin, msg, ml);
 }
 
 int input_profile(const char *path, const struct input_opts *io, const struct profile_opts *po,

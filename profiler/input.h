@@ -37,4 +37,14 @@ struct input_opts {
 int input_profile(const char *path, const struct input_opts *io, const struct profile_opts *po,
                   struct profile **prof, struct binary **bin, char *msg, size_t msglen);
 
+/* Calls fn for every sample of the program's processes, of every event (its
+ * attributes; NULL for text), in file order, with the binary opened
+ * at the first one (io->event is not used). *bin gets the binary, owned by
+ * the caller. 0, input_profile's errors, or fn's negative return (which stops
+ * the reading). */
+typedef int (*input_sample_fn)(void *ctx, struct binary *bin, const struct perf_sample *s,
+			       const struct perfdata_event *ev);
+int input_each_sample(const char *path, const struct input_opts *io, input_sample_fn fn, void *ctx,
+		      struct binary **bin, char *msg, size_t msglen);
+
 #endif
