@@ -8,12 +8,14 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cpi_args.h"
 #include "cli/outputs.h"
 #include "cli/profile_args.h"
 #include "common/buildid.h"
 #include "common/err.h"
 #include "common/json.h"
 #include "pmu_model/rep.h"
+#include "profiler/cpi_check.h"
 #include "profiler/perfdata.h"
 #include "profiler/rep_report.h"
 #include "profiler/stack_check.h"
@@ -23,6 +25,9 @@
 static const char validate_usage[] =
 	"usage: pmusim validate [-i FILE] --truth TRUTH.fdata [--min-overlap X]\n"
 	"                       [--format text|json] [--svg PLOT.svg] [profile options]\n"
+	"       pmusim validate --cpi [-i FILE] --truth TRUTH.json [--by function|block]\n"
+	"                       [--min-share X] [--max-rel-err E] [--format text|json]\n"
+	"                       [CPI options]\n"
 	"\n"
 	"Builds the edge profile of FILE with a method and compares it with the exact\n"
 	"edges in TRUTH.fdata: overlap = sum of min(p, q) over edges of the two\n"
@@ -49,19 +54,31 @@ static const char validate_usage[] =
 	"                       the true stack; exit 1 on any mismatch (with a line FAIL: N\n"
 	"                       of M snapshots differ on standard error); json keys snapshots,\n"
 	"                       truth_snapshots, mismatches, frames, max_depth, first_mismatch\n"
+	"  --cpi                check the CPI estimate of pmusim report --cpi (same options)\n"
+	"                       against the exact cycles and instructions of --truth\n"
+	"                       TRUTH.json (--truth-json) per function or block (--by):\n"
+	"                       per unit with at least --min-share of the program's cycles\n"
+	"                       the true and estimated CPI and their relative error, the\n"
+	"                       largest and the cycle-weighted mean; json keys unit, units,\n"
+	"                       checked, min_share, max_rel_err, mean_rel_err, worst, rows\n"
+	"  --min-share X        units with at least X of the cycles (0..1, default 0.01)\n"
+	"  --max-rel-err E      exit 1 when a checked unit's relative error exceeds E (with\n"
+	"                       a line FAIL: on standard error); default: no gate\n"
+	CPI_OPTIONS_HELP
 	"  --svg FILE           also write a log-log scatter plot (SVG) of every truth edge:\n"
 	"                       exact count against the profile's weight scaled to the same\n"
 	"                       total (call edges only for --method calls)\n"
 	PROFILE_OPTIONS_HELP
 	"  -h, --help           this text\n"
 	"\n"
-	"exit status: 0 when the overlap meets --min-overlap, 1 when not (with a line\n"
+	"exit status: 0 when the overlap meets --min-overlap (--cpi: every error is\n"
+	"within --max-rel-err), 1 when not (with a line\n"
 	"FAIL: overlap X % < min Y % on standard error), 2 on errors, among them a\n"
 	"truth that is empty, names no function of the program, or has edges that do\n"
 	"not leave a branch instruction of the program (another program's truth), and a\n"
 	"recording without a sample the method can use.\n";
 
-enum { O_TRUTH = PA_O_END, O_MIN, O_FORMAT, O_SVG, O_REP, O_STACKS };
+enum { O_TRUTH = PA_O_END, O_MIN, O_FORMAT, O_SVG, O_REP, O_STACKS, O_CPI, O_MIN_SHARE, O_MAX_REL_ERR };
 
 struct validate_args {
 	struct profile_args pa;
@@ -70,6 +87,8 @@ struct validate_args {
 	double min_overlap;
 	int json;
 	int rep, stacks;
+	struct cpi_args cpi;
+	double min_share, max_rel_err; /* --cpi; max_rel_err < 0: no gate */
 };
 
 static int validate_option(void *ctx, int c, char *arg)
@@ -77,7 +96,21 @@ static int validate_option(void *ctx, int c, char *arg)
 	struct validate_args *a = ctx;
 	const char *cmd = "pmusim validate";
 	char *end;
+	int r = cpi_args_option(&a->cpi, c, arg, cmd);
+	if (r <= 0)
+		return r;
 	switch (c) {
+	case O_CPI: a->cpi.on = 1; return 0;
+	case O_MIN_SHARE:
+	case O_MAX_REL_ERR: {
+		double v = strtod(arg, &end);
+		if (*end || end == arg || v < 0 || (c == O_MIN_SHARE && v > 1))
+			return fprintf(stderr, "%s: %s needs a number %s, not '%s'\n", cmd,
+				       c == O_MIN_SHARE ? "--min-share" : "--max-rel-err",
+				       c == O_MIN_SHARE ? "from 0 to 1" : "of 0 or more", arg), -1;
+		*(c == O_MIN_SHARE ? &a->min_share : &a->max_rel_err) = v;
+		return 0;
+	}
 	case O_TRUTH: a->truth = arg; return 0;
 	case O_SVG: a->svg = arg; return 0;
 	case O_REP: a->rep = 1; return 0;
@@ -102,11 +135,23 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 		PROFILE_LONG_OPTIONS, {"truth", required_argument, 0, O_TRUTH},
 		{"min-overlap", required_argument, 0, O_MIN}, {"format", required_argument, 0, O_FORMAT},
 		{"svg", required_argument, 0, O_SVG}, {"rep", no_argument, 0, O_REP},
-		{"stacks", no_argument, 0, O_STACKS}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		{"stacks", no_argument, 0, O_STACKS}, {"cpi", no_argument, 0, O_CPI},
+		{"min-share", required_argument, 0, O_MIN_SHARE}, {"max-rel-err", required_argument, 0, O_MAX_REL_ERR},
+		CPI_LONG_OPTIONS, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	a->min_share = 0.01;
+	a->max_rel_err = -1;
 	if (profile_args_parse(&a->pa, argc, argv, opts, validate_usage, "pmusim validate", validate_option, a) < 0)
 		return -1;
 	if (!a->truth)
 		return fprintf(stderr, "pmusim validate: --truth FILE is required\n"), -1;
+	if (a->rep + a->stacks + a->cpi.on > 1)
+		return fprintf(stderr, "pmusim validate: one of --rep, --stacks and --cpi\n"), -1;
+	if (!a->cpi.on && a->cpi.given)
+		return fprintf(stderr, "pmusim validate: --by, --insns-from, --cycles-from, --cycles-input, --refill and "
+				       "--skid-cycles are for --cpi\n"), -1;
+	if (a->cpi.on && a->cpi.by == CPI_BY_INSN)
+		return fprintf(stderr, "pmusim validate: --cpi checks functions or blocks (the truth has no "
+				       "instruction cycles)\n"), -1;
 	return 0;
 }
 
@@ -276,6 +321,85 @@ static int validate_stacks(const struct validate_args *a)
 	return c.mismatches ? 1 : 0;
 }
 
+static void print_cpi(const struct validate_args *a, const struct cpi_check *k)
+{
+	const char *unit = cpi_unit_name(a->cpi.by);
+	const struct cpi_check_row *w = k->checked ? &k->rows[k->worst] : NULL;
+	if (a->json) {
+		printf("{\"unit\": \"%s\", \"insns_from\": \"%s\", \"cycles_from\": \"%s\", \"units\": %zu, "
+		       "\"checked\": %zu, \"min_share\": %g, \"max_rel_err\": %.6f, \"mean_rel_err\": %.6f, \"worst\": ",
+		       unit, cpi_insns_src_name(a->cpi.o.insns_from), cpi_cycles_src_name(a->cpi.o.cycles_from), k->units,
+		       k->checked, a->min_share, k->max_rel_err, k->mean_rel_err);
+		json_put_str(stdout, w ? w->t->name : "");
+		printf(", \"rows\": [");
+		for (size_t i = 0; i < k->checked; i++) {
+			const struct cpi_check_row *r = &k->rows[i];
+			printf("%s\n  {\"addr\": \"0x%llx\", \"name\": ", i ? "," : "", (unsigned long long)r->t->addr);
+			json_put_str(stdout, r->t->name);
+			printf(", \"share\": %.6f, \"true_cpi\": %.6f, \"est_cpi\": %.6f, \"rel_err\": %.6f, "
+			       "\"est_rel_err\": %.6f}", r->share, r->true_cpi, r->est_cpi, r->rel_err, r->est_rel_err);
+		}
+		printf("\n]}\n");
+		return;
+	}
+	printf("CPI by %s (instructions from %s, cycles from %s): %zu of %zu units have >= %.2f %% of the cycles; "
+	       "largest relative error %.3f %%%s%s%s, cycle-weighted mean %.3f %%\n",
+	       unit, cpi_insns_src_name(a->cpi.o.insns_from), cpi_cycles_src_name(a->cpi.o.cycles_from), k->checked,
+	       k->units, 100 * a->min_share, 100 * k->max_rel_err, w ? " (" : "", w ? w->t->name : "", w ? ")" : "",
+	       100 * k->mean_rel_err);
+	printf("  %7s %10s %10s %9s %8s  %s\n", "cycles%", "true CPI", "est. CPI", "rel.err", "±est", unit);
+	for (size_t i = 0; i < k->checked; i++) {
+		const struct cpi_check_row *r = &k->rows[i];
+		printf("  %6.2f%% %10.4f %10.4f %8.3f%% %7.2f%%  %s\n", 100 * r->share, r->true_cpi, r->est_cpi,
+		       100 * r->rel_err, 100 * r->est_rel_err, r->t->name);
+	}
+}
+
+/* pmusim validate --cpi: the CPI estimate per unit against the truth's. */
+static int validate_cpi(struct validate_args *a)
+{
+	char msg[512] = "";
+	struct cpi_truth_unit *u = NULL;
+	size_t n = 0;
+	double total;
+	int err = cpi_truth_read(a->truth, a->cpi.by, &u, &n, &total, msg, sizeof(msg));
+	if (err < 0) {
+		fprintf(stderr, "pmusim validate: %s\n", msg[0] ? msg : pmusim_strerror(err));
+		return EXIT_PMUSIM_ERROR;
+	}
+	struct cpi *c = NULL;
+	struct binary *bin = NULL, *bin2 = NULL;
+	int status = EXIT_PMUSIM_ERROR;
+	int r = cpi_args_load(&a->cpi, &a->pa, &c, &bin, &bin2, "pmusim validate");
+	if (r != 0) {
+		status = EXIT_PMUSIM_ERROR; /* nothing to check is not a pass */
+		goto out;
+	}
+	struct cpi_check k;
+	if (cpi_check(c, bin, a->cpi.by, u, n, total, a->min_share, &k) < 0) {
+		fprintf(stderr, "pmusim validate: out of memory\n");
+		goto out;
+	}
+	print_cpi(a, &k);
+	status = 0;
+	if (!k.checked) {
+		fprintf(stderr, "pmusim validate: no %s of %s has %.2f %% of the cycles (--min-share)\n",
+			cpi_unit_name(a->cpi.by), a->truth, 100 * a->min_share);
+		status = EXIT_PMUSIM_ERROR;
+	} else if (a->max_rel_err >= 0 && k.max_rel_err > a->max_rel_err) {
+		fprintf(stderr, "FAIL: CPI relative error %.3f %% of %s > max %.3f %%\n", 100 * k.max_rel_err,
+			k.rows[k.worst].t->name, 100 * a->max_rel_err);
+		status = 1;
+	}
+	cpi_check_free(&k);
+out:
+	cpi_free(c);
+	binary_free(bin);
+	binary_free(bin2);
+	free(u);
+	return status;
+}
+
 /* 1 when addr is code of the program's own file (not of a shared library or
  * anonymous memory). */
 static int in_program(const struct binary *bin, uint64_t addr)
@@ -330,10 +454,11 @@ int cmd_validate(int argc, char **argv)
 		return EXIT_PMUSIM_ERROR;
 	if (profile_args_resolve(&a.pa, "pmusim validate") < 0)
 		return profile_args_fini(&a.pa), EXIT_PMUSIM_ERROR;
-	if (a.rep || a.stacks) {
+	if (a.rep || a.stacks || a.cpi.on) {
 		int st = json_truth_matches_recording(&a) < 0 ? EXIT_PMUSIM_ERROR
 			 : a.rep                              ? validate_rep(&a)
-							      : validate_stacks(&a);
+			 : a.stacks                           ? validate_stacks(&a)
+							      : validate_cpi(&a);
 		profile_args_fini(&a.pa);
 		return st;
 	}
