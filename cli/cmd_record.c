@@ -244,8 +244,6 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 	if (a->freq > (uint64_t)cpu_model_default()->mhz * 1000000)
 		return fprintf(stderr, "%s: -F %llu is above the clock (%u MHz): at most one sample per cycle\n", p->cmd,
 			       (unsigned long long)a->freq, cpu_model_default()->mhz), -1;
-	if (a->delta && a->delta >= a->period)
-		return fprintf(stderr, "%s: --delta must be smaller than the period\n", p->cmd), -1;
 	if (strcmp(a->out, "-") == 0)
 		return fprintf(stderr, "%s: -o -: perf's pipe mode (perf.data as a stream) is not written; give a "
 				       "file, then perf script -i FILE or pmusim report -i FILE\n", p->cmd), -1;

@@ -86,7 +86,7 @@ static int on_sample(void *ctx, struct binary *bin, const struct perf_sample *s,
 	if (!f->cycles_only && trig == TRIG_INSNS && o->insns_from == CPI_INSNS_IP)
 		return cpi_add_insn_ip(f->c, s);
 	if (f->cycles_here && trig == TRIG_CYCLES && o->cycles_from == CPI_CYCLES_PERIOD)
-		return cpi_add_cycles(f->c, s);
+		return cpi_add_cycles(f->c, bin, s);
 	return 0;
 }
 

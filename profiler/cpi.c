@@ -18,16 +18,22 @@ struct addr_stat {
 	double insns;      /* estimated executions from the LBR ranges (S1) */
 	double ip_insns;   /* from the instructions event's IPs */
 	double cycles;     /* cycles of the cycles event's samples at it */
+	double free_cycles; /* of those, the ones no branch stack placed in a run */
 	double lbr_cycles; /* cycles from the LBR entries' cycle fields */
 	double esum;       /* executions of the LBR runs that contain it */
-	uint64_t n_insn, n_ip, n_cyc, n_lbr_cyc;
+	uint64_t n_insn;   /* LBR samples whose ranges hold it (not ranges: the ranges
+	                    * of one sample are not independent) */
+	uint64_t last;     /* the last of them (cpi_stats.lbr_samples' count then) */
+	uint64_t n_ip, n_cyc, n_free, n_lbr_cyc;
 };
 
 /* What the LBR ranges say of one code run. */
 struct run_stat {
 	const struct block_info *run;
 	double execs, lbr_cycles;
-	uint64_t visits, n_lbr_cyc;
+	double cycles;     /* cycles samples placed in it by their branch stacks */
+	uint64_t visits, n_lbr_cyc, n_cyc;
+	uint64_t samples, last; /* LBR samples that walked it, the last of them */
 };
 
 struct cpi {
@@ -143,6 +149,10 @@ static int add_range(struct cpi *c, uint64_t ninsns, double w, double cyc)
 			return PMUSIM_ERR_NOMEM;
 		rs->execs += w;
 		rs->visits++;
+		if (rs->last != c->st.lbr_samples) {
+			rs->last = c->st.lbr_samples;
+			rs->samples++;
+		}
 		double per_insn = cyc >= 0 ? w * cyc / (double)ninsns : 0;
 		if (cyc >= 0) {
 			rs->lbr_cycles += per_insn * run->ninsns;
@@ -153,7 +163,10 @@ static int add_range(struct cpi *c, uint64_t ninsns, double w, double cyc)
 			if (!a)
 				return PMUSIM_ERR_NOMEM;
 			a->insns += w;
-			a->n_insn++;
+			if (a->last != c->st.lbr_samples) {
+				a->last = c->st.lbr_samples;
+				a->n_insn++;
+			}
 			if (cyc >= 0) {
 				a->lbr_cycles += per_insn;
 				a->n_lbr_cyc++;
@@ -204,7 +217,46 @@ int cpi_add_insn_ip(struct cpi *c, const struct perf_sample *s)
 	return 0;
 }
 
-int cpi_add_cycles(struct cpi *c, const struct perf_sample *s)
+/* 1 when pmusim says the instruction at the sample IP retired after the newest
+ * entry's branch (perfdata.h PERFDATA_RAW_IP_AFTER). */
+static int ip_after_newest(const struct perf_sample *s)
+{
+	uint32_t tag, flags;
+	if (s->raw_size < PERFDATA_RAW_LBR_SIZE)
+		return 0;
+	memcpy(&tag, s->raw, 4);
+	memcpy(&flags, s->raw + 4, 4);
+	return tag == PERFDATA_RAW_LBR_TAG && (flags & PERFDATA_RAW_IP_AFTER);
+}
+
+/* The code run a sample's IP retired in, from its branch stack: the walk from
+ * the target of the newest taken branch before it (the newest entry, or the
+ * one before when the IP is the newest entry's own branch) through
+ * not-taken branches to the IP. NULL when the walk does not reach it. */
+static const struct block_info *run_of_sample(struct binary *bin, const struct perf_sample *s)
+{
+	uint64_t from = s->br[0].to;
+	if (s->ip == s->br[0].from && !ip_after_newest(s)) {
+		if (s->nbr < 2)
+			return NULL;
+		from = s->br[1].to;
+	}
+	uint64_t a = from;
+	for (uint32_t steps = 0; steps < LBR_RANGE_MAX && a <= s->ip;) {
+		const struct block_info *r = binary_run(bin, a);
+		if (!r || r->kind == BK_TRAP)
+			return NULL;
+		if (s->ip >= r->start && s->ip < r->end)
+			return block_insn_index(r, s->ip) >= 0 ? r : NULL;
+		if (r->kind != BK_COND && r->kind != BK_SYSCALL && r->kind != BK_REP && r->kind != BK_NONE)
+			return NULL;
+		steps += r->ninsns;
+		a = r->end;
+	}
+	return NULL;
+}
+
+int cpi_add_cycles(struct cpi *c, struct binary *bin, const struct perf_sample *s)
 {
 	struct addr_stat *a = addr_at(c, s->ip);
 	if (!a)
@@ -214,6 +266,19 @@ int cpi_add_cycles(struct cpi *c, const struct perf_sample *s)
 	a->n_cyc++;
 	c->st.cycle_samples++;
 	c->st.cycles += w;
+	const struct block_info *run = bin && s->nbr ? run_of_sample(bin, s) : NULL;
+	struct run_stat *rs = run ? run_at(c, run) : NULL;
+	if (run && !rs)
+		return PMUSIM_ERR_NOMEM;
+	if (rs) {
+		rs->cycles += w;
+		rs->n_cyc++;
+		c->st.cycles_placed++;
+	} else {
+		a = &c->a[keytab_find(c->addr_ix, &s->ip, sizeof(s->ip))];
+		a->free_cycles += w;
+		a->n_free++;
+	}
 	return 0;
 }
 
@@ -273,7 +338,12 @@ static int finish(struct cpi *c)
 static void add_addr(const struct cpi *c, const struct addr_stat *a, double share, struct cpi_row *out)
 {
 	out->insns += (lbr_insns(c) ? a->insns : a->ip_insns) * share;
-	out->n_insn += lbr_insns(c) ? a->n_insn : a->n_ip;
+	/* LBR: the samples of its most sampled address (those of different
+	 * addresses overlap); the IPs: every sample */
+	if (lbr_insns(c))
+		out->n_insn = a->n_insn > out->n_insn ? a->n_insn : out->n_insn;
+	else
+		out->n_insn += a->n_ip;
 	out->cycles += (lbr_cycles(c) ? a->lbr_cycles : a->cycles) * share;
 	out->n_cyc += lbr_cycles(c) ? a->n_lbr_cyc : a->n_cyc;
 }
@@ -352,21 +422,24 @@ void cpi_block(struct cpi *c, struct binary *bin, uint64_t start, struct cpi_row
 	}
 	double e = rs ? rs->execs : 0;
 	out->insns = e * run->ninsns;
-	out->n_insn = rs ? rs->visits : 0;
+	out->n_insn = rs ? rs->samples : 0;
 	if (lbr_cycles(c)) {
 		out->cycles = rs ? rs->lbr_cycles : 0;
 		out->n_cyc = rs ? rs->n_lbr_cyc : 0;
 		return;
 	}
+	/* the cycles samples placed in this run by their branch stacks, and a share
+	 * of the others at its addresses: shared among the runs over each address
+	 * by their executions (with no run seen over it, all of them) */
+	out->cycles = rs ? rs->cycles : 0;
+	out->n_cyc = rs ? rs->n_cyc : 0;
 	for (uint32_t i = 0; i < run->ninsns; i++) {
 		const struct addr_stat *a = addr_find(c, run->start + run->off[i]);
-		if (!a || !a->cycles)
+		if (!a || !a->free_cycles)
 			continue;
-		/* the address's cycles, shared among the runs over it by their
-		 * executions; with no run seen over it, all of them (unplaced) */
 		double share = a->esum > 0 ? e / a->esum : 1.0;
-		out->cycles += a->cycles * share;
-		out->n_cyc += a->n_cyc;
+		out->cycles += a->free_cycles * share;
+		out->n_cyc += a->n_free;
 	}
 }
 

@@ -25,9 +25,13 @@
  * Units. A function: the sums over its addresses. An instruction: its
  * address. A block: a code run, keyed by its start address as pmusim's truth
  * keys them; with LBR instruction frequencies a run's instructions are its
- * executions times its length and its cycles are the cycles of its addresses
- * shared among the runs that contain them in proportion to their executions
- * (runs overlap where code falls through into a branch target); otherwise the
+ * executions times its length, and its cycles those of the cycles samples
+ * whose branch stacks place their IP in it (the walk from the newest taken
+ * branch's target to the IP) plus, for samples without a branch stack, the
+ * cycles of its addresses shared among the runs that contain them in
+ * proportion to their executions (runs overlap where code falls through into
+ * a branch target; an overlap's last instruction, a branch, can cost more on
+ * one path than on the other, which only the placement sees); otherwise the
  * sums over the run's addresses. */
 #ifndef PMUSIM_PROFILER_CPI_H
 #define PMUSIM_PROFILER_CPI_H
@@ -55,6 +59,7 @@ struct cpi_stats {
 	uint64_t ranges, ranges_dropped; /* LBR ranges walked; not walkable (other code) */
 	uint64_t lbr_no_cycles;   /* ranges whose entry has no cycle count (LBR cycles) */
 	uint64_t insn_samples, cycle_samples;
+	uint64_t cycles_placed;   /* cycle samples placed in a run by their branch stack */
 	double insns, ip_insns, cycles; /* estimated totals (LBR, instruction IPs, cycles event) */
 };
 
@@ -69,8 +74,10 @@ void cpi_free(struct cpi *c);
 int cpi_add_lbr(struct cpi *c, struct binary *bin, const struct perf_sample *s);
 /* A sample of the instructions event (the IP baseline). 0 or PMUSIM_ERR_NOMEM. */
 int cpi_add_insn_ip(struct cpi *c, const struct perf_sample *s);
-/* A sample of the cycles event. 0 or PMUSIM_ERR_NOMEM. */
-int cpi_add_cycles(struct cpi *c, const struct perf_sample *s);
+/* A sample of the cycles event; with a branch stack (and bin) it is also
+ * placed in the code run its IP retired in (see the blocks above). 0 or
+ * PMUSIM_ERR_NOMEM. */
+int cpi_add_cycles(struct cpi *c, struct binary *bin, const struct perf_sample *s);
 
 const struct cpi_stats *cpi_stats(const struct cpi *c);
 const struct cpi_opts *cpi_opts(const struct cpi *c);
@@ -80,7 +87,8 @@ struct cpi_row {
 	uint64_t start, end;  /* the unit's addresses [start, end) */
 	const char *name;     /* function: its name; otherwise NULL */
 	double insns, cycles; /* estimated instructions and program cycles */
-	uint64_t n_insn;      /* LBR ranges or instruction samples behind insns */
+	uint64_t n_insn;      /* LBR samples (of its most sampled address or run) or
+	                       * instruction samples behind insns */
 	uint64_t n_cyc;       /* cycle samples (or LBR ranges) behind cycles */
 };
 

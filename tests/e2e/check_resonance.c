@@ -93,6 +93,65 @@ START_TEST(fixed_period_resonates_random_period_does_not)
 }
 END_TEST
 
+/* part_a's share of the loop's instructions by the CPI method's instruction
+ * frequency (pmusim report --cpi: every instruction of the LBR ranges of the
+ * taken-branch samples, weighted period/(entries-1)). */
+static double lbr_insn_share(const char *period, const char *delta, const char *seed, long *samples)
+{
+	const char *data = tmp_path("lbr.data");
+	char ev[64];
+	snprintf(ev, sizeof(ev), "br_inst_retired.near_taken/period=%s/", period);
+	char *rec[] = {(char *)pmusim(), "record", "-q", "-e", ev, "-b", "--lbr-depth", "4", "--delta", (char *)delta,
+	               "--seed", (char *)seed, "-o", (char *)data, "--", (char *)wl("asm_resonance"), NULL};
+	ck_assert_int_eq(run_cmd(rec, NULL, NULL, tmp_path("lbr.err")), 0);
+	char *rep[] = {(char *)pmusim(), "report", "--cpi", "--cycles-from", "lbr", "--format", "json", "-i",
+		       (char *)data, NULL};
+	int st;
+	char *text = run_capture(rep, &st);
+	ck_assert(st == 0 && text);
+	double a = 0, b = 0;
+	const char *p = strstr(text, "\"lbr_samples\": ");
+	ck_assert_ptr_nonnull(p);
+	*samples = strtol(p + 15, NULL, 10);
+	for (p = strstr(text, "{\"start\""); p; p = strstr(p + 1, "{\"start\"")) {
+		const char *in = strstr(p, "\"instructions\": ");
+		double v = strtod(in + 16, NULL);
+		if (strncmp(strstr(p, "\"name\": ") + 8, "\"part_a\"", 8) == 0)
+			a = v;
+		else if (strncmp(strstr(p, "\"name\": ") + 8, "\"part_b\"", 8) == 0)
+			b = v;
+	}
+	free(text);
+	ck_assert(a > 0 && b > 0);
+	return a / (a + b);
+}
+
+/* The same resonance in the instruction frequencies: the loop retires two
+ * taken branches per iteration (jmp part_b, jnz part_a), so with an even
+ * period every sample is taken at the same one of them and, with an LBR of 4
+ * entries, holds the same three ranges: two of one part, one of the other,
+ * where the truth is one each per iteration (part_a 2 of the loop's 11
+ * instructions). With the period drawn afresh the phase is random. */
+START_TEST(lbr_trigger_resonates_random_period_does_not)
+{
+	double truth = 2.0 / 11.0;
+	long n;
+	double s = lbr_insn_share("128", "0", "1", &n);
+	printf("check_resonance: LBR, period 128: part_a %.2f %% of the instructions in %ld samples (truth %.4f %%)\n",
+	       100 * s, n, 100 * truth);
+	ck_assert_msg(fabs(s - truth) > 0.05, "period 128: part_a's share %.4f is near the truth %.4f", s, truth);
+	static const char *const seeds[] = {"1", "2", "3"};
+	for (int i = 0; i < 3; i++) {
+		s = lbr_insn_share("128", "255", seeds[i], &n);
+		printf("check_resonance: LBR, period 128 --delta 255 --seed %s: part_a %.2f %% of the instructions in %ld "
+		       "samples (truth %.4f %%)\n",
+		       seeds[i], 100 * s, n, 100 * truth);
+		ck_assert_int_ge(n, 20000);
+		ck_assert_msg(fabs(s - truth) <= 0.005, "seed %s: %.4f against %.4f", seeds[i], s, truth);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	e2e_init();
@@ -100,6 +159,7 @@ int main(void)
 	TCase *tc = tcase_create("resonance");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, fixed_period_resonates_random_period_does_not);
+	tcase_add_test(tc, lbr_trigger_resonates_random_period_does_not);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -331,7 +331,6 @@ static const struct {
     {__LINE__,
      {"-c", "97", "--delta", "50", "-b", "--seeds", "4", "--truth", "t.fdata"},
      "unknown"},
-    {__LINE__, {"-c", "97", "--delta", "500", "-b", "--seeds", "4"}, "smaller than the period"},
     {__LINE__,
      {"-e", "no_such_event", "-c", "97", "--delta", "50", "-b", "--seeds", "4"},
      "no_such_event"},
