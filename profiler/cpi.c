@@ -36,10 +36,18 @@ struct run_stat {
 	uint64_t samples, last; /* LBR samples that walked it, the last of them */
 };
 
+/* The LBR samples whose ranges passed through a function. */
+struct fn_stat {
+	uint64_t samples, last;
+};
+
 struct cpi {
 	struct cpi_opts o;
 	struct cpi_stats st;
-	struct keytab *addr_ix, *run_ix;
+	struct keytab *addr_ix, *run_ix, *fn_ix;
+	struct fn_stat *f;
+	size_t nf, fcap;
+	const struct symtab *syms; /* of the LBR samples' binary */
 	struct addr_stat *a;
 	size_t na, acap;
 	struct run_stat *r;
@@ -59,7 +67,8 @@ struct cpi *cpi_new(const struct cpi_opts *o)
 	c->o = *o;
 	c->addr_ix = keytab_new();
 	c->run_ix = keytab_new();
-	if (!c->addr_ix || !c->run_ix) {
+	c->fn_ix = keytab_new();
+	if (!c->addr_ix || !c->run_ix || !c->fn_ix) {
 		cpi_free(c);
 		return NULL;
 	}
@@ -72,6 +81,8 @@ void cpi_free(struct cpi *c)
 		return;
 	keytab_free(c->addr_ix);
 	keytab_free(c->run_ix);
+	keytab_free(c->fn_ix);
+	free(c->f);
 	free(c->a);
 	free(c->r);
 	free(c->sorted);
@@ -139,6 +150,31 @@ static int collect_run(void *ctx, const struct block_info *run, uint32_t n)
 	return 0;
 }
 
+/* Counts the current LBR sample once for the function holding addr. */
+static int fn_sampled(struct cpi *c, uint64_t addr)
+{
+	const struct sym *f = c->syms ? symtab_lookup(c->syms, addr) : NULL;
+	if (!f)
+		return 0;
+	int added;
+	long i = keytab_put(c->fn_ix, &f->addr, sizeof(f->addr), &added);
+	if (i < 0)
+		return PMUSIM_ERR_NOMEM;
+	if (added) {
+		struct fn_stat *g = grow_array(c->f, &c->fcap, c->nf + 1, sizeof(*g));
+		if (!g)
+			return PMUSIM_ERR_NOMEM;
+		c->f = g;
+		while (c->nf <= (size_t)i)
+			c->f[c->nf++] = (struct fn_stat){0, 0};
+	}
+	if (c->f[i].last != c->st.lbr_samples) {
+		c->f[i].last = c->st.lbr_samples;
+		c->f[i].samples++;
+	}
+	return 0;
+}
+
 /* Adds one range's runs with weight w; cyc: the range's LBR cycles (< 0: none). */
 static int add_range(struct cpi *c, uint64_t ninsns, double w, double cyc)
 {
@@ -147,6 +183,12 @@ static int add_range(struct cpi *c, uint64_t ninsns, double w, double cyc)
 		struct run_stat *rs = run_at(c, run);
 		if (!rs)
 			return PMUSIM_ERR_NOMEM;
+		if (rs->last != c->st.lbr_samples) {
+			/* a run lies in one function: the first visit per sample counts it */
+			int err = fn_sampled(c, run->start);
+			if (err)
+				return err;
+		}
 		rs->execs += w;
 		rs->visits++;
 		if (rs->last != c->st.lbr_samples) {
@@ -182,6 +224,7 @@ int cpi_add_lbr(struct cpi *c, struct binary *bin, const struct perf_sample *s)
 	if (s->nbr < 2)
 		return 0;
 	c->st.lbr_samples++;
+	c->syms = binary_symtab(bin);
 	double w = (double)s->period / (double)(s->nbr - 1);
 	for (uint64_t k = 0; k + 1 < s->nbr; k++) {
 		c->nwalk = 0;
@@ -376,6 +419,10 @@ static size_t function_from(const struct cpi *c, const struct symtab *st, size_t
 	} while (f && i < c->na && symtab_lookup(st, c->a[c->sorted[i]].addr) == f);
 	if (f && f->size)
 		out->end = f->addr + f->size;
+	if (f && lbr_insns(c)) { /* the LBR samples through it (those of its addresses overlap) */
+		long k = keytab_find(c->fn_ix, &f->addr, sizeof(f->addr));
+		out->n_insn = k >= 0 && (size_t)k < c->nf ? c->f[k].samples : out->n_insn;
+	}
 	return i;
 }
 

@@ -59,13 +59,15 @@ static double json_num(const char *text, const char *key)
 struct verdict {
 	double max, mean;
 	long checked;
-	long tested, noisy; /* units held to the bound; units whose noise is too large for it */
-	double worst_sigma; /* the noisy units' largest error in units of their noise */
+	long tested, noisy; /* units held to the bound; of them, those whose noise is over half of it */
+	double worst_sigma; /* the largest error in units of the unit's noise */
 };
 
-/* Holds every unit of a validate --format json text to the bound where its
- * sampling noise allows (est_rel_err, one standard deviation from its sample
- * counts, at most half the bound) and the rest to three times their noise. */
+/* Holds every unit of a validate --format json text to the bound, and counts
+ * the units whose sampling noise (est_rel_err: one standard deviation from
+ * their sample counts, taken as Poisson, which overstates the noise of units
+ * in long loops) is more than half of it: for those the bound is met with
+ * less than two standard deviations to spare. */
 static void hold_to(struct verdict *v, const char *text, double bound, const char *what)
 {
 	v->tested = v->noisy = 0;
@@ -76,17 +78,13 @@ static void hold_to(struct verdict *v, const char *text, double bound, const cha
 		const char *q = strstr(p, "\"name\": \"");
 		if (q)
 			sscanf(q + 9, "%127[^\"]", name);
-		if (noise <= bound / 2) {
-			v->tested++;
-			ck_assert_msg(err <= bound, "%s: %s is off by %.3f %% (bound %.1f %%, noise %.3f %%)", what, name,
-				      100 * err, 100 * bound, 100 * noise);
-		} else {
+		ck_assert_msg(err <= bound, "%s: %s is off by %.3f %% (bound %.1f %%, noise %.3f %%)", what, name,
+			      100 * err, 100 * bound, 100 * noise);
+		v->tested++;
+		if (noise > bound / 2)
 			v->noisy++;
-			if (err / noise > v->worst_sigma)
-				v->worst_sigma = err / noise;
-			ck_assert_msg(err <= 3 * noise, "%s: %s is off by %.3f %%, more than 3x its noise %.3f %%", what,
-				      name, 100 * err, 100 * noise);
-		}
+		if (noise > 0 && err / noise > v->worst_sigma)
+			v->worst_sigma = err / noise;
 	}
 }
 
@@ -186,9 +184,9 @@ START_TEST(lbr_method_is_accurate_and_beats_the_baseline)
 	       "baseline: function max %.3f %%, block mean %.3f %% (%.1fx)\n",
 	       w->name, n, 100 * b1.max, 100 * b1.mean, b1.checked, 100 * f1s.max, nd, 100 * f1.max, 100 * f5.max,
 	       100 * lc.mean, 100 * bf.max, 100 * bb.mean, bb.mean / b1.mean);
-	printf("check_cpi: %-10s | held to the bound: functions >= 5 %% %ld of %ld, >= 1 %% %ld of %ld, blocks %ld "
-	       "of %ld; the others within %.2f of their noise\n",
-	       w->name, f5.tested, f5.checked, f1.tested, f1.checked, b1.tested, b1.checked,
+	printf("check_cpi: %-10s | units within the bound: functions >= 5 %% %ld (%ld noise-limited), >= 1 %% %ld "
+	       "(%ld), blocks %ld (%ld); largest error %.2f times its noise\n",
+	       w->name, f5.tested, f5.noisy, f1.tested, f1.noisy, b1.tested, b1.noisy,
 	       fmax(fmax(f5.worst_sigma, f1.worst_sigma), b1.worst_sigma));
 	fflush(stdout);
 	ck_assert_int_ge(nd, 500000);
