@@ -96,7 +96,7 @@ REAL_DEPS := python3 perl gawk bc dc xxd sqlite3 xz-utils bzip2 zstd brotli lz4 
 # missing peer's rows show "-", with a hint); make deps-bench installs them.
 BENCH_DEPS := qemu-user valgrind time libjemalloc2
 
-.PHONY: install uninstall all test fresh-test unit e2e readme-examples e2e-real deps-real deps-bench e2e-asan asan-unit bench mca experiments real-vs-sim demo deps workloads clean format syscall-names
+.PHONY: install uninstall all test fresh-test unit e2e readme-examples e2e-real deps-real deps-bench e2e-asan asan-unit bench mca experiments cpi-results real-vs-sim demo deps workloads clean format syscall-names
 
 all: $(PMUSIM) $(MAN_STAMP) $(COMPLETION) workloads
 
@@ -303,6 +303,13 @@ experiments: $(PMUSIM) workloads
 	bench/experiments.sh $(PMUSIM) $(WL_DIR) docs/results
 
 # Real Skylake recording vs pmusim on the same binary (about 2 minutes).
+# The CPI method against exact cycles on six workloads, with the traditional
+# baseline and perf's LBR-cycles method beside it, and the error against the
+# sample count: docs/results/cpi.md and docs/results/svg/cpi-*.svg (minutes;
+# tests/e2e/check_cpi.c holds the bounds in make test).
+cpi-results: $(PMUSIM) workloads
+	bench/cpi_results.sh $(PMUSIM) $(WL_DIR) docs/results
+
 real-vs-sim: $(PMUSIM)
 	bench/real_vs_sim.sh $(PMUSIM) ../shared/fixtures/real-lbr > build/real-vs-sim.md
 	mv build/real-vs-sim.md docs/results/real-vs-sim.md
