@@ -22,6 +22,7 @@ struct printer {
 	const struct sym *lastsym; /* the function of the last name line */
 	int total_cycles;          /* perf's "[T]": an int there too */
 	uint64_t end;              /* the range being printed ends here */
+	unsigned end_len;          /* with an instruction this long */
 };
 
 float brstackinsn_ipc(int64_t insns, unsigned cycles)
@@ -57,49 +58,59 @@ static void print_sym(struct printer *p, uint64_t addr)
 	p->lastsym = s;
 }
 
-/* The instruction at addr as perf's dump_insn writes it ("insn: 48 89 e5 "),
- * or Capstone's text; *len its length, 0 when it does not decode ("<bad>"). */
-static void insn_text(struct printer *p, uint64_t addr, char *out, size_t outlen, unsigned *len)
+/* Length of instruction i of run r; 0 when it does not decode (perf's
+ * dump_insn then prints "<bad>"). */
+static unsigned insn_len(const struct printer *p, const struct block_info *r, uint32_t i)
 {
-	struct binary *b = p->src->bin;
-	const struct block_info *r = binary_run(b, addr);
 	char dis[160];
-	int bad = !r || r->ninsns == 0 ||
-		  (r->kind == BK_TRAP && r->ninsns == 1 && binary_disasm(b, addr, dis, sizeof(dis)) < 0);
-	*len = 0;
+	if (r->kind == BK_TRAP && i + 1 == r->ninsns &&
+	    binary_disasm(p->src->bin, r->start + r->off[i], dis, sizeof(dis)) < 0)
+		return 0;
+	return (unsigned)(r->off[i + 1] - r->off[i]);
+}
+
+/* Length of the instruction at addr, decoded there. */
+static unsigned len_at(const struct printer *p, uint64_t addr)
+{
+	const struct block_info *r = binary_run(p->src->bin, addr);
+	return r && r->ninsns ? insn_len(p, r, 0) : 0;
+}
+
+/* The instruction of len bytes at addr as perf's dump_insn writes it
+ * ("insn: 48 89 e5 "), or Capstone's text. */
+static void insn_text(const struct printer *p, uint64_t addr, unsigned len, char *out, size_t outlen)
+{
 	snprintf(out, outlen, "<bad>");
-	if (bad)
+	if (len == 0)
 		return;
-	*len = r->off[1];
 	if (p->src->disasm) {
-		if (binary_disasm(b, addr, dis, sizeof(dis)) == 0)
+		char dis[160];
+		if (binary_disasm(p->src->bin, addr, dis, sizeof(dis)) == 0)
 			snprintf(out, outlen, "%s", dis);
 		return;
 	}
 	uint8_t bytes[16];
-	size_t n = binary_read(b, addr, bytes, *len < sizeof(bytes) ? *len : sizeof(bytes)), k = 0;
-	k += (size_t)snprintf(out, outlen, "insn: ");
+	size_t n = binary_read(p->src->bin, addr, bytes, len < sizeof(bytes) ? len : sizeof(bytes));
+	size_t k = (size_t)snprintf(out, outlen, "insn: ");
 	for (size_t i = 0; i < n && k < outlen; i++)
 		k += (size_t)snprintf(out + k, outlen - k, "%02x ", bytes[i]);
 }
 
-/* An instruction line; its length (0: it did not decode). */
-static unsigned print_line(struct printer *p, uint64_t addr)
+/* An instruction line. */
+static void print_line(struct printer *p, uint64_t addr, unsigned len)
 {
 	char text[160];
-	unsigned len;
-	insn_text(p, addr, text, sizeof(text), &len);
+	insn_text(p, addr, len, text, sizeof(text));
 	fprintf(p->f, "\t%016" PRIx64 "\t%s\n", addr, text);
-	return len;
 }
 
 /* ip__fprintf_jump: the branch of entry e, ending a range of insns
  * instructions (0: the oldest entry, whose range is unknown). */
-static void print_jump(struct printer *p, uint64_t addr, const struct perf_branch *e, int64_t insns)
+static void print_jump(struct printer *p, uint64_t addr, unsigned len, const struct perf_branch *e,
+		       int64_t insns)
 {
 	char text[160];
-	unsigned len;
-	insn_text(p, addr, text, sizeof(text), &len);
+	insn_text(p, addr, len, text, sizeof(text));
 	fprintf(p->f, "\t%016" PRIx64 "\t%-30s\t#%s%s", addr, text, e->predicted ? " PRED" : "",
 		e->mispred ? " MISPRED" : "");
 	if (e->cycles) {
@@ -120,7 +131,9 @@ static int print_run(void *ctx, const struct block_info *run, uint32_t n)
 		uint64_t a = run->start + run->off[i];
 		print_sym(p, a);
 		if (a != p->end)
-			print_line(p, a);
+			print_line(p, a, insn_len(p, run, i));
+		else
+			p->end_len = insn_len(p, run, i);
 	}
 	return 0;
 }
@@ -149,7 +162,7 @@ static int print_range(struct printer *p, uint64_t start, uint64_t end, const st
 	int64_t again = lbr_range_walk(p->src->bin, start, end, print_run, p);
 	if (again < 0)
 		return (int)again;
-	print_jump(p, end, e, n);
+	print_jump(p, end, p->end_len, e, n);
 	return 0;
 }
 
@@ -177,7 +190,7 @@ static void print_final(struct printer *p, uint64_t start, uint64_t ip)
 	print_sym(p, start);
 	if (!ok) {
 		if (readable(p, ip, ip))
-			print_line(p, ip);
+			print_line(p, ip, len_at(p, ip));
 		return;
 	}
 	for (uint64_t a = start;;) {
@@ -186,7 +199,11 @@ static void print_final(struct printer *p, uint64_t start, uint64_t ip)
 			return;
 		for (uint32_t i = 0; i < r->ninsns; i++) {
 			uint64_t x = r->start + r->off[i];
-			if (x > end || print_line(p, x) == 0)
+			unsigned len = insn_len(p, r, i);
+			if (x > end)
+				return;
+			print_line(p, x, len);
+			if (len == 0)
 				return;
 			if (i + 1 == r->ninsns && x != ip && is_pt_branch(p, r)) {
 				fputs("\t... not reaching sample ...\n", p->f);
@@ -207,7 +224,7 @@ int brstackinsn_print(FILE *f, const struct perf_sample *s, const struct brstack
 	fputc('\n', f);
 	if (readable(&p, br[nr - 1].from, br[nr - 1].from)) {
 		print_sym(&p, br[nr - 1].from);
-		print_jump(&p, br[nr - 1].from, &br[nr - 1], 0);
+		print_jump(&p, br[nr - 1].from, len_at(&p, br[nr - 1].from), &br[nr - 1], 0);
 	}
 	for (int64_t i = nr - 2; i >= 0; i--) {
 		uint64_t start = br[i + 1].to, end = br[i].from;
