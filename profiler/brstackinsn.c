@@ -78,7 +78,8 @@ static unsigned len_at(const struct printer *p, uint64_t addr)
 
 /* The instruction of len bytes at addr as perf's dump_insn writes it
  * ("insn: 48 89 e5 "), or Capstone's text. */
-static void insn_text(const struct printer *p, uint64_t addr, unsigned len, char *out, size_t outlen)
+static void insn_text(const struct printer *p, uint64_t addr, unsigned len, char *out,
+                      size_t outlen)
 {
 	snprintf(out, outlen, "<bad>");
 	if (len == 0)
@@ -107,12 +108,12 @@ static void print_line(struct printer *p, uint64_t addr, unsigned len)
 /* ip__fprintf_jump: the branch of entry e, ending a range of insns
  * instructions (0: the oldest entry, whose range is unknown). */
 static void print_jump(struct printer *p, uint64_t addr, unsigned len, const struct perf_branch *e,
-		       int64_t insns)
+                       int64_t insns)
 {
 	char text[160];
 	insn_text(p, addr, len, text, sizeof(text));
 	fprintf(p->f, "\t%016" PRIx64 "\t%-30s\t#%s%s", addr, text, e->predicted ? " PRED" : "",
-		e->mispred ? " MISPRED" : "");
+	        e->mispred ? " MISPRED" : "");
 	if (e->cycles) {
 		p->total_cycles += e->cycles;
 		fprintf(p->f, " %d cycles [%d]", (int)e->cycles, p->total_cycles);
@@ -149,8 +150,8 @@ static int print_range(struct printer *p, uint64_t start, uint64_t end, const st
 	if (n <= 0) {
 		/* perf reads it straight through and counts its cycles in [T]: so
 		 * does this line, so that the totals of later lines stay perf's */
-		fprintf(p->f, "\t# pmusim: range 0x%" PRIx64 "-0x%" PRIx64 " not walked (%s)", start,
-			end, lbr_range_err_name(n));
+		fprintf(p->f, "\t# pmusim: range 0x%" PRIx64 "-0x%" PRIx64 " not walked (%s)",
+		        start, end, lbr_range_err_name(n));
 		if (e->cycles) {
 			p->total_cycles += e->cycles;
 			fprintf(p->f, " %d cycles [%d]", (int)e->cycles, p->total_cycles);
@@ -171,8 +172,9 @@ static int print_range(struct printer *p, uint64_t start, uint64_t end, const st
  * ud2 or hlt, which end a code run too. */
 static int is_pt_branch(struct printer *p, const struct block_info *r)
 {
-	if (r->kind == BK_COND || r->kind == BK_JMP || r->kind == BK_JMP_IND || r->kind == BK_CALL ||
-	    r->kind == BK_CALL_IND || r->kind == BK_RET || r->kind == BK_SYSCALL)
+	if (r->kind == BK_COND || r->kind == BK_JMP || r->kind == BK_JMP_IND ||
+	    r->kind == BK_CALL || r->kind == BK_CALL_IND || r->kind == BK_RET ||
+	    r->kind == BK_SYSCALL)
 		return 1;
 	if (r->kind != BK_TRAP)
 		return 0;

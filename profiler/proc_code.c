@@ -112,7 +112,8 @@ struct binary *proc_code_of(struct proc_code *pc, uint32_t pid)
 	if (im < 0)
 		return NULL;
 	if (!e) {
-		struct proc_entry *np = grow_array(pc->procs, &pc->pcap, pc->nprocs + 1, sizeof(*np));
+		struct proc_entry *np =
+		    grow_array(pc->procs, &pc->pcap, pc->nprocs + 1, sizeof(*np));
 		if (!np)
 			return NULL;
 		pc->procs = np;

@@ -68,14 +68,15 @@ static int is_uncond(const char *insn)
 	for (p = p ? p + 6 : insn; n < 16 && sscanf(p, "%2x", &b[n]) == 1; p += 3)
 		n++;
 	int i = 0;
-	while (i < n && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf0 || b[i] == 0xf2 || b[i] == 0xf3 ||
-			 b[i] == 0x2e || b[i] == 0x36 || b[i] == 0x3e || b[i] == 0x26 || b[i] == 0x64 ||
-			 b[i] == 0x65 || (b[i] & 0xf0) == 0x40))
+	while (i < n && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf0 || b[i] == 0xf2 ||
+	                 b[i] == 0xf3 || b[i] == 0x2e || b[i] == 0x36 || b[i] == 0x3e ||
+	                 b[i] == 0x26 || b[i] == 0x64 || b[i] == 0x65 || (b[i] & 0xf0) == 0x40))
 		i++;
 	if (i >= n)
 		return 0;
 	unsigned op = b[i];
-	if (op == 0xe8 || op == 0xe9 || op == 0xeb || op == 0xc2 || op == 0xc3 || op == 0xea || op == 0x9a)
+	if (op == 0xe8 || op == 0xe9 || op == 0xeb || op == 0xc2 || op == 0xc3 || op == 0xea ||
+	    op == 0x9a)
 		return 1;
 	unsigned reg = i + 1 < n ? (b[i + 1] >> 3) & 7 : 0;
 	return op == 0xff && reg >= 2 && reg <= 5;
@@ -129,7 +130,8 @@ static void parse_listing(char *text, struct listing *L)
 		if (strncmp(line, "\t# pmusim: range 0x", 19) == 0) {
 			struct entry *e = new_entry(L);
 			uint64_t start;
-			ck_assert_int_eq(sscanf(line + 17, "%" SCNx64 "-0x%" SCNx64, &start, &e->branch), 2);
+			ck_assert_int_eq(
+			    sscanf(line + 17, "%" SCNx64 "-0x%" SCNx64, &start, &e->branch), 2);
 			e->refused = 1;
 			read_cycles(line, e);
 			count = 0;
@@ -138,7 +140,7 @@ static void parse_listing(char *text, struct listing *L)
 			L->perf_mismatch_lines++;
 			count = 0;
 		} else if (line[0] == '\t' && strlen(line) > 18 && line[17] == '\t' &&
-			   strspn(line + 1, "0123456789abcdef") == 16) {
+		           strspn(line + 1, "0123456789abcdef") == 16) {
 			count++;
 			const char *jump = strstr(line + 18, "\t#");
 			if (!jump) {
@@ -173,26 +175,31 @@ struct tally {
 };
 
 /* Entry pf (perf's) against pm (pmusim's) of the same sample. */
-static void compare_entry(const struct entry *pf, const struct entry *pm, struct tally *t, const char *what)
+static void compare_entry(const struct entry *pf, const struct entry *pm, struct tally *t,
+                          const char *what)
 {
 	t->entries++;
 	if (pm->refused) {
 		t->refused++;
 		t->refused_without_jump += !pf->uncond_inside;
-		if (pf->branch != pm->branch || pf->cycles != pm->cycles || pf->total != pm->total) {
+		if (pf->branch != pm->branch || pf->cycles != pm->cycles ||
+		    pf->total != pm->total) {
 			if (t->mismatches++ < 5)
-				printf("  %s: refused entry 0x%" PRIx64 " %u [%u] vs perf's 0x%" PRIx64 " %u [%u]\n",
-				       what, pm->branch, pm->cycles, pm->total, pf->branch, pf->cycles, pf->total);
+				printf("  %s: refused entry 0x%" PRIx64
+				       " %u [%u] vs perf's 0x%" PRIx64 " %u [%u]\n",
+				       what, pm->branch, pm->cycles, pm->total, pf->branch,
+				       pf->cycles, pf->total);
 		}
 		return;
 	}
 	if (pf->branch != pm->branch || pf->insns != pm->insns || pf->cycles != pm->cycles ||
 	    pf->total != pm->total || strcmp(pf->ipc, pm->ipc) != 0) {
 		if (t->mismatches++ < 5)
-			printf("  %s: entry 0x%" PRIx64 ": perf %u insns %u cycles [%u] '%s', pmusim 0x%" PRIx64
+			printf("  %s: entry 0x%" PRIx64
+			       ": perf %u insns %u cycles [%u] '%s', pmusim 0x%" PRIx64
 			       " %u insns %u cycles [%u] '%s'\n",
-			       what, pf->branch, pf->insns, pf->cycles, pf->total, pf->ipc, pm->branch,
-			       pm->insns, pm->cycles, pm->total, pm->ipc);
+			       what, pf->branch, pf->insns, pf->cycles, pf->total, pf->ipc,
+			       pm->branch, pm->insns, pm->cycles, pm->total, pm->ipc);
 		return;
 	}
 	if (!pf->ipc[0])
@@ -206,12 +213,13 @@ static void compare_entry(const struct entry *pf, const struct entry *pm, struct
 }
 
 static void compare_sample(const struct listing *pf, const struct smp *a, const struct listing *pm,
-			   const struct smp *b, struct tally *t, const char *what)
+                           const struct smp *b, struct tally *t, const char *what)
 {
 	if (a->ip != b->ip || a->n != b->n) {
 		if (t->mismatches++ < 5)
-			printf("  %s: sample %" PRIx64 " with %zu entries vs %" PRIx64 " with %zu\n", what, a->ip,
-			       a->n, b->ip, b->n);
+			printf("  %s: sample %" PRIx64 " with %zu entries vs %" PRIx64
+			       " with %zu\n",
+			       what, a->ip, a->n, b->ip, b->n);
 		return;
 	}
 	for (size_t j = 0; j < a->n; j++)
@@ -227,17 +235,20 @@ static int run_to(char *const argv[], const char *out, const char *err)
 /* Both listings of data; the stderr of perf, which must be empty. */
 static void listings(const char *data, const char *symfs, char **perf_text, char **pm_text)
 {
-	const char *po = tmp_path("perf.txt"), *pe = tmp_path("perf.err"), *mo = tmp_path("pmusim.txt");
+	const char *po = tmp_path("perf.txt"), *pe = tmp_path("perf.err"),
+	           *mo = tmp_path("pmusim.txt");
 	char sf[600];
 	snprintf(sf, sizeof(sf), "--symfs=%s", symfs ? symfs : "");
-	char *pa[] = {"perf", "script", "-F", "ip,brstackinsn", "-i", (char *)data, symfs ? sf : NULL, NULL};
+	char *pa[] = {"perf",       "script",          "-F", "ip,brstackinsn", "-i",
+	              (char *)data, symfs ? sf : NULL, NULL};
 	ck_assert_int_eq(run_to(pa, po, pe), 0);
 	size_t errlen = 0;
 	char *err = slurp(pe, &errlen);
 	ck_assert_msg(err && errlen == 0, "perf script on %s said: %s", data, err ? err : "?");
 	free(err);
-	char *ma[] = {(char *)pmusim(), "script", "-F", "ip,brstackinsn", "-i", (char *)data,
-		      symfs ? "--symfs" : NULL, (char *)symfs, NULL};
+	char *ma[] = {(char *)pmusim(),         "script",      "-F",
+	              "ip,brstackinsn",         "-i",          (char *)data,
+	              symfs ? "--symfs" : NULL, (char *)symfs, NULL};
 	ck_assert_int_eq(run_to(ma, mo, NULL), 0);
 	*perf_text = slurp(po, NULL);
 	*pm_text = slurp(mo, NULL);
@@ -262,7 +273,8 @@ static size_t same_text_but_plt(const char *a, const char *b)
 			a += la + (a[la] == '\n');
 			plt++;
 		} else {
-			ck_abort_msg("perf's line %zu '%.*s' vs pmusim's '%.*s'", line, (int)la, a, (int)lb, b);
+			ck_abort_msg("perf's line %zu '%.*s' vs pmusim's '%.*s'", line, (int)la, a,
+			             (int)lb, b);
 		}
 		line++;
 	}
@@ -272,11 +284,13 @@ static size_t same_text_but_plt(const char *a, const char *b)
 static void assert_tally(const struct tally *t, const char *what, size_t min_ipc)
 {
 	ck_assert_msg(t->mismatches == 0, "%s: %zu mismatches", what, t->mismatches);
-	ck_assert_msg(t->with_ipc >= min_ipc, "%s: only %zu entries with an IPC", what, t->with_ipc);
+	ck_assert_msg(t->with_ipc >= min_ipc, "%s: only %zu entries with an IPC", what,
+	              t->with_ipc);
 	/* a count off by one is seen: nearly every IPC text changes */
-	ck_assert_msg(t->alt_minus * 100 >= t->with_ipc * 99 && t->alt_plus * 100 >= t->with_ipc * 99,
-		      "%s: a count off by one changes only %zu and %zu of %zu IPCs", what, t->alt_minus,
-		      t->alt_plus, t->with_ipc);
+	ck_assert_msg(t->alt_minus * 100 >= t->with_ipc * 99 &&
+	                  t->alt_plus * 100 >= t->with_ipc * 99,
+	              "%s: a count off by one changes only %zu and %zu of %zu IPCs", what,
+	              t->alt_minus, t->alt_plus, t->with_ipc);
 }
 
 static const struct row {
@@ -284,30 +298,30 @@ static const struct row {
 	const char *workload, *event, *period, *extra[3];
 	size_t min_ipc; /* entries with an IPC at least (the recording is deterministic) */
 } rows[] = {
-	{__LINE__, "loops", "br_inst_retired.near_taken", "997", {NULL}, 10000},
-	{__LINE__, "switch", "br_inst_retired.near_taken", "997", {NULL}, 3000},
-	{__LINE__, "recursion", "br_inst_retired.near_taken", "997", {NULL}, 1000},
-	{__LINE__, "indirect", "br_inst_retired.near_taken", "997", {NULL}, 500},
-	{__LINE__, "strings", "br_inst_retired.near_taken", "997", {NULL}, 50},
-	{__LINE__, "callstacks", "br_inst_retired.near_taken", "997", {NULL}, 5000},
-	{__LINE__, "cpi_tree", "br_inst_retired.near_taken", "997", {NULL}, 20000},
-	{__LINE__, "cpi_interp", "br_inst_retired.near_taken", "997", {NULL}, 10000},
-	{__LINE__, "loops.dynpie", "br_inst_retired.near_taken", "997", {NULL}, 10000},
-	{__LINE__, "callstacks", "cycles", "2003", {NULL}, 10000},
-	{__LINE__, "cpi_interp", "cycles", "2003", {"--skid", "3", NULL}, 50000},
-	{__LINE__, "recursion", "cycles", "1009", {"--lbr-depth", "8", NULL}, 1000},
+    {__LINE__, "loops", "br_inst_retired.near_taken", "997", {NULL}, 10000},
+    {__LINE__, "switch", "br_inst_retired.near_taken", "997", {NULL}, 3000},
+    {__LINE__, "recursion", "br_inst_retired.near_taken", "997", {NULL}, 1000},
+    {__LINE__, "indirect", "br_inst_retired.near_taken", "997", {NULL}, 500},
+    {__LINE__, "strings", "br_inst_retired.near_taken", "997", {NULL}, 50},
+    {__LINE__, "callstacks", "br_inst_retired.near_taken", "997", {NULL}, 5000},
+    {__LINE__, "cpi_tree", "br_inst_retired.near_taken", "997", {NULL}, 20000},
+    {__LINE__, "cpi_interp", "br_inst_retired.near_taken", "997", {NULL}, 10000},
+    {__LINE__, "loops.dynpie", "br_inst_retired.near_taken", "997", {NULL}, 10000},
+    {__LINE__, "callstacks", "cycles", "2003", {NULL}, 10000},
+    {__LINE__, "cpi_interp", "cycles", "2003", {"--skid", "3", NULL}, 50000},
+    {__LINE__, "recursion", "cycles", "1009", {"--lbr-depth", "8", NULL}, 1000},
 };
 
 START_TEST(pmusim_recordings)
 {
 	const struct row *r = &rows[_i];
 	char what[160];
-	snprintf(what, sizeof(what), "%s (-e %s -c %s%s%s%s%s, line %d)", r->workload, r->event, r->period,
-		 r->extra[0] ? " " : "", r->extra[0] ? r->extra[0] : "", r->extra[1] ? " " : "",
-		 r->extra[1] ? r->extra[1] : "", r->line);
+	snprintf(what, sizeof(what), "%s (-e %s -c %s%s%s%s%s, line %d)", r->workload, r->event,
+	         r->period, r->extra[0] ? " " : "", r->extra[0] ? r->extra[0] : "",
+	         r->extra[1] ? " " : "", r->extra[1] ? r->extra[1] : "", r->line);
 	const char *data = tmp_path("rec.data");
-	char *ra[16] = {(char *)pmusim(), "record", "-e", (char *)r->event, "-c", (char *)r->period,
-			"-b", "-o", (char *)data};
+	char *ra[16] = {(char *)pmusim(),  "record", "-e", (char *)r->event, "-c",
+	                (char *)r->period, "-b",     "-o", (char *)data};
 	size_t k = 9;
 	for (size_t i = 0; r->extra[i]; i++)
 		ra[k++] = (char *)r->extra[i];
@@ -326,9 +340,11 @@ START_TEST(pmusim_recordings)
 	struct tally t = {0};
 	for (size_t i = 0; i < pf.ns; i++)
 		compare_sample(&pf, &pf.s[i], &pm, &pm.s[i], &t, what);
-	printf("check_brstackinsn_perf: %s: %zu samples, %zu entries, %zu with an IPC, %zu mismatches, "
+	printf("check_brstackinsn_perf: %s: %zu samples, %zu entries, %zu with an IPC, %zu "
+	       "mismatches, "
 	       "%zu refused; count-1 changes %zu IPCs, count+1 %zu; %zu PLT names left out\n",
-	       what, pf.ns, t.entries, t.with_ipc, t.mismatches, t.refused, t.alt_minus, t.alt_plus, plt);
+	       what, pf.ns, t.entries, t.with_ipc, t.mismatches, t.refused, t.alt_minus, t.alt_plus,
+	       plt);
 	ck_assert_uint_eq(t.refused, 0);
 	assert_tally(&t, what, r->min_ipc);
 	free_listing(&pf);
@@ -348,7 +364,8 @@ static int cmp_smp(const void *x, const void *y)
 	if (a->ip != b->ip)
 		return a->ip < b->ip ? -1 : 1;
 	for (size_t j = 0; j < a->n && j < b->n; j++) {
-		const struct entry *p = &sort_listing->e[a->first + j], *q = &sort_listing->e[b->first + j];
+		const struct entry *p = &sort_listing->e[a->first + j],
+		                   *q = &sort_listing->e[b->first + j];
 		if (p->branch != q->branch)
 			return p->branch < q->branch ? -1 : 1;
 		if (p->cycles != q->cycles)
@@ -364,20 +381,22 @@ static void sort_samples(struct listing *L)
 }
 
 /* The program's path as the recording's MMAP2 record names it (its README). */
-#define REAL_PROG                                                                                    \
-	"build/work/11ef31a2a8be9640fa8d4c917e76f0db3923/google3/blaze-out/k8-opt/genfiles/devtools/" \
+#define REAL_PROG                                                                                  \
+	"build/work/11ef31a2a8be9640fa8d4c917e76f0db3923/google3/blaze-out/k8-opt/genfiles/"       \
+	"devtools/"                                                                                \
 	"crosstool/autofdo/testdata/propeller_sample_1.bin.gen"
 
 START_TEST(real_skylake)
 {
 	char data[600], bin[600], dir[600], link[3000];
-	snprintf(data, sizeof(data), "%s/fixtures/real-lbr/skylake-cycles-b.perf.data", shared_dir());
+	snprintf(data, sizeof(data), "%s/fixtures/real-lbr/skylake-cycles-b.perf.data",
+	         shared_dir());
 	snprintf(bin, sizeof(bin), "%s/fixtures/real-lbr/propeller_sample_1.bin", shared_dir());
 	char *abs = realpath(bin, NULL);
 	ck_assert_ptr_nonnull(abs);
 	snprintf(dir, sizeof(dir), "%s", tmp_path("symfs"));
-	snprintf(link, sizeof(link), "mkdir -p \"$(dirname '%s/%s')\" && ln -s '%s' '%s/%s'", dir, REAL_PROG,
-		 abs, dir, REAL_PROG);
+	snprintf(link, sizeof(link), "mkdir -p \"$(dirname '%s/%s')\" && ln -s '%s' '%s/%s'", dir,
+	         REAL_PROG, abs, dir, REAL_PROG);
 	char *sh[] = {"/bin/sh", "-c", link, NULL};
 	ck_assert_int_eq(run_cmd(sh, NULL, NULL, NULL), 0);
 	free(abs);
@@ -392,11 +411,12 @@ START_TEST(real_skylake)
 	struct tally t = {0};
 	for (size_t i = 0; i < pf.ns; i++)
 		compare_sample(&pf, &pf.s[i], &pm, &pm.s[i], &t, "skylake");
-	printf("check_brstackinsn_perf: real Skylake recording: %zu samples, %zu entries, %zu with an IPC, "
+	printf("check_brstackinsn_perf: real Skylake recording: %zu samples, %zu entries, %zu with "
+	       "an IPC, "
 	       "%zu mismatches, %zu refused (%zu without a jump inside); count-1 changes %zu IPCs, "
 	       "count+1 %zu\n",
-	       pf.ns, t.entries, t.with_ipc, t.mismatches, t.refused, t.refused_without_jump, t.alt_minus,
-	       t.alt_plus);
+	       pf.ns, t.entries, t.with_ipc, t.mismatches, t.refused, t.refused_without_jump,
+	       t.alt_minus, t.alt_plus);
 	ck_assert_uint_eq(t.refused_without_jump, 0);
 	assert_tally(&t, "skylake", 100000);
 	free_listing(&pf);
@@ -412,8 +432,19 @@ END_TEST
 START_TEST(needs_all_branches)
 {
 	const char *data = tmp_path("calls.data"), *err = tmp_path("err.txt");
-	char *ra[] = {(char *)pmusim(), "record", "-e", "br_inst_retired.near_taken", "-c", "997", "-j",
-		      "any_call", "-o", (char *)data, "--", (char *)wl("loops"), NULL};
+	char *ra[] = {(char *)pmusim(),
+	              "record",
+	              "-e",
+	              "br_inst_retired.near_taken",
+	              "-c",
+	              "997",
+	              "-j",
+	              "any_call",
+	              "-o",
+	              (char *)data,
+	              "--",
+	              (char *)wl("loops"),
+	              NULL};
 	ck_assert_int_eq(run_cmd(ra, NULL, NULL, NULL), 0);
 	char *sa[] = {(char *)pmusim(), "script", "-F", "ip,brstackinsn", "-i", (char *)data, NULL};
 	ck_assert_int_eq(run_cmd(sa, NULL, NULL, err), 2);

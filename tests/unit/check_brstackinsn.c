@@ -15,7 +15,7 @@
 /* 1000: inc rax; 1003: cmp rax, rcx; 1006: jne 1000; 1008: syscall;
  * 100a: jmp 1010; 100c: 4 x nop; 1010: nop; 1011: ret */
 static const uint8_t code[] = {0x48, 0xff, 0xc0, 0x48, 0x39, 0xc8, 0x75, 0xf8, 0x0f,
-			       0x05, 0xeb, 0x04, 0x90, 0x90, 0x90, 0x90, 0x90, 0xc3};
+                               0x05, 0xeb, 0x04, 0x90, 0x90, 0x90, 0x90, 0x90, 0xc3};
 
 static struct binary *bin;
 
@@ -30,7 +30,7 @@ static void teardown(void)
 }
 
 static const struct sym syms[] = {{.addr = 0x1000, .size = 8, .name = "loop"},
-				  {.addr = 0x1008, .size = 10, .name = "tail"}};
+                                  {.addr = 0x1008, .size = 10, .name = "tail"}};
 
 static const struct sym *sym_of(void *ctx, uint64_t addr)
 {
@@ -59,12 +59,13 @@ static char *print(uint64_t ip, const struct perf_branch *br, uint64_t n, int na
 
 /* Two turns of the loop: the oldest entry's branch alone (no IPC), then the
  * range 1000..1006, three instructions, the branch included, in 2 cycles. */
-static const struct perf_branch loop2[] = {{0x1006, 0x1000, 2, 0, 1, 1}, {0x1006, 0x1000, 3, 0, 1, 1}};
+static const struct perf_branch loop2[] = {{0x1006, 0x1000, 2, 0, 1, 1},
+                                           {0x1006, 0x1000, 3, 0, 1, 1}};
 static const char loop2_text[] = "\n"
-				 "\t0000000000001006\t" JNE "# PRED 3 cycles [3]\n"
-				 "\t0000000000001000\tinsn: 48 ff c0 \n"
-				 "\t0000000000001003\tinsn: 48 39 c8 \n"
-				 "\t0000000000001006\t" JNE "# PRED 2 cycles [5] 1.50 IPC\n";
+                                 "\t0000000000001006\t" JNE "# PRED 3 cycles [3]\n"
+                                 "\t0000000000001000\tinsn: 48 ff c0 \n"
+                                 "\t0000000000001003\tinsn: 48 39 c8 \n"
+                                 "\t0000000000001006\t" JNE "# PRED 2 cycles [5] 1.50 IPC\n";
 
 START_TEST(ranges_and_ipc)
 {
@@ -78,8 +79,9 @@ START_TEST(final_block_to_ip)
 {
 	char *t = print(0x1003, loop2, 2, 0, 0);
 	char want[512];
-	snprintf(want, sizeof(want), "%s\t0000000000001000\tinsn: 48 ff c0 \n\t0000000000001003\tinsn: 48 39 c8 \n",
-		 loop2_text);
+	snprintf(want, sizeof(want),
+	         "%s\t0000000000001000\tinsn: 48 ff c0 \n\t0000000000001003\tinsn: 48 39 c8 \n",
+	         loop2_text);
 	ck_assert_str_eq(t, want);
 	free(t);
 }
@@ -91,9 +93,9 @@ START_TEST(not_reaching_sample)
 	char *t = print(0x1010, loop2, 2, 0, 0);
 	char want[512];
 	snprintf(want, sizeof(want),
-		 "%s\t0000000000001000\tinsn: 48 ff c0 \n\t0000000000001003\tinsn: 48 39 c8 \n"
-		 "\t0000000000001006\tinsn: 75 f8 \n\t... not reaching sample ...\n",
-		 loop2_text);
+	         "%s\t0000000000001000\tinsn: 48 ff c0 \n\t0000000000001003\tinsn: 48 39 c8 \n"
+	         "\t0000000000001006\tinsn: 75 f8 \n\t... not reaching sample ...\n",
+	         loop2_text);
 	ck_assert_str_eq(t, want);
 	free(t);
 }
@@ -102,13 +104,14 @@ END_TEST
 /* Cycles 0 (unknown): no cycles, total or IPC; MISPRED. */
 START_TEST(no_cycles_mispred)
 {
-	static const struct perf_branch br[] = {{0x1006, 0x1000, 0, 1, 0, 1}, {0x1006, 0x1000, 3, 0, 1, 1}};
+	static const struct perf_branch br[] = {{0x1006, 0x1000, 0, 1, 0, 1},
+	                                        {0x1006, 0x1000, 3, 0, 1, 1}};
 	char *t = print(0x1006, br, 2, 0, 0);
 	ck_assert_str_eq(t, "\n"
-			    "\t0000000000001006\t" JNE "# PRED 3 cycles [3]\n"
-			    "\t0000000000001000\tinsn: 48 ff c0 \n"
-			    "\t0000000000001003\tinsn: 48 39 c8 \n"
-			    "\t0000000000001006\t" JNE "# MISPRED\n");
+	                    "\t0000000000001006\t" JNE "# PRED 3 cycles [3]\n"
+	                    "\t0000000000001000\tinsn: 48 ff c0 \n"
+	                    "\t0000000000001003\tinsn: 48 39 c8 \n"
+	                    "\t0000000000001006\t" JNE "# MISPRED\n");
 	free(t);
 }
 END_TEST
@@ -117,7 +120,8 @@ END_TEST
  * 0.08 (as a double, 0.07499999999999999722: 0.07). */
 START_TEST(ipc_in_float)
 {
-	static const struct perf_branch br[] = {{0x1006, 0x1000, 40, 0, 1, 1}, {0x1006, 0x1000, 3, 0, 1, 1}};
+	static const struct perf_branch br[] = {{0x1006, 0x1000, 40, 0, 1, 1},
+	                                        {0x1006, 0x1000, 3, 0, 1, 1}};
 	char *t = print(0x1006, br, 2, 0, 0);
 	ck_assert_ptr_nonnull(strstr(t, "# PRED 40 cycles [43] 0.08 IPC\n"));
 	free(t);
@@ -134,21 +138,23 @@ END_TEST
  * prints nothing either. */
 START_TEST(unreadable_ranges)
 {
-	static const struct perf_branch br[] = {
-		{0x1006, 0x1000, 5, 0, 1, 1}, {0x1006, 0x1008, 2, 0, 1, 1}, {0x1006, 0x1000, 3, 0, 1, 1}};
+	static const struct perf_branch br[] = {{0x1006, 0x1000, 5, 0, 1, 1},
+	                                        {0x1006, 0x1008, 2, 0, 1, 1},
+	                                        {0x1006, 0x1000, 3, 0, 1, 1}};
 	char *t = print(0x1006, br, 3, 0, 0);
 	ck_assert_str_eq(t, "\n"
-			    "\t0000000000001006\t" JNE "# PRED 3 cycles [3]\n"
-			    "\t0000000000001000\tinsn: 48 ff c0 \n"
-			    "\t0000000000001003\tinsn: 48 39 c8 \n"
-			    "\t0000000000001006\t" JNE "# PRED 2 cycles [5] 1.50 IPC\n");
+	                    "\t0000000000001006\t" JNE "# PRED 3 cycles [3]\n"
+	                    "\t0000000000001000\tinsn: 48 ff c0 \n"
+	                    "\t0000000000001003\tinsn: 48 39 c8 \n"
+	                    "\t0000000000001006\t" JNE "# PRED 2 cycles [5] 1.50 IPC\n");
 	free(t);
-	static const struct perf_branch far[] = {{0x1006, 0x1000, 2, 0, 1, 1}, {0x9000, 0x1000, 3, 0, 1, 1}};
+	static const struct perf_branch far[] = {{0x1006, 0x1000, 2, 0, 1, 1},
+	                                         {0x9000, 0x1000, 3, 0, 1, 1}};
 	t = print(0x1006, far, 2, 0, 0);
 	ck_assert_str_eq(t, "\n"
-			    "\t0000000000001000\tinsn: 48 ff c0 \n"
-			    "\t0000000000001003\tinsn: 48 39 c8 \n"
-			    "\t0000000000001006\t" JNE "# PRED 2 cycles [2] 1.50 IPC\n");
+	                    "\t0000000000001000\tinsn: 48 ff c0 \n"
+	                    "\t0000000000001003\tinsn: 48 39 c8 \n"
+	                    "\t0000000000001006\t" JNE "# PRED 2 cycles [2] 1.50 IPC\n");
 	free(t);
 }
 END_TEST
@@ -165,8 +171,8 @@ START_TEST(byte_limit)
 	struct binary *big;
 	ck_assert_int_eq(binary_from_code(nops, sizeof(nops), BASE, &big), 0);
 	static const struct perf_branch br[] = {{0x1000 + 16371, 0x1000, 9, 0, 1, 1},
-						{0x1000 + 16369, 0x1000, 1000, 0, 1, 1},
-						{0x1000 + 16369, 0x1000, 3, 0, 1, 1}};
+	                                        {0x1000 + 16369, 0x1000, 1000, 0, 1, 1},
+	                                        {0x1000 + 16369, 0x1000, 3, 0, 1, 1}};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -174,8 +180,8 @@ START_TEST(byte_limit)
 	struct brstackinsn_src src = {big, NULL, NULL, 0};
 	ck_assert_int_eq(brstackinsn_print(f, &s, &src), 0);
 	fclose(f);
-	ck_assert_ptr_nonnull(
-	    strstr(text, "\t0000000000004ff1\tinsn: 75 fe                   \t# PRED 1000 cycles [1003] 16.37 IPC\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\t0000000000004ff1\tinsn: 75 fe                   \t# "
+	                                   "PRED 1000 cycles [1003] 16.37 IPC\n"));
 	ck_assert_ptr_null(strstr(text, "[1012]"));
 	ck_assert_ptr_null(strstr(text, "0000000000004ff3"));
 	free(text);
@@ -187,11 +193,13 @@ END_TEST
  * count in the total as perf counts them. */
 START_TEST(refused_range)
 {
-	static const struct perf_branch br[] = {{0x1011, 0x2000, 4, 0, 1, 6}, {0x1006, 0x1008, 1, 0, 1, 1}};
+	static const struct perf_branch br[] = {{0x1011, 0x2000, 4, 0, 1, 6},
+	                                        {0x1006, 0x1008, 1, 0, 1, 1}};
 	char *t = print(0x1011, br, 2, 0, 0);
-	ck_assert_str_eq(t, "\n"
-			    "\t0000000000001006\t" JNE "# PRED 1 cycles [1]\n"
-			    "\t# pmusim: range 0x1008-0x1011 not walked (unconditional_inside) 4 cycles [5]\n");
+	ck_assert_str_eq(
+	    t, "\n"
+	       "\t0000000000001006\t" JNE "# PRED 1 cycles [1]\n"
+	       "\t# pmusim: range 0x1008-0x1011 not walked (unconditional_inside) 4 cycles [5]\n");
 	free(t);
 }
 END_TEST
@@ -202,20 +210,22 @@ END_TEST
  * missing branch. */
 START_TEST(names_and_long_range)
 {
-	static const struct perf_branch br[] = {{0x100a, 0x1010, 4, 0, 1, 2}, {0x1011, 0x1000, 2, 0, 1, 6}};
+	static const struct perf_branch br[] = {{0x100a, 0x1010, 4, 0, 1, 2},
+	                                        {0x1011, 0x1000, 2, 0, 1, 6}};
 	char *t = print(0x1011, br, 2, 1, 0);
-	ck_assert_str_eq(t, "\n"
-			    "\ttail+9:\n"
-			    "\t0000000000001011\tinsn: c3                      \t# PRED 2 cycles [2]\n"
-			    "\tloop:\n"
-			    "\t0000000000001000\tinsn: 48 ff c0 \n"
-			    "\t0000000000001003\tinsn: 48 39 c8 \n"
-			    "\t0000000000001006\tinsn: 75 f8 \n"
-			    "\ttail:\n"
-			    "\t0000000000001008\tinsn: 0f 05 \n"
-			    "\t000000000000100a\tinsn: eb 04                   \t# PRED 4 cycles [6] 1.25 IPC\n"
-			    "\t0000000000001010\tinsn: 90 \n"
-			    "\t0000000000001011\tinsn: c3 \n");
+	ck_assert_str_eq(
+	    t, "\n"
+	       "\ttail+9:\n"
+	       "\t0000000000001011\tinsn: c3                      \t# PRED 2 cycles [2]\n"
+	       "\tloop:\n"
+	       "\t0000000000001000\tinsn: 48 ff c0 \n"
+	       "\t0000000000001003\tinsn: 48 39 c8 \n"
+	       "\t0000000000001006\tinsn: 75 f8 \n"
+	       "\ttail:\n"
+	       "\t0000000000001008\tinsn: 0f 05 \n"
+	       "\t000000000000100a\tinsn: eb 04                   \t# PRED 4 cycles [6] 1.25 IPC\n"
+	       "\t0000000000001010\tinsn: 90 \n"
+	       "\t0000000000001011\tinsn: c3 \n");
 	free(t);
 }
 END_TEST
@@ -225,7 +235,9 @@ START_TEST(disasm_text)
 {
 	char *t = print(0x1006, loop2, 2, 0, 1);
 	ck_assert_ptr_nonnull(strstr(t, "\t0000000000001000\tinc rax\n"));
-	ck_assert_ptr_nonnull(strstr(t, "\t0000000000001006\tjne 0x1000                    \t# PRED 2 cycles [5] 1.50 IPC\n"));
+	ck_assert_ptr_nonnull(strstr(
+	    t,
+	    "\t0000000000001006\tjne 0x1000                    \t# PRED 2 cycles [5] 1.50 IPC\n"));
 	free(t);
 }
 END_TEST
