@@ -3,7 +3,9 @@
  * perf 6.1's builtin-script.c output: each field followed by a space ("%16s "
  * comm, "%5d " tid, "%12s: " time, "%10lu " period, the event name padded to
  * the longest one's width), then " %16lx" IPs, branch entries
- * "0xFROM/0xTO/M|P|-/X|-/A|-/CYCLES/TYPE". When the file has callchains, the
+ * "0xFROM/0xTO/M|P|-/X|-/A|-/CYCLES/TYPE", and last the instructions of the
+ * branch stack (profiler/brstackinsn.h), read from the files each process maps
+ * (profiler/proc_code.h). When the file has callchains, the
  * IP field is the callchain instead, as perf prints it: a newline, then per
  * frame (at most --max-stack) a tab, the address relative to its mapping
  * ("%16lx"), the symbol (of the address itself) and the file, and a blank line
@@ -20,11 +22,13 @@
 #include "common/grow.h"
 #include "common/symtab.h"
 #include "profiler/binary.h"
+#include "profiler/brstackinsn.h"
 #include "profiler/perfdata.h"
+#include "profiler/proc_code.h"
 #include "profiler/symbolize.h"
 
 static const char script_usage[] =
-	"usage: pmusim script [-i FILE] [-F FIELD,...] [--max-stack N]\n"
+	"usage: pmusim script [-i FILE] [-F FIELD,...] [--max-stack N] [--symfs DIR]\n"
 	"\n"
 	"Prints the samples of a perf.data file as text, one line per sample (with\n"
 	"callchains in the file: a block per sample, one line per frame).\n"
@@ -32,22 +36,45 @@ static const char script_usage[] =
 	"options:\n"
 	"  -i, --input FILE   perf.data to read (default ./perf.data)\n"
 	"  -F, --fields LIST  comm, tid, pid, time, period, event, ip, sym, symoff, dso,\n"
-	"                     brstack, brstacksym (default: comm,tid,time,period,event,ip,\n"
-	"                     sym,symoff,dso)\n"
+	"                     brstack, brstacksym, brstackinsn, brstackdisasm (default:\n"
+	"                     comm,tid,time,period,event,ip,sym,symoff,dso)\n"
 	"  --max-stack N      frames printed per callchain (default 127, as perf's\n"
 	"                     kernel.perf_event_max_stack)\n"
+	"  --symfs DIR        look the recording's files up under DIR (/a/b as DIR/a/b)\n"
 	"  -h, --help         this text\n"
 	"\n"
-	"exit status: 0; 2 when the file is missing, not perf.data, or corrupt.\n";
+	"\n"
+	"brstackinsn prints, after each sample, the instructions its branch stack says\n"
+	"retired, as perf 6.1's -F brstackinsn: per LBR entry, oldest first, the range\n"
+	"from the older entry's target through the entry's branch, whose line ends\n"
+	"\"# PRED\" or \"# MISPRED\", the entry's cycles, their running total in the\n"
+	"sample \"[T]\" and the range's instructions (branch included) per cycle, \"%.2f\n"
+	"IPC\" (no cycles: none printed); then the code from the newest target to the\n"
+	"sample's IP. The instruction counts are the CPI report's (report --cpi).\n"
+	"Instructions print as perf prints them without xed: \"insn: \" and their bytes\n"
+	"(perf script --xed pipes that to xed); brstackdisasm prints Capstone's text\n"
+	"instead (Intel syntax; later perfs' brstackdisasm is AT&T). Differences from\n"
+	"perf: a range the walk of the code refuses (a jump inside it, an end that is\n"
+	"no branch) prints \"# pmusim: range A-B not walked (REASON)\" and the entry's\n"
+	"cycles where perf prints its bytes read straight through (a real LBR that lost\n"
+	"an entry); the INTX and ABORT flags are not read; no names are made up for\n"
+	"PLT entries (perf's \"name@plt\");\n"
+	"code in no file (JIT code) is not printed, as perf does not. Both need a\n"
+	"recording of every taken branch (record -b), as perf's do.\n"
+	"\n"
+	"exit status: 0; 2 when the file is missing, not perf.data, or corrupt, or when\n"
+	"brstackinsn is asked of a recording without all taken branches.\n";
 
 enum {
 	F_COMM = 1 << 0, F_TID = 1 << 1, F_PID = 1 << 2, F_TIME = 1 << 3, F_PERIOD = 1 << 4,
 	F_EVENT = 1 << 5, F_IP = 1 << 6, F_SYM = 1 << 7, F_DSO = 1 << 8, F_BRSTACK = 1 << 9,
-	F_BRSTACKSYM = 1 << 10, F_SYMOFF = 1 << 11,
+	F_BRSTACKSYM = 1 << 10, F_SYMOFF = 1 << 11, F_BRSTACKINSN = 1 << 12,
+	F_BRSTACKDISASM = 1 << 13,
 };
 
 static const char *const field_names[] = {"comm", "tid", "pid", "time", "period", "event",
-					  "ip", "sym", "dso", "brstack", "brstacksym", "symoff"};
+					  "ip", "sym", "dso", "brstack", "brstacksym", "symoff",
+					  "brstackinsn", "brstackdisasm"};
 
 static int parse_fields(const char *spec, unsigned *out)
 {
@@ -84,6 +111,7 @@ struct script {
 	int name_width;      /* of the longest event name */
 	uint64_t max_stack;
 	struct symbolizer *z; /* each process's mappings and their files' symbols */
+	struct proc_code *code; /* each process's code, for brstackinsn */
 	struct comm *comms;
 	size_t ncomms, capcomms;
 };
@@ -175,7 +203,20 @@ static void print_callchain(FILE *f, struct script *sc, const struct perf_sample
 	}
 }
 
-static void print_sample(FILE *f, struct script *sc, const struct perf_record *rec)
+/* brstackinsn's names: the sample's process's functions as perf names them. */
+struct sym_ctx {
+	struct script *sc;
+	uint32_t pid;
+};
+
+static const struct sym *sym_of(void *ctx, uint64_t addr)
+{
+	struct sym_ctx *c = ctx;
+	struct sym_place p;
+	return place(c->sc, c->pid, addr, &p);
+}
+
+static int print_sample(FILE *f, struct script *sc, const struct perf_record *rec)
 {
 	const struct perf_sample *s = &rec->u.sample;
 	unsigned fl = sc->fields;
@@ -220,14 +261,25 @@ static void print_sample(FILE *f, struct script *sc, const struct perf_record *r
 		print_branches(f, sc, s, 0);
 	if (fl & F_BRSTACKSYM)
 		print_branches(f, sc, s, 1);
+	if (fl & (F_BRSTACKINSN | F_BRSTACKDISASM)) {
+		struct sym_ctx c = {sc, s->pid};
+		struct brstackinsn_src src = {proc_code_of(sc->code, s->pid), sym_of, &c,
+					      (fl & F_BRSTACKDISASM) != 0};
+		int err = brstackinsn_print(f, s, &src);
+		if (err < 0)
+			return err;
+	}
 	fputc('\n', f);
+	return 0;
 }
 
-static int parse_args(int argc, char **argv, const char **in, unsigned *fields, uint64_t *max_stack)
+static int parse_args(int argc, char **argv, const char **in, unsigned *fields, uint64_t *max_stack,
+		      const char **symfs)
 {
 	static const struct option opts[] = {{"input", required_argument, 0, 'i'},
 					     {"fields", required_argument, 0, 'F'},
 					     {"max-stack", required_argument, 0, 'm'},
+					     {"symfs", required_argument, 0, 's'},
 					     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	optind = 1;
 	opterr = 0;
@@ -243,6 +295,7 @@ static int parse_args(int argc, char **argv, const char **in, unsigned *fields, 
 			if (option_u64("pmusim script", "--max-stack", optarg, max_stack) < 0)
 				return -1;
 			break;
+		case 's': *symfs = optarg; break;
 		case 'h': fputs(script_usage, stdout); exit(0);
 		default:
 			cli_unknown_option("pmusim script", argv[optind - 1]);
@@ -261,7 +314,8 @@ static int dump(struct script *sc)
 	int r;
 	while ((r = perfdata_next(sc->pd, &rec, msg, sizeof(msg))) > 0) {
 		if (rec.type == PERF_RECORD_SAMPLE) {
-			print_sample(stdout, sc, &rec);
+			if ((r = print_sample(stdout, sc, &rec)) < 0)
+				break;
 			continue;
 		}
 		if (rec.type == PERF_RECORD_COMM)
@@ -281,17 +335,33 @@ static int dump(struct script *sc)
 	return r;
 }
 
+/* perf's check (builtin-script.c evsel__check_attr): instructions between
+ * branch records mean something only when every taken branch is recorded. */
+static int all_branches(const struct perfdata *pd)
+{
+	uint64_t bt = 0;
+	for (size_t i = 0; i < perfdata_nevents(pd); i++)
+		bt |= perfdata_event(pd, i)->branch_sample_type;
+	return (bt & PERF_SAMPLE_BRANCH_ANY) != 0;
+}
+
 int cmd_script(int argc, char **argv)
 {
-	const char *in = "perf.data";
+	const char *in = "perf.data", *symfs = NULL;
 	struct script sc = {.fields = F_COMM | F_TID | F_TIME | F_PERIOD | F_EVENT | F_IP | F_SYM | F_SYMOFF | F_DSO,
 			    .max_stack = 127};
-	if (parse_args(argc, argv, &in, &sc.fields, &sc.max_stack) < 0)
+	if (parse_args(argc, argv, &in, &sc.fields, &sc.max_stack, &symfs) < 0)
 		return EXIT_PMUSIM_ERROR;
 	char msg[512] = "";
 	int err = perfdata_open(in, &sc.pd, msg, sizeof(msg));
 	if (err < 0) {
 		fprintf(stderr, "pmusim script: %s\n", msg[0] ? msg : pmusim_strerror(err));
+		return EXIT_PMUSIM_ERROR;
+	}
+	if ((sc.fields & (F_BRSTACKINSN | F_BRSTACKDISASM)) && !all_branches(sc.pd)) {
+		fprintf(stderr, "pmusim script: %s does not record every taken branch: -F brstackinsn "
+				"needs a recording made with -b (or -j any)\n", in);
+		perfdata_close(sc.pd);
 		return EXIT_PMUSIM_ERROR;
 	}
 	for (size_t i = 0; i < perfdata_nevents(sc.pd); i++) {
@@ -300,8 +370,12 @@ int cmd_script(int argc, char **argv)
 		sc.name_width = w > sc.name_width ? w : sc.name_width;
 		sc.use_callchain |= (ev->sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
 	}
-	err = (sc.z = symbolizer_new()) ? dump(&sc) : PMUSIM_ERR_NOMEM;
+	err = PMUSIM_ERR_NOMEM;
+	if ((sc.z = symbolizer_new()) && symbolizer_set_symfs(sc.z, symfs) == 0 &&
+	    (sc.code = proc_code_new(sc.z)))
+		err = dump(&sc);
 	fflush(stdout);
+	proc_code_free(sc.code);
 	symbolizer_free(sc.z);
 	free(sc.comms);
 	perfdata_close(sc.pd);

@@ -47,15 +47,19 @@ static const struct seg *seg_of(const struct binary *b, uint64_t addr)
 	return NULL;
 }
 
-static size_t read_code(void *ctx, uint64_t addr, void *buf, size_t len)
+size_t binary_read(const struct binary *b, uint64_t addr, uint8_t *buf, size_t len)
 {
-	const struct binary *b = ctx;
 	const struct seg *s = seg_of(b, addr);
 	if (!s)
 		return b->jit ? code_pages_read(b->jit, addr, buf, len) : 0;
 	size_t n = (size_t)(s->end - addr) < len ? (size_t)(s->end - addr) : len;
 	memcpy(buf, s->bytes + (addr - s->start), n);
 	return n;
+}
+
+static size_t read_code(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return binary_read(ctx, addr, buf, len);
 }
 
 static unsigned char *slurp_file(const char *path, size_t *len)

@@ -46,6 +46,10 @@ const struct block_info *binary_run(struct binary *b, uint64_t addr);
 /* 1 when addr lies in an executable segment or in code bytes added. */
 int binary_has_code(const struct binary *b, uint64_t addr);
 
+/* Copies up to len code bytes from addr into buf (those of the segment or added
+ * code holding addr, stopping at its end); how many, 0 when addr holds none. */
+size_t binary_read(const struct binary *b, uint64_t addr, uint8_t *buf, size_t len);
+
 /* The instruction at addr as text ("mov rax, rbx"); 0 or a negative pmusim_err. */
 int binary_disasm(struct binary *b, uint64_t addr, char *out, size_t outlen);
 

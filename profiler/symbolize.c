@@ -6,9 +6,11 @@
 #include "profiler/symbolize.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/elf_bias.h"
 #include "common/err.h"
@@ -19,10 +21,14 @@
 
 /* A mapped file at one placement; symbols loaded on first use. */
 struct dso {
-	char *path;
+	char *path;           /* as the recording names it */
+	char *host_path;      /* where this host reads it (under the symfs directory) */
 	uint64_t addr, pgoff; /* the first mapping's, which give the load bias */
 	struct symtab *st;    /* NULL until loaded, or when the file is not here */
 	int tried;
+	int anon;             /* anonymous memory: no file */
+	int bias_known;
+	uint64_t bias;
 };
 
 struct map {
@@ -32,6 +38,7 @@ struct map {
 
 struct proc {
 	uint32_t pid;
+	uint64_t version; /* changes whenever maps do */
 	struct map *maps; /* in record order; lookups go newest first */
 	size_t n, cap;
 };
@@ -42,6 +49,8 @@ struct symbolizer {
 	struct proc *procs;
 	size_t nprocs, pcap;
 	size_t last; /* the process of the previous lookup */
+	uint64_t clock; /* source of proc versions */
+	char *symfs;    /* directory the recorded paths are looked up under, or NULL */
 };
 
 struct symbolizer *symbolizer_new(void)
@@ -55,13 +64,25 @@ void symbolizer_free(struct symbolizer *z)
 		return;
 	for (size_t i = 0; i < z->ndsos; i++) {
 		free(z->dsos[i].path);
+		free(z->dsos[i].host_path);
 		symtab_free(z->dsos[i].st);
 	}
 	for (size_t i = 0; i < z->nprocs; i++)
 		free(z->procs[i].maps);
 	free(z->dsos);
 	free(z->procs);
+	free(z->symfs);
 	free(z);
+}
+
+int symbolizer_set_symfs(struct symbolizer *z, const char *dir)
+{
+	char *d = dir ? strdup(dir) : NULL;
+	if (dir && !d)
+		return PMUSIM_ERR_NOMEM;
+	free(z->symfs);
+	z->symfs = d;
+	return 0;
 }
 
 static struct proc *proc_find(struct symbolizer *z, uint32_t pid)
@@ -90,7 +111,7 @@ static struct proc *proc_get(struct symbolizer *z, uint32_t pid)
 
 /* The dso of a file first mapped at addr from pgoff (shared by every mapping
  * that places the file the same way); index or -1. */
-static long dso_get(struct symbolizer *z, const char *path, uint64_t addr, uint64_t pgoff)
+static long dso_get(struct symbolizer *z, const char *path, uint64_t addr, uint64_t pgoff, int anon)
 {
 	for (size_t i = 0; i < z->ndsos; i++) {
 		const struct dso *d = &z->dsos[i];
@@ -103,10 +124,15 @@ static long dso_get(struct symbolizer *z, const char *path, uint64_t addr, uint6
 	z->dsos = nd;
 	struct dso *d = &z->dsos[z->ndsos];
 	memset(d, 0, sizeof(*d));
-	if (!(d->path = strdup(path)))
+	char host[PATH_MAX];
+	snprintf(host, sizeof(host), "%s%s", z->symfs && path[0] == '/' ? z->symfs : "", path);
+	if (!(d->path = strdup(path)) || !(d->host_path = strdup(host))) {
+		free(d->path);
 		return -1;
+	}
 	d->addr = addr;
 	d->pgoff = pgoff;
+	d->anon = anon;
 	return (long)z->ndsos++;
 }
 
@@ -125,13 +151,14 @@ static int on_mmap(struct symbolizer *z, const struct perf_record *r)
 		snprintf(anon, sizeof(anon), "/tmp/perf-%u.map", r->u.mmap.pid);
 		path = anon;
 	}
-	long d = dso_get(z, path, r->u.mmap.addr, r->u.mmap.pgoff);
+	long d = dso_get(z, path, r->u.mmap.addr, r->u.mmap.pgoff, path == anon);
 	struct proc *p = d < 0 ? NULL : proc_get(z, r->u.mmap.pid);
 	struct map *nm = p ? grow_array(p->maps, &p->cap, p->n + 1, sizeof(*nm)) : NULL;
 	if (!nm)
 		return PMUSIM_ERR_NOMEM;
 	p->maps = nm;
 	p->maps[p->n++] = (struct map){r->u.mmap.addr, r->u.mmap.len, r->u.mmap.pgoff, (size_t)d};
+	p->version = ++z->clock;
 	return 0;
 }
 
@@ -154,6 +181,7 @@ static int on_fork(struct symbolizer *z, uint32_t pid, uint32_t ppid)
 	free(child->maps);
 	child->maps = copy;
 	child->n = child->cap = n;
+	child->version = ++z->clock;
 	return 0;
 }
 
@@ -165,10 +193,44 @@ int symbolizer_record(struct symbolizer *z, const struct perf_record *r)
 		return on_fork(z, r->u.task.pid, r->u.task.ppid);
 	if (r->type == PERF_RECORD_COMM && (r->misc & PERF_RECORD_MISC_COMM_EXEC)) {
 		struct proc *p = proc_find(z, r->u.comm.pid);
-		if (p)
+		if (p) {
 			p->n = 0; /* another program: its mappings follow */
+			p->version = ++z->clock;
+		}
 	}
 	return 0;
+}
+
+static uint64_t dso_bias(struct dso *d)
+{
+	if (!d->bias_known) {
+		d->bias = elf_mapping_bias(d->host_path, d->addr, d->pgoff);
+		d->bias_known = 1;
+	}
+	return d->bias;
+}
+
+size_t symbolizer_files(struct symbolizer *z, uint32_t pid, struct sym_file *out, size_t max,
+                        uint64_t *version)
+{
+	const struct proc *p = proc_find(z, pid);
+	size_t n = 0;
+	if (version)
+		*version = p ? p->version : 0;
+	for (size_t i = 0; p && i < p->n; i++) {
+		size_t k = p->maps[i].dso, j;
+		struct dso *d = &z->dsos[k];
+		if (d->anon || d->path[0] != '/' || access(d->host_path, R_OK) != 0)
+			continue;
+		for (j = 0; j < i && p->maps[j].dso != k; j++)
+			;
+		if (j < i)
+			continue; /* listed at its first mapping */
+		if (n < max)
+			out[n] = (struct sym_file){d->host_path, dso_bias(d)};
+		n++;
+	}
+	return n;
 }
 
 static const struct map *map_in(const struct proc *p, uint64_t addr)
@@ -194,7 +256,7 @@ int symbolizer_place(struct symbolizer *z, uint32_t pid, uint64_t addr, struct s
 	struct dso *d = &z->dsos[m->dso];
 	if (!d->tried) {
 		d->tried = 1;
-		if (symtab_load(d->path, elf_mapping_bias(d->path, d->addr, d->pgoff), &d->st) < 0)
+		if (symtab_load(d->host_path, dso_bias(d), &d->st) < 0)
 			d->st = NULL;
 	}
 	out->path = d->path;

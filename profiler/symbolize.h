@@ -35,6 +35,10 @@ struct sym_place {
 struct symbolizer *symbolizer_new(void);
 void symbolizer_free(struct symbolizer *z);
 
+/* Looks the recording's files up under dir (perf's --symfs): /a/b is read as
+ * dir/a/b. Set before the first record. 0 or PMUSIM_ERR_NOMEM. */
+int symbolizer_set_symfs(struct symbolizer *z, const char *dir);
+
 /* Takes a record read by perfdata_next: MMAP (unless a data mapping) and MMAP2
  * with PROT_EXEC add a mapping to their pid, FORK of a new process copies its
  * parent's, COMM_EXEC drops the pid's; other records are ignored. 0, or
@@ -45,6 +49,20 @@ int symbolizer_record(struct symbolizer *z, const struct perf_record *r);
  * covers addr, 0 when none does (*p then all NULL and 0). Pointers stay valid
  * until the next symbolizer_record or symbolizer_free. */
 int symbolizer_place(struct symbolizer *z, uint32_t pid, uint64_t addr, struct sym_place *p);
+
+/* A file a process maps executable, placed where its first mapping puts it. */
+struct sym_file {
+	const char *path; /* where this host reads it (under the symfs directory) */
+	uint64_t bias;    /* its load bias (common/elf_bias.h) */
+};
+
+/* The files process pid maps executable, oldest first, each once, those that
+ * exist on this host only (no anonymous memory, no "[vdso]"): up to max of them
+ * into out. Returns how many there are (may exceed max). *version, when not
+ * NULL, gets a number that changes whenever pid's mappings change (0: none
+ * known). Pointers stay valid until symbolizer_free. */
+size_t symbolizer_files(struct symbolizer *z, uint32_t pid, struct sym_file *out, size_t max,
+                        uint64_t *version);
 
 /* "name+0xoff" (the symbol's own name, as symtab_lookup gives it), else
  * "file+0xoff" (the mapped file's base name and the offset in the file),

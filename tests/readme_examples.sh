@@ -42,6 +42,7 @@ declare -A CONTENT=(
 ^# hottest functions
 ^ +[0-9.]+% +[0-9]+ +run_loops$'
 	["perf script -i lbr.data -F ip,sym,brstacksym | head -3"]='^ +[0-9a-f]+ .*run_loops\+0x[0-9a-f]+/mix\+0x0/P/-/-/[0-9]+/CALL'
+	["build/release/pmusim script -i loops.data -F ip,brstackinsn | head -12"]='^	[0-9a-f]{16}	insn: ([0-9a-f]{2} )+ *	# PRED [0-9]+ cycles \[[0-9]+\] [0-9]+\.[0-9]{2} IPC$'
 )
 declare -A content_seen=()
 
