@@ -31,8 +31,7 @@ static char *lines_of(const char *text, const char *ev, size_t *n)
 	for (const char *l = text; *l;) {
 		const char *e = strchr(l, '\n');
 		e = e ? e : l + strlen(l);
-		const char *k = strstr(l, key);
-		if (k && k < e) {
+		if (memmem(l, (size_t)(e - l), key, strlen(key))) {
 			for (const char *c = l; c < e; c++)
 				if (c[0] != ' ' || (c + 1 < e && c[1] != ' '))
 					*o++ = *c;
