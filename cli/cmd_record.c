@@ -70,7 +70,8 @@ static const char record_usage[] =
 	"                       interrupt is: after the block of the sample's instruction\n"
 	"  --lbr-depth N        LBR entries: 4, 8, 16, 32 or 64 (default 32)\n"
 	"  --skid N[c]          the interrupt lands N instructions (Nc: N cycles) after\n"
-	"                       the overflow (default 0: at the eventing instruction)\n"
+	"                       the overflowing instruction (default 0: at the eventing\n"
+	"                       instruction)\n"
 	"  --refill A           cycles charged after each interrupt (pipeline refill)\n"
 	"  --reload WHEN        when a sampling counter starts its next period P + R:\n"
 	"                       overflow (default): at the overflow; it counts on through\n"
@@ -672,6 +673,8 @@ static void tell_setup(const struct record_args *a, const char *cmd)
 	for (size_t i = 0; i < a->el.n; i++)
 		fprintf(stderr, "%s: event %s, a sample every %llu events%s\n", cmd, a->el.name[i],
 			(unsigned long long)a->period, a->delta ? " + a random 0..--delta" : "");
+	if (a->reload == PMU_RELOAD_INTERRUPT)
+		fprintf(stderr, "%s: each period starts at the interrupt (--reload interrupt)\n", cmd);
 	if (a->lbr)
 		fprintf(stderr, "%s: LBR of %llu entries, branch_sample_type 0x%llx\n", cmd,
 			(unsigned long long)a->depth, (unsigned long long)branch_sample_type(a->filter));
