@@ -157,16 +157,22 @@ enum rule {
  * instruction's end + skid cycles), that its period is P + R with R in
  * 0..DELTA and its time the PMI's cycle on the clock (program cycles + the
  * refills before it). Returns the samples that break a rule; *ovf_last: the
- * program cycle of the last overflow. */
-static size_t spacing_mismatches(enum rule rule, uint64_t skid, int skid_cycles, uint64_t *ovf_last)
+ * program cycle of the last overflow; *spacings: the sum of the program
+ * cycles between overflows (from the start to the first, then S(i) + P +
+ * R(i+1) - A or P + R(i+1) - A). */
+static size_t spacing_mismatches(enum rule rule, uint64_t skid, int skid_cycles, uint64_t *ovf_last,
+				 uint64_t *spacings)
 {
 	size_t bad = 0;
 	uint64_t o = 0, pmi = 0; /* the previous overflow and its PMI, program cycles */
+	*spacings = 0;
 	for (size_t i = 0; i < ngot; i++) {
 		const struct smp *s = &got[i];
 		size_t k = index_of(s->ip);
 		uint64_t refill = i ? REFILL : 0; /* charged after the previous PMI, counted in this period */
-		o = (rule == AT_INTERRUPT ? pmi : o) + s->period - refill;
+		uint64_t skid_cyc = rule == AT_INTERRUPT && i ? pmi - o : 0; /* S(i): the counter stopped */
+		*spacings += skid_cyc + s->period - refill;
+		o += skid_cyc + s->period - refill;
 		size_t j = insn_at_cycle(o);
 		int ok = s->period >= P && s->period <= P + DELTA && s->cycle == cyc(k) + i * REFILL;
 		if (!skid_cycles) {
@@ -210,9 +216,9 @@ START_TEST(spacing_follows_the_reload)
 	struct pmu *p = run_stream(&cfg);
 	enum rule own = cfg.reload == PMU_RELOAD_INTERRUPT ? AT_INTERRUPT : AT_OVERFLOW;
 	enum rule other = own == AT_INTERRUPT ? AT_OVERFLOW : AT_INTERRUPT;
-	uint64_t last, ignored;
-	size_t bad = spacing_mismatches(own, cfg.skid, cfg.skid_in_cycles, &last);
-	size_t bad_other = spacing_mismatches(other, cfg.skid, cfg.skid_in_cycles, &ignored);
+	uint64_t last, sum, ignored[2];
+	size_t bad = spacing_mismatches(own, cfg.skid, cfg.skid_in_cycles, &last, &sum);
+	size_t bad_other = spacing_mismatches(other, cfg.skid, cfg.skid_in_cycles, &ignored[0], &ignored[1]);
 	uint64_t program = cyc(NINSNS - 1);
 	printf("check_pmu_reload: row at line %d (%s, skid %llu%s): %zu samples, %zu mismatches; the other "
 	       "rule: %zu\n", spacing_rows[r].line, own == AT_INTERRUPT ? "interrupt" : "overflow",
@@ -221,9 +227,11 @@ START_TEST(spacing_follows_the_reload)
 	ck_assert_msg(bad == 0, "row at line %d: %zu of %zu samples off", spacing_rows[r].line, bad, ngot);
 	ck_assert_msg(bad_other > ngot / 2, "row at line %d: the other rule fits %zu of %zu", spacing_rows[r].line,
 		      ngot - bad_other, ngot);
-	/* the spacings (their sum is the last overflow) and the remainder */
+	/* the spacings and the cycles after the last overflow are the program's
+	 * (the walk's) cycles, which the clock counts with every PMI's refill */
 	ck_assert_uint_lt(last, program);
-	ck_assert_uint_eq(last + (program - last), pmu_count(p, 0) - ngot * REFILL);
+	ck_assert_uint_eq(sum + (program - last), program);
+	ck_assert_uint_eq(pmu_count(p, 0), program + ngot * REFILL);
 	pmu_free(p);
 	free_stream();
 }
