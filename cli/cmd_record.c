@@ -27,7 +27,7 @@
 static const char record_usage[] =
 	"usage: pmusim record [-e EV,...] [-c PERIOD | -F FREQ] [--delta D] [-b | -j FILTER,...]\n"
 	"                     [-g | --call-graph MODE] [--lbr-depth N] [--skid N[c]] [--refill A]\n"
-	"                     [-o FILE]\n"
+	"                     [--reload overflow|interrupt] [-o FILE]\n"
 	"                     [options] [--] PROG [ARGS...]\n"
 	"\n"
 	"Runs PROG with the modelled PMU sampling: each event's counter raises an\n"
@@ -48,7 +48,10 @@ static const char record_usage[] =
 	"                       rate asks for (Linux's perf_adjust_period); for cycles\n"
 	"                       at the 2000 MHz clock -F 1000 is a period of 2,000,000.\n"
 	"                       Not with -c or --delta\n"
-	"  --delta D            add a random 0..D to every period (seeded by --pmu-seed)\n"
+	"  --delta D            add a random 0..D to every period, drawn afresh for each\n"
+	"                       period from the counter's own stream (seeded by --pmu-seed,\n"
+	"                       the event and its index among that event's counters: with\n"
+	"                       --skid 0 and --refill 0 an event samples as it does alone)\n"
 	"  --pmu-seed N         seed of the PMU's random choices (the period deltas);\n"
 	"                       default --seed's value. Another --pmu-seed with the same\n"
 	"                       --seed runs the same program with other sample points\n"
@@ -67,8 +70,17 @@ static const char record_usage[] =
 	"                       interrupt is: after the block of the sample's instruction\n"
 	"  --lbr-depth N        LBR entries: 4, 8, 16, 32 or 64 (default 32)\n"
 	"  --skid N[c]          the interrupt lands N instructions (Nc: N cycles) after\n"
-	"                       the overflow (default 0: at the eventing instruction)\n"
+	"                       the overflowing instruction (default 0: at the eventing\n"
+	"                       instruction)\n"
 	"  --refill A           cycles charged after each interrupt (pipeline refill)\n"
+	"  --reload WHEN        when a sampling counter starts its next period P + R:\n"
+	"                       overflow (default): at the overflow; it counts on through\n"
+	"                       the skid and the refill, so a cycles counter's program\n"
+	"                       cycles between overflows are P + R - A (A = --refill);\n"
+	"                       interrupt: in the interrupt handler, as Linux's x86\n"
+	"                       handler does: stopped from the overflow to the interrupt,\n"
+	"                       then reloaded, the refill counted in the new period:\n"
+	"                       P + R + S - A, S = cycles from the overflow to the interrupt\n"
 	"  -o, --output FILE    perf.data to write (default ./perf.data; an existing\n"
 	"                       recording becomes FILE.old, as with perf record)\n"
 	"  --rep MODE           trace REP string instructions with the REP unit: first,\n"
@@ -105,7 +117,7 @@ static const char record_usage[] =
 enum {
 	O_DELTA = PROG_OPT_END, O_LBR_DEPTH, O_SKID, O_REFILL, O_REP, O_REP_BUFFER, O_REP_TBE, O_REP_SSE,
 	O_TSTACK, O_TSTACK_PERIOD, O_TSTACK_THREADS, O_TSTACK_AREA, O_TSTACK_MODE, O_TSTACK_MARK, O_TSTACK_DWARF,
-	O_TSTACK_START, O_PMU_SEED, O_CALL_GRAPH
+	O_TSTACK_START, O_PMU_SEED, O_CALL_GRAPH, O_RELOAD
 };
 
 struct record_args {
@@ -117,6 +129,7 @@ struct record_args {
 	uint64_t pmu_seed;
 	int pmu_seed_given;  /* else the PMU draws from --seed */
 	int skid_cycles, lbr;
+	int reload;          /* enum pmu_reload */
 	uint32_t filter;
 	int b_given;         /* -b: perf's rule, it is -j any and may not disagree with -j */
 	const char *j_spec;  /* the -j given, for messages */
@@ -157,6 +170,14 @@ static int record_option(void *ctx, int c, char *arg)
 	case 'j': return parse_filter(a, arg, cmd);
 	case O_LBR_DEPTH: return parse_num(arg, &a->depth, "--lbr-depth", cmd);
 	case O_REFILL: return parse_num(arg, &a->refill, "--refill", cmd);
+	case O_RELOAD:
+		if (strcmp(arg, "overflow") == 0)
+			a->reload = PMU_RELOAD_OVERFLOW;
+		else if (strcmp(arg, "interrupt") == 0)
+			a->reload = PMU_RELOAD_INTERRUPT;
+		else
+			return fprintf(stderr, "%s: --reload needs overflow or interrupt, not '%s'\n", cmd, arg), -1;
+		return 0;
 	case 'o': a->out = arg; return 0;
 	case 'g': a->cg = (struct callgraph_options){CG_TSTACK, 0}; return 0;
 	case O_CALL_GRAPH: return callgraph_parse(cmd, arg, &a->cg);
@@ -219,6 +240,7 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		{"delta", required_argument, 0, O_DELTA}, {"branch-any", no_argument, 0, 'b'},
 		{"branch-filter", required_argument, 0, 'j'}, {"lbr-depth", required_argument, 0, O_LBR_DEPTH},
 		{"skid", required_argument, 0, O_SKID}, {"refill", required_argument, 0, O_REFILL},
+		{"reload", required_argument, 0, O_RELOAD},
 		{"output", required_argument, 0, 'o'}, {"rep", required_argument, 0, O_REP},
 		{"rep-buffer", required_argument, 0, O_REP_BUFFER}, {"rep-tbe", no_argument, 0, O_REP_TBE},
 		{"rep-sse", no_argument, 0, O_REP_SSE}, {"tstack", no_argument, 0, O_TSTACK},
@@ -560,6 +582,7 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 	struct pmu_config cfg = {
 		.nctr = (uint32_t)a->el.n, .delta = a->delta, .skid = a->skid,
 		.skid_in_cycles = a->skid_cycles, .refill_cycles = (uint32_t)a->refill,
+		.reload = (enum pmu_reload)a->reload,
 		.lbr_depth = a->lbr ? (uint32_t)a->depth : 0, .lbr_filter = a->filter,
 		.seed = a->pmu_seed_given ? a->pmu_seed : p->so.seed,
 	};
@@ -648,6 +671,8 @@ static void tell_setup(const struct record_args *a, const char *cmd)
 	for (size_t i = 0; i < a->el.n; i++)
 		fprintf(stderr, "%s: event %s, a sample every %llu events%s\n", cmd, a->el.name[i],
 			(unsigned long long)a->period, a->delta ? " + a random 0..--delta" : "");
+	if (a->reload == PMU_RELOAD_INTERRUPT)
+		fprintf(stderr, "%s: each period starts at the interrupt (--reload interrupt)\n", cmd);
 	if (a->lbr)
 		fprintf(stderr, "%s: LBR of %llu entries, branch_sample_type 0x%llx\n", cmd,
 			(unsigned long long)a->depth, (unsigned long long)branch_sample_type(a->filter));

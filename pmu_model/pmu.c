@@ -31,6 +31,10 @@ static int check_config(const struct pmu_config *cfg, const struct cpu_model *cp
 		else
 			gp++;
 	}
+	if (cfg->reload != PMU_RELOAD_OVERFLOW && cfg->reload != PMU_RELOAD_INTERRUPT) {
+		snprintf(msg, ml, "unknown reload %d", (int)cfg->reload);
+		return PMUSIM_ERR_ARG;
+	}
 	if (gp > cpu->nr_gp_counters) {
 		snprintf(msg, ml, "%u events need programmable counters; the %s model has %u "
 			 "(instructions and cycles use fixed counters)", gp, cpu->name, cpu->nr_gp_counters);
@@ -60,7 +64,6 @@ int pmu_new(const struct pmu_config *cfg, struct pmu_sample_sink sink, struct pm
 		for (int k = 0; k < BK_COUNT; k++)
 			for (int t = 0; t < 2; t++)
 				p->term_inc[ev][k][t] = (uint8_t)pmu_term_events((enum pmu_event)ev, k, t, 0, 0);
-	rng_init(&p->rng, cfg->seed ^ 0x504d552d64656c74ULL); /* own stream: "PMU-delt" */
 	if ((err = lbr_init(&p->lbr, cfg->lbr_depth ? cfg->lbr_depth : 4,
 			    cfg->lbr_depth ? cfg->lbr_filter : 0)) < 0) {
 		snprintf(msg, ml, "LBR depth must be 4, 8, 16, 32 or 64, not %u", cfg->lbr_depth);
@@ -78,8 +81,9 @@ int pmu_new(const struct pmu_config *cfg, struct pmu_sample_sink sink, struct pm
 			uint64_t t = (uint64_t)cpu->mhz * 1000000 / cfg->ctr[i].freq;
 			p->ctr[i].target = p->ctr[i].period = t ? t : 1;
 		}
+		rng_init(&p->rng[i], pmu_counter_seed(cfg, i));
 		if (p->ctr[i].period) {
-			p->ctr[i].left = p->ctr[i].cur = pmu_next_period(p, p->ctr[i].period);
+			p->ctr[i].left = p->ctr[i].cur = pmu_next_period(p, i);
 			p->sampled[p->nsampled++] = i;
 		} else {
 			p->ctr[i].left = UINT64_MAX;

@@ -7,9 +7,34 @@
  * event it counts, even in the middle of a block (instructions and cycles are
  * attributed per instruction from the decode cache's classes; branch events and
  * REP iterations belong to the run's terminator). With --delta D every period is
- * P + U[0, D], drawn from a generator seeded with the seed.
+ * P + U[0, D], drawn afresh for every interval from the counter's own generator,
+ * seeded with the seed and the counter's identity: its event and its index among
+ * the counters of that event (not its place in the configuration). So adding a
+ * counter of another event leaves a counter's periods as they were; with skid 0
+ * and refill 0 its samples too (with skid or refill the other counter's PMIs
+ * legitimately move them: a pending PMI takes the overflows that happen in its
+ * skid, and its refill cycles are counted).
  *
- * PMI: taken `skid` instructions (or cycles) after the overflowing event; skid 0
+ * Reload (pmu_config.reload), where the next period starts:
+ * - PMU_RELOAD_OVERFLOW (default): at the overflow itself, as a counter that
+ *   wraps and goes on counting; the skid's and the refill's events count in the
+ *   next period. A cycles counter's program cycles between consecutive
+ *   overflows are P + R(i+1) - A (A = refill).
+ * - PMU_RELOAD_INTERRUPT: by the PMI handler, as Linux's x86 handler does
+ *   (x86_perf_event_set_period in x86_pmu_handle_irq): from its overflow to the
+ *   PMI the counter is stopped for sampling (what it counts there starts no
+ *   period; pmu_count stays exact), and at the PMI it is loaded with the next
+ *   period P + R, so the refill charged after the PMI counts in it. A cycles
+ *   counter's program cycles between overflows i and i+1 are then
+ *   S(i) + P + R(i+1) - A, S(i) = the cycles from overflow i to its PMI.
+ *   Each overflow stops its counter, so no counter overflows twice in one PMI
+ *   (one sample per counter, its period P + R); every counter that overflowed
+ *   is reloaded at that PMI, the others go on counting. Frequency mode adapts
+ *   the period at the overflow from the events and cycles counted since the
+ *   last reload, and the adapted period starts at the reload.
+ *
+ * PMI: taken `skid` instructions (or cycles, counted from the end of the
+ * instruction in which the counter overflowed) after the overflowing event; skid 0
  * is a precise PMI at the eventing instruction. The sample IP is the instruction
  * at which the PMI is taken; the LBR snapshot holds every recorded branch that
  * retired up to and including it, then the LBR is frozen while the sample is
@@ -55,6 +80,12 @@ struct pmu_counter_config {
 	                  * the last interval's rate asks for (Linux perf_adjust_period) */
 };
 
+/* Where a sampling counter starts its next period (see above). */
+enum pmu_reload {
+	PMU_RELOAD_OVERFLOW = 0, /* at its overflow */
+	PMU_RELOAD_INTERRUPT,    /* at the PMI, by the handler */
+};
+
 struct pmu_config {
 	const struct cpu_model *cpu; /* NULL: cpu_model_default() */
 	struct pmu_counter_config ctr[PMU_MAX_COUNTERS];
@@ -63,6 +94,7 @@ struct pmu_config {
 	uint64_t skid;           /* instructions (or cycles) between overflow and PMI */
 	int skid_in_cycles;
 	uint32_t refill_cycles;  /* charged after each PMI */
+	enum pmu_reload reload;  /* 0: PMU_RELOAD_OVERFLOW */
 	uint32_t lbr_depth;      /* 0: no LBR; else 4, 8, 16, 32 or 64 */
 	uint32_t lbr_filter;     /* LBR_F_* */
 	uint64_t seed;
@@ -96,8 +128,8 @@ struct pmu_sample_sink {
 
 struct pmu;
 
-/* 0, PMUSIM_ERR_ARG (too many counters for the model, bad LBR depth, zero
- * period with delta) with a reason in msg, or PMUSIM_ERR_NOMEM. */
+/* 0, PMUSIM_ERR_ARG (too many counters for the model, bad LBR depth, an
+ * unknown reload) with a reason in msg, or PMUSIM_ERR_NOMEM. */
 int pmu_new(const struct pmu_config *cfg, struct pmu_sample_sink sink, struct pmu **out,
 	    char *msg, size_t msglen);
 void pmu_free(struct pmu *p);

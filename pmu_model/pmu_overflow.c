@@ -1,14 +1,32 @@
 /* The PMU's overflows and interrupts (see pmu.h, pmu_state.h): periods with
- * their random delta and frequency mode, overflows joining a pending PMI, the
+ * their random delta (a generator per counter) and frequency mode, the reload
+ * at the overflow or by the PMI handler, overflows joining a pending PMI, the
  * PMI's delivery with the frozen LBR, and the replay of a block in which a
  * counter overflows or a PMI lands. */
 #include "pmu_model/pmu_state.h"
 
 #include <stdlib.h>
 
-uint64_t pmu_next_period(struct pmu *p, uint64_t period)
+/* The identity is numbered so that no two counters of one configuration share
+ * a number (index among its event's counters times EV_COUNT, plus the event
+ * counted from cycles), and the number is spread by an odd multiplier and
+ * xored into the seed: both steps are one-to-one, so distinct counters get
+ * distinct seeds and so distinct xoshiro states (rng_init is one-to-one in its
+ * first word). The first cycles counter gets number 0: a recording of cycles
+ * alone draws the very stream all counters shared before they had their own. */
+uint64_t pmu_counter_seed(const struct pmu_config *cfg, uint32_t i)
 {
-	return period + (p->cfg.delta ? rng_uniform(&p->rng, p->cfg.delta) : 0);
+	uint64_t same = 0;
+	for (uint32_t j = 0; j < i; j++)
+		same += cfg->ctr[j].ev == cfg->ctr[i].ev;
+	uint64_t ident = same * EV_COUNT + ((uint64_t)cfg->ctr[i].ev + EV_COUNT - EV_CYCLES) % EV_COUNT;
+	return cfg->seed ^ 0x504d552d64656c74ULL /* "PMU-delt" */ ^ ident * 0x9e3779b97f4a7c15ULL;
+}
+
+uint64_t pmu_next_period(struct pmu *p, uint32_t c)
+{
+	struct counter *k = &p->ctr[c];
+	return k->period + (p->cfg.delta ? rng_uniform(&p->rng[c], p->cfg.delta) : 0);
 }
 
 /* Frequency mode: the kernel's estimate of the period that gives one sample
@@ -72,6 +90,10 @@ static void deliver_pmi(struct pmu *p, uint64_t ip, uint64_t next, uint32_t tid,
 		}
 		p->pend_period[c] = 0;
 		p->novf[c] = 0;
+		if (p->cfg.reload == PMU_RELOAD_INTERRUPT) { /* the handler sets the next period */
+			p->ctr[c].last = p->q >> 2; /* frequency mode: counting starts again now */
+			p->ctr[c].left = p->ctr[c].cur = pmu_next_period(p, c);
+		}
 	}
 	if (p->cfg.lbr_depth)
 		lbr_unfreeze(&p->lbr);
@@ -100,7 +122,9 @@ static void add_overflow(struct pmu *p, uint32_t c, uint64_t period, uint64_t cy
 
 /* Counts `ev_n` events of counter c at the current instruction; overflows
  * schedule (or join) the PMI. cycle0: the cycle before this instruction (a
- * cycles counter's overflow happens at cycle0 + the events it still needed). */
+ * cycles counter's overflow happens at cycle0 + the events it still needed).
+ * Reload at the interrupt: the overflow stops the counter (left UINT64_MAX)
+ * and the rest of ev_n is lost to sampling; deliver_pmi reloads it. */
 static void count_events(struct pmu *p, uint32_t c, uint64_t ev_n, uint64_t cycle0)
 {
 	struct counter *k = &p->ctr[c];
@@ -116,7 +140,11 @@ static void count_events(struct pmu *p, uint32_t c, uint64_t ev_n, uint64_t cycl
 		}
 		if (k->target) /* a cycles counter's overflow cycle is exact; others: this instruction's */
 			adapt_period(k, k->ev == EV_CYCLES ? cycle0 : p->q >> 2);
-		k->left = k->cur = pmu_next_period(p, k->period);
+		if (p->cfg.reload == PMU_RELOAD_INTERRUPT) {
+			k->left = UINT64_MAX;
+			return;
+		}
+		k->left = k->cur = pmu_next_period(p, c);
 	}
 	k->left -= ev_n;
 }

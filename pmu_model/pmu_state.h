@@ -23,7 +23,9 @@ struct pend_ovf {
 struct counter {
 	enum pmu_event ev;
 	uint64_t period;   /* 0: counting */
-	uint64_t left;     /* events until the next overflow (sampling) */
+	uint64_t left;     /* events until the next overflow (sampling); UINT64_MAX
+	                    * while stopped from its overflow to the PMI (reload at
+	                    * the interrupt) */
 	uint64_t cur;      /* period of the interval in progress */
 	uint64_t target;   /* frequency mode: cycles between samples; 0 off */
 	uint64_t last;     /* frequency mode: cycle of the last overflow */
@@ -51,7 +53,6 @@ struct pmu {
 	struct pmu_config cfg;
 	const struct cpu_model *cpu;
 	struct pmu_sample_sink sink;
-	struct rng rng;
 	uint64_t samples, rep_iters;
 	uint8_t term_inc[EV_COUNT][BK_COUNT][2]; /* branch events a terminator counts */
 	/* the pending PMI */
@@ -60,6 +61,7 @@ struct pmu {
 	struct pend_ovf *ovf[PMU_MAX_COUNTERS]; /* cycles counters: every overflow of the PMI */
 	uint32_t novf[PMU_MAX_COUNTERS], ovf_cap[PMU_MAX_COUNTERS];
 	struct lbr_entry snap[LBR_MAX_DEPTH];
+	struct rng rng[PMU_MAX_COUNTERS]; /* each counter's --delta draws (pmu_counter_seed) */
 };
 
 /* A retired block as the replay sees it. */
@@ -71,9 +73,13 @@ struct blk {
 	uint64_t term_extra_q; /* REP iterations and misprediction, on the terminator */
 };
 
-/* The next interval of a sampling counter of the given period: period plus
- * the random delta (pmu_config.delta), drawn afresh. */
-uint64_t pmu_next_period(struct pmu *p, uint64_t period);
+/* The seed of counter i's generator: pmu_config.seed and the counter's
+ * identity (its event, its index among the counters of that event), distinct
+ * for distinct identities. */
+uint64_t pmu_counter_seed(const struct pmu_config *cfg, uint32_t i);
+/* The next interval of sampling counter c: its period plus the random delta
+ * (pmu_config.delta), drawn afresh from c's own generator. */
+uint64_t pmu_next_period(struct pmu *p, uint32_t c);
 /* What one retired block (or, in the slow path, its terminator) adds to an
  * event other than instructions and cycles. */
 uint64_t pmu_term_events(enum pmu_event ev, int kind, int taken, int mis, uint64_t rep);
