@@ -25,7 +25,7 @@
 static const char validate_usage[] =
 	"usage: pmusim validate [-i FILE] --truth TRUTH.fdata [--min-overlap X]\n"
 	"                       [--format text|json] [--svg PLOT.svg] [profile options]\n"
-	"       pmusim validate --cpi [-i FILE] --truth TRUTH.json [--by function|block]\n"
+	"       pmusim validate --cpi [-i FILE] --truth TRUTH.json [--by function|block|insn]\n"
 	"                       [--min-share X] [--max-rel-err E] [--format text|json]\n"
 	"                       [CPI options]\n"
 	"\n"
@@ -56,7 +56,8 @@ static const char validate_usage[] =
 	"                       truth_snapshots, mismatches, frames, max_depth, first_mismatch\n"
 	"  --cpi                check the CPI estimate of pmusim report --cpi (same options)\n"
 	"                       against the exact cycles and instructions of --truth\n"
-	"                       TRUTH.json (--truth-json) per function or block (--by):\n"
+	"                       TRUTH.json (--truth-json) per function, block or, with a\n"
+	"                       truth of --truth-insns, instruction (--by):\n"
 	"                       per unit with at least --min-share of the program's cycles\n"
 	"                       the true and estimated CPI and their relative error, the\n"
 	"                       largest and the cycle-weighted mean; json keys unit, units,\n"
@@ -149,9 +150,6 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 	if (!a->cpi.on && a->cpi.given)
 		return fprintf(stderr, "pmusim validate: --by, --insns-from, --cycles-from, --cycles-input, --refill and "
 				       "--skid-cycles are for --cpi\n"), -1;
-	if (a->cpi.on && a->cpi.by == CPI_BY_INSN)
-		return fprintf(stderr, "pmusim validate: --cpi checks functions or blocks (the truth has no "
-				       "instruction cycles)\n"), -1;
 	return 0;
 }
 

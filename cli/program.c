@@ -70,6 +70,7 @@ int program_option(struct program *p, int code, const char *arg)
 	case PROG_O_STRICT: p->so.strict = 1; return 1;
 	case PROG_O_TRUTH: p->truth = arg; return 1;
 	case PROG_O_TRUTH_JSON: p->truth_json = arg; return 1;
+	case PROG_O_TRUTH_INSNS: p->truth_insns = 1; return 1;
 	case PROG_O_ENV:
 		if (!strchr(arg, '='))
 			return fprintf(stderr, "%s: --env needs NAME=VALUE, not '%s'\n", p->cmd, arg), -1;
@@ -181,6 +182,8 @@ static uint64_t clock_cycles(void *ctx)
 
 int program_open_outputs(struct program *p)
 {
+	if (p->truth_insns && !p->truth_json)
+		return fprintf(stderr, "%s: --truth-insns adds to --truth-json FILE: give one\n", p->cmd), -1;
 	if (p->truth && !p->truth_f && !(p->truth_f = outputs_open(&p->outs, "--truth", p->truth)))
 		return -1;
 	if (p->truth_json && !p->truth_json_f &&
@@ -192,7 +195,7 @@ int program_open_outputs(struct program *p)
 int program_use_pmu(struct program *p, struct pmu *pmu)
 {
 	p->cycles_pmu = pmu;
-	if (p->truth_json && pmu_attribute_runs(pmu) < 0)
+	if (p->truth_json && (pmu_attribute_runs(pmu) < 0 || (p->truth_insns && pmu_attribute_insns(pmu) < 0)))
 		return fprintf(stderr, "%s: out of memory\n", p->cmd), -1;
 	return 0;
 }
@@ -284,6 +287,11 @@ static int fdata_writer(struct program *p, FILE *f)
 	return err;
 }
 
+static const struct pmu_insn_figures *insn_figures(void *ctx, uint32_t id)
+{
+	return pmu_insn_figures(ctx, id);
+}
+
 static int json_writer(struct program *p, FILE *f)
 {
 	const uint64_t *cyc;
@@ -293,6 +301,8 @@ static int json_writer(struct program *p, FILE *f)
 		return err; /* figures incomplete: no truth rather than a wrong one */
 	if (err == 0)
 		truth_set_run_cycles(p->t, cyc, n);
+	if (err == 0 && p->truth_insns)
+		truth_set_insn_figures(p->t, insn_figures, p->cycles_pmu);
 	return truth_write_json(p->t, f, sim_symtab(p->sim), p->so.path);
 }
 

@@ -19,7 +19,7 @@
  * from PROG_OPT_END on). */
 enum {
 	PROG_O_SEED = 256, PROG_O_MAX, PROG_O_STRICT, PROG_O_TRUTH, PROG_O_TRUTH_JSON, PROG_O_ENV,
-	PROG_O_CLEAR_ENV, PROG_O_INTERP, PROG_O_QUANTUM, PROG_O_CLOCK_START, PROG_OPT_END
+	PROG_O_CLEAR_ENV, PROG_O_INTERP, PROG_O_QUANTUM, PROG_O_CLOCK_START, PROG_O_TRUTH_INSNS, PROG_OPT_END
 };
 /* Short options every command takes (add them to its optstring): -q quiet, -v verbose. */
 #define PROG_SHORT_OPTIONS "qv"
@@ -28,6 +28,7 @@ enum {
 	{"seed", required_argument, 0, PROG_O_SEED}, {"max-insns", required_argument, 0, PROG_O_MAX}, \
 	{"strict", no_argument, 0, PROG_O_STRICT}, {"truth", required_argument, 0, PROG_O_TRUTH},    \
 	{"truth-json", required_argument, 0, PROG_O_TRUTH_JSON},                                     \
+	{"truth-insns", no_argument, 0, PROG_O_TRUTH_INSNS},                                          \
 	{"env", required_argument, 0, PROG_O_ENV}, {"clear-env", no_argument, 0, PROG_O_CLEAR_ENV}, \
 	{"interp", required_argument, 0, PROG_O_INTERP}, {"quantum", required_argument, 0, PROG_O_QUANTUM}, \
 	{"clock-start", required_argument, 0, PROG_O_CLOCK_START}, {"quiet", no_argument, 0, 'q'},         \
@@ -46,6 +47,9 @@ enum {
 	"                    transfers, functions, REP sites, blocks) and the program's\n"   \
 	"                    cycles (total, per function, per block) as the timing\n"       \
 	"                    model's cycles counter counts them, without interrupt costs\n" \
+	"  --truth-insns     with --truth-json: every instruction's retirements and\n"      \
+	"                    program cycles too (\"insns\"; slower: every block is then\n"  \
+	"                    timed instruction by instruction)\n"                            \
 	"  --env NAME=VALUE  set a variable in the program's environment (repeatable)\n"       \
 	"  --clear-env       start the program with an empty environment\n"             \
 	"  --interp PATH     program interpreter for a dynamic program instead of its\n"  \
@@ -66,6 +70,7 @@ struct program {
 	struct sim_options so;
 	char *prog_path, **prog_argv; /* what so.path and so.argv point to (cli/program_path.h) */
 	const char *truth, *truth_json;
+	int truth_insns;        /* --truth-insns */
 	char **env;
 	size_t nenv;
 	int clear_env;

@@ -4,6 +4,8 @@
  * pending PMI lands is replayed instruction by instruction (pmu_overflow.c). */
 #include "pmu_model/pmu_state.h"
 
+#include "common/grow.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +104,8 @@ void pmu_free(struct pmu *p)
 		free(p->ovf[c]);
 	free(p->cost);
 	free(p->run_cyc);
+	free(p->ia);
+	free(p->ia_base);
 	free(p);
 }
 
@@ -227,6 +231,11 @@ static void retire_insns(struct pmu *p, const struct retired_block *rb)
 	uint64_t extra = terminator_q(p, bi, kind, taken, rb->next, rb->rep_iters, &mis);
 	uint64_t q_end = p->q + p->debt_q + block_cost(p, bi, n) + extra;
 	uint64_t inc[PMU_MAX_COUNTERS];
+	if (p->attr_insn) { /* attributing per instruction: each one's cycles */
+		struct blk b = {rb, bi, n, (int)kind, (int)taken, mis, extra};
+		pmu_replay(p, &b);
+		return;
+	}
 	if (p->nsampled || p->pending) {
 		int slow = p->pending && (p->cfg.skid_in_cycles ? q_end >= p->land : p->insns + n >= p->land);
 		for (uint32_t j = 0; j < p->nsampled; j++) {
@@ -378,6 +387,8 @@ static void pmu_whole_attr(void *ctx, const struct block_info *bi, uint64_t next
 
 struct block_sink pmu_block_sink(struct pmu *p)
 {
+	if (p->attr_insn) /* every block as a retired_block, to the replay */
+		return (struct block_sink){.retire = pmu_retire_attr, .ctx = p};
 	if (p->attr)
 		return (struct block_sink){.retire = pmu_retire_attr, .ctx = p, .whole = pmu_whole_attr};
 	return (struct block_sink){.retire = pmu_retire, .ctx = p, .whole = pmu_whole};
@@ -394,6 +405,45 @@ int pmu_attribute_runs(struct pmu *p)
 	}
 	p->attr = 1;
 	return 0;
+}
+
+int pmu_attribute_insns(struct pmu *p)
+{
+	if (!p->attr)
+		return PMUSIM_ERR_ARG;
+	p->attr_insn = 1;
+	return 0;
+}
+
+struct pmu_insn_figures *pmu_insn_slots(struct pmu *p, const struct block_info *bi)
+{
+	uint32_t id = bi->id;
+	if (id >= p->nia_base) {
+		uint32_t nn = p->nia_base ? p->nia_base : 1024;
+		while (nn <= id)
+			nn *= 2;
+		uint32_t *b = realloc(p->ia_base, nn * sizeof(*b));
+		if (!b)
+			return p->attr_lost = 1, NULL;
+		memset(b + p->nia_base, 0, (nn - p->nia_base) * sizeof(*b));
+		p->ia_base = b;
+		p->nia_base = nn;
+	}
+	if (!p->ia_base[id]) {
+		struct pmu_insn_figures *f = grow_array(p->ia, &p->ia_cap, p->nia + bi->ninsns, sizeof(*f));
+		if (!f || p->nia + bi->ninsns >= UINT32_MAX)
+			return p->attr_lost = 1, NULL;
+		p->ia = f;
+		memset(f + p->nia, 0, bi->ninsns * sizeof(*f));
+		p->ia_base[id] = (uint32_t)p->nia + 1;
+		p->nia += bi->ninsns;
+	}
+	return &p->ia[p->ia_base[id] - 1];
+}
+
+const struct pmu_insn_figures *pmu_insn_figures(const struct pmu *p, uint32_t id)
+{
+	return id < p->nia_base && p->ia_base[id] ? &p->ia[p->ia_base[id] - 1] : NULL;
 }
 
 int pmu_run_cycles(const struct pmu *p, const uint64_t **cyc, uint32_t *n)

@@ -159,6 +159,21 @@ int pmu_attribute_runs(struct pmu *p);
  * PMUSIM_ERR_NOMEM when an array could not grow (the figures are incomplete). */
 int pmu_run_cycles(const struct pmu *p, const uint64_t **cyc, uint32_t *n);
 
+/* One instruction of a run: its program cycles (what the cycles counter
+ * counted while it retired, less the refill charged to it) and retirements. */
+struct pmu_insn_figures {
+	uint64_t cycles, retired;
+};
+/* With pmu_attribute_runs, also attributes per instruction: every block is
+ * then replayed instruction by instruction (slower), and the cycles of a run's
+ * instructions add up to the run's (pmu_run_cycles). Call before
+ * pmu_block_sink; 0 or PMUSIM_ERR_ARG without pmu_attribute_runs. */
+int pmu_attribute_insns(struct pmu *p);
+/* The figures of run id's instructions (block_info.ninsns entries), or NULL
+ * when none of them retired; valid until the next block. The iterations of a
+ * REP left in the middle count to the REP's cycles, not its retirements. */
+const struct pmu_insn_figures *pmu_insn_figures(const struct pmu *p, uint32_t id);
+
 /* Quarter cycles a run costs when its first n instructions retire (no
  * misprediction, no REP iterations): the timing model's static block cost. */
 uint64_t pmu_block_cost_q(const struct cpu_model *cpu, const struct block_info *bi, uint32_t n);

@@ -151,15 +151,20 @@ static void count_events(struct pmu *p, uint32_t c, uint64_t ev_n, uint64_t cycl
 
 void pmu_replay(struct pmu *p, const struct blk *b)
 {
+	struct pmu_insn_figures *ia = p->attr_insn ? pmu_insn_slots(p, b->bi) : NULL;
 	for (uint32_t i = 0; i < b->n; i++) {
 		int term = i + 1 == b->n && b->kind != BK_NONE;
-		uint64_t q0 = p->q;
+		uint64_t q0 = p->q, c0 = p->charged_q;
 		p->q += p->cpu->cost_q[b->bi->cls[i] < IC_COUNT ? b->bi->cls[i] : IC_OTHER] + p->debt_q;
 		p->charged_q += p->debt_q;
 		p->debt_q = 0;
 		if (term)
 			p->q += b->term_extra_q;
 		p->insns++;
+		if (ia) { /* the program's cycles of this instruction: attribute()'s rule */
+			ia[i].cycles += ((p->q >> 2) - (q0 >> 2)) - ((p->charged_q >> 2) - (c0 >> 2));
+			ia[i].retired++;
+		}
 		if (term) {
 			p->term[b->kind][b->taken != 0]++;
 			p->mispredicts += (uint64_t)b->mis;
@@ -193,6 +198,9 @@ void pmu_rep_left(struct pmu *p, const struct retired_block *rb)
 		return;
 	p->q += it * p->rep_q;
 	p->rep_iters += it;
+	struct pmu_insn_figures *ia = p->attr_insn ? pmu_insn_slots(p, rb->info) : NULL;
+	if (ia) /* the REP's iterations, without its retirement */
+		ia[rb->info->ninsns - 1].cycles += (p->q >> 2) - (q0 >> 2);
 	for (uint32_t j = 0; j < p->nsampled; j++) {
 		uint32_t c = p->sampled[j];
 		enum pmu_event ev = p->ctr[c].ev;

@@ -43,6 +43,13 @@ struct pmu {
 	uint64_t *run_cyc;  /* pmu_attribute_runs: program cycles by run id; NULL off */
 	uint64_t charged_q; /* refill quarter cycles charged to instructions so far */
 	int attr, attr_lost; /* attributing; an array could not grow (figures incomplete) */
+	/* pmu_attribute_insns: program cycles and retirements per instruction of
+	 * every run (ia, flat; ia_base[run id] - 1 is its first entry, 0 none) */
+	int attr_insn;
+	struct pmu_insn_figures *ia;
+	size_t nia, ia_cap;
+	uint32_t *ia_base;
+	uint32_t nia_base;
 	uint64_t mis_q, taken_q, rep_q; /* extra quarter cycles: misprediction, taken branch, REP iteration */
 	uint64_t term[BK_COUNT][2]; /* retired terminators by kind and taken */
 	struct bpred bp;
@@ -86,6 +93,9 @@ uint64_t pmu_term_events(enum pmu_event ev, int kind, int taken, int mis, uint64
 /* Replays block b instruction by instruction (a counter overflows in it or a
  * PMI lands in it): p->q and p->insns advance per instruction. */
 void pmu_replay(struct pmu *p, const struct blk *b);
+/* The per-instruction figures of run bi (pmu_attribute_insns), made on first
+ * use; NULL (and attr_lost set) when memory ran out. */
+struct pmu_insn_figures *pmu_insn_slots(struct pmu *p, const struct block_info *bi);
 /* The iterations of a REP left in the middle (see pmu_overflow.c). */
 void pmu_rep_left(struct pmu *p, const struct retired_block *rb);
 

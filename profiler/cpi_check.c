@@ -48,7 +48,9 @@ int cpi_truth_read(const char *path, enum cpi_unit by, struct cpi_truth_unit **u
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot open %s: %s", path, strerror(errno));
-	const char *section = by == CPI_BY_BLOCK ? "  \"blocks\": [" : "  \"functions\": [";
+	const char *section = by == CPI_BY_BLOCK  ? "  \"blocks\": ["
+			      : by == CPI_BY_INSN ? "  \"insns\": ["
+						  : "  \"functions\": [";
 	char line[4096];
 	int in = 0, have_total = 0, err = 0;
 	size_t cap = 0;
@@ -67,16 +69,18 @@ int cpi_truth_read(const char *path, enum cpi_unit by, struct cpi_truth_unit **u
 		double ins, cyc, ex = 1;
 		char hex[40];
 		if (!str_field(line, by == CPI_BY_BLOCK ? "start" : "addr", hex, sizeof(hex)) ||
-		    !num_field(line, "instructions", &ins) || !num_field(line, "cycles", &cyc) ||
-		    (by == CPI_BY_BLOCK && !num_field(line, "executions", &ex))) {
-			err = pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT, "%s: a %s entry without %s", path,
-					  by == CPI_BY_BLOCK ? "block" : "function",
-					  by == CPI_BY_BLOCK ? "start, instructions, executions and cycles"
-							     : "addr, instructions and cycles");
+		    !num_field(line, by == CPI_BY_INSN ? "retired" : "instructions", &ins) ||
+		    !num_field(line, "cycles", &cyc) || (by == CPI_BY_BLOCK && !num_field(line, "executions", &ex))) {
+			err = pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT, "%s: a%s entry without %s", path,
+					  by == CPI_BY_BLOCK ? " block" : by == CPI_BY_INSN ? "n insns" : " function",
+					  by == CPI_BY_BLOCK  ? "start, instructions, executions and cycles"
+					  : by == CPI_BY_INSN ? "addr, retired and cycles"
+							      : "addr, instructions and cycles");
 			break;
 		}
 		u.addr = strtoull(hex, NULL, 16);
-		if (!str_field(line, by == CPI_BY_BLOCK ? "start_sym" : "name", u.name, sizeof(u.name)))
+		if (!str_field(line, by == CPI_BY_BLOCK ? "start_sym" : by == CPI_BY_INSN ? "addr_sym" : "name", u.name,
+			       sizeof(u.name)))
 			snprintf(u.name, sizeof(u.name), "0x%" PRIx64, u.addr);
 		u.insns = by == CPI_BY_BLOCK ? ins * ex : ins;
 		u.cycles = cyc;
@@ -95,7 +99,8 @@ int cpi_truth_read(const char *path, enum cpi_unit by, struct cpi_truth_unit **u
 		err = pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT,
 				  "%s has no program cycles (a truth JSON of pmusim run or record --truth-json)", path);
 	else if (!err && !in)
-		err = pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT, "%s has no %s", path, section + 2);
+		err = pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT, "%s has no %.*s%s", path, (int)strlen(section + 2) - 3,
+				  section + 2, by == CPI_BY_INSN ? " (record or run it with --truth-insns)" : "");
 	if (err) {
 		free(*units);
 		*units = NULL;
@@ -125,6 +130,8 @@ int cpi_check(struct cpi *c, struct binary *bin, enum cpi_unit by, const struct 
 		struct cpi_row r;
 		if (by == CPI_BY_BLOCK)
 			cpi_block(c, bin, u[i].addr, &r);
+		else if (by == CPI_BY_INSN)
+			cpi_insn(c, u[i].addr, &r);
 		else
 			cpi_function(c, bin, u[i].addr, &r);
 		struct cpi_check_row k = {.t = &u[i], .share = share, .true_cpi = u[i].cycles / u[i].insns,

@@ -1,7 +1,8 @@
 /* A CPI estimate (profiler/cpi.h) against the exact program cycles and
  * instructions of pmusim's truth JSON (run/record --truth-json): per function
- * ("functions": addr, instructions, cycles) or per block ("blocks": start,
- * instructions per execution, executions, cycles). */
+ * ("functions": addr, instructions, cycles), per block ("blocks": start,
+ * instructions per execution, executions, cycles) or per instruction ("insns",
+ * with --truth-insns: addr, retired, cycles). */
 #ifndef PMUSIM_PROFILER_CPI_CHECK_H
 #define PMUSIM_PROFILER_CPI_CHECK_H
 
@@ -17,7 +18,7 @@ struct cpi_truth_unit {
 	double insns, cycles;
 };
 
-/* Reads the units of kind by (CPI_BY_FUNCTION or CPI_BY_BLOCK) and the
+/* Reads the units of kind by and the
  * program's total cycles. 0, or a negative pmusim_err with a reason in msg
  * (PMUSIM_ERR_FORMAT: not a truth JSON, or one without cycles). */
 int cpi_truth_read(const char *path, enum cpi_unit by, struct cpi_truth_unit **units, size_t *n,

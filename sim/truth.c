@@ -46,6 +46,8 @@ struct truth {
 	const uint64_t *cyc;   /* program cycles by run id (truth_set_run_cycles) */
 	uint32_t ncyc;
 	int has_cyc;
+	truth_insn_fn insn_fn; /* truth_set_insn_figures */
+	void *insn_ctx;
 };
 
 static size_t pmap_hash(uint64_t a, uint64_t b)
@@ -435,6 +437,31 @@ void truth_set_run_cycles(struct truth *t, const uint64_t *cyc, uint32_t n)
 	t->cyc = cyc;
 	t->ncyc = n;
 	t->has_cyc = 1;
+}
+
+void truth_set_insn_figures(struct truth *t, truth_insn_fn fn, void *ctx)
+{
+	t->insn_fn = fn;
+	t->insn_ctx = ctx;
+}
+
+truth_insn_fn truth_insn_figures(const struct truth *t, void **ctx)
+{
+	*ctx = t->insn_ctx;
+	return t->insn_fn;
+}
+
+int truth_program_runs(struct truth *t, const struct block_info ***bi, size_t *n)
+{
+	size_t k = 0;
+	*bi = malloc((t->cap ? t->cap : 1) * sizeof(**bi));
+	if (!*bi)
+		return PMUSIM_ERR_NOMEM;
+	for (uint32_t i = 0; i < t->cap; i++)
+		if (t->runs[i].bi)
+			(*bi)[k++] = t->runs[i].bi;
+	*n = k;
+	return 0;
 }
 
 int truth_has_cycles(const struct truth *t)

@@ -99,6 +99,17 @@ void truth_cycle_totals(const struct truth *t, uint64_t *own, uint64_t *unlisted
 uint64_t truth_run_cycles(const struct truth *t, uint32_t id);
 int truth_has_cycles(const struct truth *t);
 
+/* Per-instruction figures (pmu_attribute_insns) of run id, or NULL: with them
+ * the JSON has "insns": every instruction of the program that retired, its
+ * retirements and program cycles, summed over the runs that hold it. */
+struct pmu_insn_figures;
+typedef const struct pmu_insn_figures *(*truth_insn_fn)(void *ctx, uint32_t id);
+void truth_set_insn_figures(struct truth *t, truth_insn_fn fn, void *ctx);
+/* The program's runs (retired at least once, whole or in part) in id order:
+ * *bi (caller frees); for the per-instruction listing. 0 or PMUSIM_ERR_NOMEM. */
+int truth_program_runs(struct truth *t, const struct block_info ***bi, size_t *n);
+truth_insn_fn truth_insn_figures(const struct truth *t, void **ctx);
+
 /* Writes everything as one JSON object (see README, "Ground truth"). */
 int truth_write_json(struct truth *t, FILE *f, const struct symtab *st, const char *program);
 

@@ -8,7 +8,9 @@
 #include "common/buildid.h"
 #include "common/err.h"
 #include "common/fdata.h"
+#include "common/grow.h"
 #include "common/json.h"
+#include "pmu_model/pmu.h"
 #include "sim/truth.h"
 
 struct line {
@@ -164,6 +166,68 @@ static int json_rep_and_runs(struct truth *t, FILE *f, const struct symtab *st)
 	return 0;
 }
 
+struct insn_line {
+	uint64_t addr, retired, cycles;
+};
+
+static int by_insn_addr(const void *x, const void *y)
+{
+	const struct insn_line *a = x, *b = y;
+	return (a->addr > b->addr) - (a->addr < b->addr);
+}
+
+/* "insns": [{"addr", "addr_sym", "retired", "cycles"}]: every instruction of the
+ * program's runs that retired, the figures of the runs that hold it summed. */
+static int json_insns(struct truth *t, FILE *f, const struct symtab *st)
+{
+	void *ctx;
+	truth_insn_fn fn = truth_insn_figures(t, &ctx);
+	if (!fn)
+		return 0;
+	const struct block_info **bi;
+	size_t n, m = 0, cap = 0;
+	int err = truth_program_runs(t, &bi, &n);
+	if (err < 0)
+		return err;
+	struct insn_line *l = NULL;
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct pmu_insn_figures *fig = fn(ctx, bi[i]->id);
+		for (uint32_t k = 0; fig && k < bi[i]->ninsns && !err; k++) {
+			if (!fig[k].retired && !fig[k].cycles)
+				continue;
+			struct insn_line *g = grow_array(l, &cap, m + 1, sizeof(*l));
+			if (!g) {
+				err = PMUSIM_ERR_NOMEM;
+				break;
+			}
+			l = g;
+			l[m++] = (struct insn_line){bi[i]->start + bi[i]->off[k], fig[k].retired, fig[k].cycles};
+		}
+	}
+	free(bi);
+	if (err) {
+		free(l);
+		return err;
+	}
+	if (m)
+		qsort(l, m, sizeof(*l), by_insn_addr);
+	fputs(",\n  \"insns\": [", f);
+	size_t out = 0;
+	for (size_t i = 0; i < m; i++) {
+		if (i + 1 < m && l[i + 1].addr == l[i].addr) { /* runs overlap here: one line */
+			l[i + 1].retired += l[i].retired;
+			l[i + 1].cycles += l[i].cycles;
+			continue;
+		}
+		fprintf(f, "%s\n    {", out++ ? "," : "");
+		json_loc(f, st, "addr", l[i].addr);
+		fprintf(f, ", \"retired\": %" PRIu64 ", \"cycles\": %" PRIu64 "}", l[i].retired, l[i].cycles);
+	}
+	fputs("\n  ]", f);
+	free(l);
+	return 0;
+}
+
 /* "stack_snapshots": [{"tid", "pid", "ip", "stack": [return addresses, innermost first]}] */
 static void json_stacks(const struct truth *t, FILE *f)
 {
@@ -206,7 +270,7 @@ int truth_write_json(struct truth *t, FILE *f, const struct symtab *st, const ch
 	}
 	json_branches(t, f, st);
 	int err = json_functions(t, f, st);
-	if (err < 0 || (err = json_rep_and_runs(t, f, st)) < 0)
+	if (err < 0 || (err = json_rep_and_runs(t, f, st)) < 0 || (err = json_insns(t, f, st)) < 0)
 		return err;
 	json_stacks(t, f);
 	fputs("\n}\n", f);

@@ -218,6 +218,48 @@ START_TEST(baseline_is_3x_worse_on_four_workloads)
 }
 END_TEST
 
+/* pmusim report --cpi's JSON of recordings (NULL-terminated), -i the first. */
+static char *cpi_json(const char *by, const char *data, const char *cycles)
+{
+	char *argv[] = {(char *)pmusim(), "report", "--cpi", "--by", (char *)by, "--format", "json", "-i", (char *)data,
+			cycles ? "--cycles-input" : NULL, (char *)cycles, NULL};
+	int st;
+	char *text = run_capture(argv, &st);
+	ck_assert_msg(st == 0 && text, "report --cpi %s: status %d", data, st);
+	return text;
+}
+
+/* Each counter draws its periods from its own stream: the two events in one
+ * run, or each in a run of its own (the program retires the same instructions),
+ * give the same samples and so the same estimate, byte for byte; with a refill
+ * the other event's interrupts move the samples, and it differs (the check can
+ * fail). */
+START_TEST(one_run_equals_two_runs)
+{
+	const struct workload w = {"cpi_sort", "4"};
+	const char *one = tp("one.data"), *lbr = tp("lbr.data"), *cyc = tp("cyc.data"), *r20 = tp("r20.data");
+	char *both[] = {"-e", "br_inst_retired.near_taken/period=101/,cycles/period=1009/", "--delta", "255", "-b", NULL};
+	char *lbr_only[] = {"-e", "br_inst_retired.near_taken/period=101/", "--delta", "255", "-b", NULL};
+	char *cyc_only[] = {"-e", "cycles/period=1009/", "--delta", "255", "-b", NULL};
+	char *refill[] = {"-e", "br_inst_retired.near_taken/period=101/,cycles/period=1009/", "--delta", "255", "-b",
+			  "--refill", "20", NULL};
+	record(both, one, NULL, &w);
+	record(lbr_only, lbr, NULL, &w);
+	record(cyc_only, cyc, NULL, &w);
+	record(refill, r20, NULL, &w);
+	static const char *const units[] = {"function", "block", "insn"};
+	for (int i = 0; i < 3; i++) {
+		char *a = cpi_json(units[i], one, NULL), *b = cpi_json(units[i], lbr, cyc), *c = cpi_json(units[i], r20, NULL);
+		ck_assert_msg(strcmp(a, b) == 0, "--by %s: one run and two runs differ", units[i]);
+		ck_assert_msg(strcmp(a, c) != 0, "--by %s: the refill's interrupts changed nothing", units[i]);
+		ck_assert_int_gt(json_num(a, "cycle_samples"), 3000);
+		free(a);
+		free(b);
+		free(c);
+	}
+}
+END_TEST
+
 START_TEST(perf_reads_the_recording)
 {
 	const struct workload w = {"cpi_interp", "20000"};
@@ -244,6 +286,7 @@ int main(void)
 	tcase_set_timeout(tc, 900);
 	tcase_add_loop_test(tc, lbr_method_is_accurate_and_beats_the_baseline, 0, (int)NWL);
 	tcase_add_test(tc, baseline_is_3x_worse_on_four_workloads);
+	tcase_add_test(tc, one_run_equals_two_runs);
 	tcase_add_test(tc, perf_reads_the_recording);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

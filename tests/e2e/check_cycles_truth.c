@@ -204,6 +204,48 @@ START_TEST(refill_left_out_and_charged_exactly)
 }
 END_TEST
 
+/* --truth-insns: every instruction's retirements and cycles ("insns"), from the
+ * same timing code instruction by instruction. Its other sections are the same
+ * bytes as without it (the replay counts as the whole-block path does); the
+ * instructions' cycles add up to the truth's cycles and their retirements to
+ * its instructions. */
+START_TEST(insn_figures_add_up)
+{
+	const char *name = wl_names[_i], *prog = wl(name);
+	char a[512], b[512];
+	snprintf(a, sizeof(a), "%s", tmp_path("plain.json"));
+	snprintf(b, sizeof(b), "%s", tmp_path("insns.json"));
+	char *ra[] = {(char *)pmusim(), "run", "-q", "--truth-json", a, "--", (char *)prog, NULL};
+	char *rb[] = {(char *)pmusim(), "run", "-q", "--truth-json", b, "--truth-insns", "--", (char *)prog, NULL};
+	int sa = run_cmd(ra, NULL, NULL, NULL), sb = run_cmd(rb, NULL, NULL, NULL);
+	ck_assert_int_eq(sa, sb);
+	char *ta = slurp(a, NULL), *tb = slurp(b, NULL);
+	ck_assert(ta && tb);
+	char *ins = strstr(tb, ",\n  \"insns\": [");
+	ck_assert_msg(ins, "%s: no insns", name);
+	char *end = strstr(ins, "\n  ]");
+	ck_assert_ptr_nonnull(end);
+	unsigned long long cycles = 0, retired = 0;
+	size_t n = 0;
+	for (const char *p = strstr(ins, "{\"addr\""); p && p < end; p = strstr(p + 1, "{\"addr\"")) {
+		retired += (unsigned long long)field_after(p, "\"retired\": ");
+		cycles += (unsigned long long)field_after(p, "\"cycles\": ");
+		n++;
+	}
+	memmove(ins, end + 4, strlen(end + 4) + 1); /* the rest, without the section */
+	ck_assert_msg(strcmp(ta, tb) == 0, "%s: --truth-insns changed the rest of the truth", name);
+	struct cycles c;
+	ck_assert_int_eq(read_cycles(a, &c), 0);
+	ck_assert_msg(cycles == (unsigned long long)c.total, "%s: instructions' cycles %llu, truth %lld", name, cycles,
+		      c.total);
+	ck_assert_msg(retired == (unsigned long long)c.instructions, "%s: retirements %llu, instructions %lld", name,
+		      retired, c.instructions);
+	ck_assert_uint_gt(n, 0);
+	free(ta);
+	free(tb);
+}
+END_TEST
+
 int main(void)
 {
 	e2e_init();
@@ -213,6 +255,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, truth_cycles_are_stat_cycles, 0, nwl);
 	tcase_add_loop_test(tc, refill_left_out_and_charged_exactly, 0, nwl);
+	tcase_add_loop_test(tc, insn_figures_add_up, 0, nwl);
 	suite_add_tcase(s, tc);
 	if (nwl < 10)
 		fprintf(stderr, "check_cycles_truth: only %d workloads in %s (make workloads)\n", nwl, wl("."));
