@@ -260,6 +260,57 @@ START_TEST(one_run_equals_two_runs)
 }
 END_TEST
 
+/* Bad input: one line on standard error and exit status 2; a recording without
+ * what the sources need: exit 1 and a line saying what to record. */
+START_TEST(bad_input_one_line)
+{
+	const struct workload w = {"cpi_sort", "1"};
+	const char *data = tp("small.data"), *cyc = tp("cyc_only.data"), *truth = tp("small.json");
+	char *both[] = {"-e", "br_inst_retired.near_taken/period=101/,cycles/period=1009/", "--delta", "255", "-b", NULL};
+	char *cycles_only[] = {"-e", "cycles", "-c", "1009", NULL};
+	record(both, data, truth, &w);
+	record(cycles_only, cyc, NULL, &w);
+	struct {
+		int status;
+		const char *args[12], *says;
+	} cases[] = {
+		{2, {"report", "--cpi", "--by", "foo", "-i", data}, "unknown --by unit"},
+		{2, {"report", "--cpi", "--insns-from", "x", "-i", data}, "--insns-from"},
+		{2, {"report", "--cpi", "--refill", "x", "-i", data}, "--refill"},
+		{2, {"report", "--cpi", "-i", "/nonexistent/f"}, "cannot open"},
+		{2, {"report", "--cpi", "-i", data, "--cycles-input", "/nonexistent/f"}, "cannot open"},
+		{2, {"report", "--by", "block", "-i", data}, "are for --cpi"},
+		{2, {"report", "--cpi", "--format", "fdata", "-i", data}, "text, json or csv"},
+		{2, {"report", "--cpi", "--stacks", "-i", data}, "one of"},
+		{2, {"validate", "--cpi", "-i", data}, "--truth"},
+		{2, {"validate", "--cpi", "-i", data, "--truth", "/etc/passwd"}, "no program cycles"},
+		{2, {"validate", "--cpi", "-i", data, "--truth", truth, "--by", "insn"}, "--truth-insns"},
+		{2, {"validate", "--cpi", "-i", data, "--truth", truth, "--min-share", "2"}, "--min-share"},
+		{2, {"validate", "--cpi", "-i", cyc, "--truth", truth}, "no taken-branch samples"},
+		{1, {"report", "--cpi", "-i", cyc}, "br_inst_retired.near_taken -b"},
+		{1, {"report", "--cpi", "--insns-from", "ip", "-i", data}, "record -e instructions"},
+		{1, {"validate", "--cpi", "-i", data, "--truth", truth, "--max-rel-err", "0"}, "FAIL: CPI relative error"},
+		{2, {"run", "--truth-insns", "--", wl("loops")}, "--truth-insns adds to --truth-json"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[16] = {(char *)pmusim()};
+		int k = 1;
+		for (; k - 1 < 12 && cases[i].args[k - 1]; k++)
+			argv[k] = (char *)cases[i].args[k - 1];
+		argv[k] = NULL;
+		const char *err = tp("bad.err");
+		int st = run_cmd(argv, NULL, NULL, err);
+		char *e = slurp(err, NULL);
+		ck_assert_msg(st == cases[i].status, "case %zu (%s %s): status %d, want %d: %s", i, argv[1], argv[2], st,
+			      cases[i].status, e ? e : "");
+		ck_assert_msg(e && strstr(e, cases[i].says), "case %zu: '%s' not in: %s", i, cases[i].says, e ? e : "");
+		if (cases[i].status == 2 || strncmp(e, "FAIL", 4) != 0)
+			ck_assert_msg(strchr(e, '\n') == e + strlen(e) - 1, "case %zu: not one line: %s", i, e);
+		free(e);
+	}
+}
+END_TEST
+
 START_TEST(perf_reads_the_recording)
 {
 	const struct workload w = {"cpi_interp", "20000"};
@@ -286,8 +337,12 @@ int main(void)
 	tcase_set_timeout(tc, 900);
 	tcase_add_loop_test(tc, lbr_method_is_accurate_and_beats_the_baseline, 0, (int)NWL);
 	tcase_add_test(tc, baseline_is_3x_worse_on_four_workloads);
-	tcase_add_test(tc, one_run_equals_two_runs);
-	tcase_add_test(tc, perf_reads_the_recording);
 	suite_add_tcase(s, tc);
+	TCase *io = tcase_create("input");
+	tcase_set_timeout(io, 300);
+	tcase_add_test(io, one_run_equals_two_runs);
+	tcase_add_test(io, bad_input_one_line);
+	tcase_add_test(io, perf_reads_the_recording);
+	suite_add_tcase(s, io);
 	return run_suite(s);
 }
