@@ -595,7 +595,7 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 		return -1;
 	r->out->keep_old = 1; /* an existing recording becomes FILE.old, as perf record does */
 	char msg[256] = "";
-	if (pmu_new(&cfg, (struct pmu_sample_sink){on_sample, r}, pmu, msg, sizeof(msg)) < 0) {
+	if (pmu_new(&cfg, (struct pmu_sample_sink){.sample = on_sample, .ctx = r}, pmu, msg, sizeof(msg)) < 0) {
 		fprintf(stderr, "pmusim record: %s\n", msg[0] ? msg : "out of memory");
 		return -1;
 	}

@@ -76,6 +76,10 @@ int pmu_new(const struct pmu_config *cfg, struct pmu_sample_sink sink, struct pm
 		free(p);
 		return err;
 	}
+	if ((err = pmu_op_init(p, msg, ml)) < 0) {
+		pmu_free(p);
+		return err;
+	}
 	for (uint32_t i = 0; i < p->nctr; i++) {
 		p->ctr[i].ev = cfg->ctr[i].ev;
 		p->ctr[i].period = cfg->ctr[i].period;
@@ -236,8 +240,9 @@ static void retire_insns(struct pmu *p, const struct retired_block *rb)
 		pmu_replay(p, &b);
 		return;
 	}
-	if (p->nsampled || p->pending) {
+	if (p->nsampled || p->pending || p->op.on) {
 		int slow = p->pending && (p->cfg.skid_in_cycles ? q_end >= p->land : p->insns + n >= p->land);
+		slow |= p->op.on && !pmu_op_fast(p, n, q_end);
 		for (uint32_t j = 0; j < p->nsampled; j++) {
 			const struct counter *k = &p->ctr[p->sampled[j]];
 			inc[j] = block_events(p, k, n, q_end, kind, taken, mis, rb->rep_iters);
@@ -250,6 +255,8 @@ static void retire_insns(struct pmu *p, const struct retired_block *rb)
 		}
 		for (uint32_t j = 0; j < p->nsampled; j++)
 			p->ctr[p->sampled[j]].left -= inc[j];
+		if (p->op.on)
+			pmu_op_commit(p, n, q_end);
 	}
 	commit_block(p, bi, n, kind, taken, mis, q_end, rb->next, rb->rep_iters);
 }
@@ -270,7 +277,7 @@ __attribute__((noinline)) static void whole_general(struct pmu *p, const struct 
 						    uint64_t sp, uint32_t tid, unsigned flags)
 {
 	unsigned kind = bi->kind, taken = flags & RB_WHOLE_TAKEN;
-	if ((flags & RB_WHOLE_NEW_CONTEXT) || kind == BK_REP || p->nsampled > 1) {
+	if ((flags & RB_WHOLE_NEW_CONTEXT) || kind == BK_REP || p->nsampled > 1 || p->op.on) {
 		struct retired_block rb;
 		retired_block_whole(&rb, bi, next, sp, tid, flags);
 		pmu_retire(p, &rb);
@@ -341,7 +348,7 @@ static inline __attribute__((always_inline)) void whole_block(struct pmu *p, con
 {
 	unsigned kind = bi->kind, taken = flags & RB_WHOLE_TAKEN;
 	uint32_t id = bi->id;
-	if (__builtin_expect((flags & RB_WHOLE_NEW_CONTEXT) | (kind == BK_REP) | (p->nsampled > 1) | p->pending |
+	if (__builtin_expect((flags & RB_WHOLE_NEW_CONTEXT) | (kind == BK_REP) | (p->nsampled > 1) | p->pending | p->op.on |
 				     (p->debt_q != 0) | (id >= p->ncost),
 			     0) ||
 	    !p->cost[id]) {

@@ -86,6 +86,32 @@ enum pmu_reload {
 	PMU_RELOAD_INTERRUPT,    /* at the PMI, by the handler */
 };
 
+/* Instruction-based op sampling (AMD IBS op, docs/ibs.md): a counter of its
+ * own, beside the others, that tags one instruction per interval and reports
+ * what happened to it when it retires, at its own IP (no skid).
+ *
+ * It counts retired instructions (count_ops, perf's cnt_ctl=1) or cycles;
+ * when the count reaches the interval, the instruction at which it does is
+ * tagged (cycles: the instruction while whose cycles the count is reached;
+ * an instruction that adds no whole cycle cannot be). The counter then stands
+ * still until the tagged instruction retires (one tag in flight) and starts
+ * the next interval with the instruction after it. Each interval is the period
+ * less U{0..127} (the hardware's random low 7 bits of the initial count),
+ * drawn from the op sampler's own generator, or exactly the period with
+ * no_random. So, in op mode without randomness, sample i is the
+ * (i * period)-th retired instruction.
+ *
+ * Activation windows (window_every > 0): the counter counts only what retires
+ * while the core cycle modulo window_every is below window_on; each time a
+ * window opens, a fresh interval starts (the service re-arms the unit). */
+struct pmu_op_config {
+	uint64_t period;         /* 0: off; else a multiple of 16, >= 128 with randomness */
+	int count_ops;           /* 1: retired instructions; 0: cycles */
+	int no_random;           /* 1: every interval is the period */
+	uint64_t window_on;      /* cycles of each window during which it counts */
+	uint64_t window_every;   /* cycles from window to window; 0: always on */
+};
+
 struct pmu_config {
 	const struct cpu_model *cpu; /* NULL: cpu_model_default() */
 	struct pmu_counter_config ctr[PMU_MAX_COUNTERS];
@@ -98,6 +124,7 @@ struct pmu_config {
 	uint32_t lbr_depth;      /* 0: no LBR; else 4, 8, 16, 32 or 64 */
 	uint32_t lbr_filter;     /* LBR_F_* */
 	uint64_t seed;
+	struct pmu_op_config op; /* op sampling; period 0: off */
 };
 
 struct pmu_sample {
@@ -121,9 +148,41 @@ struct pmu_sample {
 	                            * not taken, or any other instruction) */
 };
 
+
+/* What an instruction did with memory (its one data access as IBS reports it). */
+struct pmu_op_mem {
+	uint8_t load, store;     /* read, written (both: read-modify-write) */
+	uint8_t width;           /* bytes accessed; 0 unknown */
+	uint8_t addr_valid;      /* addr is the linear address of the access */
+	uint64_t addr;
+};
+
+struct pmu_op_sample {
+	uint32_t tid;
+	uint64_t ip;             /* the tagged instruction */
+	uint64_t insn;           /* its number among all retired instructions (1-based) */
+	uint64_t cycle;          /* core cycle at which it retired */
+	uint64_t interval;       /* events (instructions or cycles) of the interval that tagged it */
+	uint64_t tag_to_ret;     /* cycles from the tag to its retirement: in op mode its own
+	                          * cycles, in cycle mode those after the count was reached */
+	uint8_t kind;            /* enum br_kind when it is its run's retired terminator, else BK_NONE */
+	uint8_t branch;          /* a branch (br_kind_is_branch) */
+	uint8_t taken, mispredicted, ret;
+	uint8_t microcoded;      /* a REP string instruction (one op) */
+	uint64_t target;         /* branch: the address it went to when taken, else its
+	                          * static target (0 for an indirect branch not taken) */
+	struct pmu_op_mem mem;   /* from pmu_sample_sink.op_memory; all 0 without it */
+};
+
 struct pmu_sample_sink {
 	void (*sample)(void *ctx, const struct pmu_sample *s);
 	void *ctx;
+	/* Op samples (pmu_config.op), in retirement order with the counters' samples. */
+	void (*op_sample)(void *ctx, const struct pmu_op_sample *s);
+	/* The memory facts of instruction number insn at ip, asked once per op
+	 * sample before op_sample; may leave m all 0 (not a memory instruction,
+	 * or unknown: then addr_valid 0, never a wrong address). */
+	void (*op_memory)(void *ctx, uint64_t insn, uint64_t ip, struct pmu_op_mem *m);
 };
 
 struct pmu;
@@ -143,6 +202,17 @@ uint64_t pmu_cycles(const struct pmu *p);
 uint64_t pmu_instructions(const struct pmu *p);
 uint64_t pmu_samples(const struct pmu *p);
 uint64_t pmu_mispredicts(const struct pmu *p);
+
+/* Op sampling: the smallest number (1-based, among all retired instructions)
+ * the next tagged instruction can have, from what p has retired so far: in op
+ * mode without windows exactly the next tag's; otherwise a lower bound (in
+ * cycle mode from the most cycles one instruction other than a REP can add: a
+ * REP's iterations may bring the tag earlier). UINT64_MAX without op sampling.
+ * The machine uses it to watch the instructions where a tag can fall, so that
+ * it knows their data addresses (pmu_sample_sink.op_memory). */
+uint64_t pmu_op_next_min(const struct pmu *p);
+/* Op samples taken so far. */
+uint64_t pmu_op_samples(const struct pmu *p);
 
 /* Program cycles per code run: from now on p adds to run id's figure exactly
  * the cycles its cycles counter counts while a block of that run retires (the

@@ -179,6 +179,8 @@ void pmu_replay(struct pmu *p, const struct blk *b)
 			if (e)
 				count_events(p, c, e, q0 >> 2);
 		}
+		if (p->op.on)
+			pmu_op_step(p, b, i, q0);
 		uint32_t head = p->lbr.head, count = p->lbr.count;
 		if (term && b->taken && p->lbr.filter)
 			lbr_record(&p->lbr, b->bi->term, b->rb->next, b->kind, b->mis, p->q >> 2);
@@ -208,6 +210,8 @@ void pmu_rep_left(struct pmu *p, const struct retired_block *rb)
 		if (e)
 			count_events(p, c, e, q0 >> 2);
 	}
+	if (p->op.on)
+		pmu_op_lost(p, q0);
 	/* the REP did not retire: the newest LBR entry is a branch before it */
 	if (p->pending && (p->cfg.skid_in_cycles ? p->q >= p->land : p->insns >= p->land))
 		deliver_pmi(p, rb->info->term, rb->next, rb->tid, 0);

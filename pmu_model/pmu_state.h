@@ -5,6 +5,7 @@
 #ifndef PMUSIM_PMU_MODEL_PMU_STATE_H
 #define PMUSIM_PMU_MODEL_PMU_STATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/rng.h"
@@ -29,6 +30,17 @@ struct counter {
 	uint64_t cur;      /* period of the interval in progress */
 	uint64_t target;   /* frequency mode: cycles between samples; 0 off */
 	uint64_t last;     /* frequency mode: cycle of the last overflow */
+};
+
+/* The op sampler (pmu.h, "Instruction-based op sampling"). */
+struct op_state {
+	int on;
+	uint64_t left;      /* events until the tag */
+	uint64_t cur;       /* the interval in progress */
+	uint64_t win;       /* windows: index of the window the interval started in, + 1 (0: none) */
+	uint64_t cmax;      /* cycle mode: most whole cycles one instruction other than a REP adds */
+	uint64_t samples;
+	struct rng rng;
 };
 
 struct pmu {
@@ -69,6 +81,7 @@ struct pmu {
 	uint32_t novf[PMU_MAX_COUNTERS], ovf_cap[PMU_MAX_COUNTERS];
 	struct lbr_entry snap[LBR_MAX_DEPTH];
 	struct rng rng[PMU_MAX_COUNTERS]; /* each counter's --delta draws (pmu_counter_seed) */
+	struct op_state op;
 };
 
 /* A retired block as the replay sees it. */
@@ -96,6 +109,19 @@ void pmu_replay(struct pmu *p, const struct blk *b);
 /* The per-instruction figures of run bi (pmu_attribute_insns), made on first
  * use; NULL (and attr_lost set) when memory ran out. */
 struct pmu_insn_figures *pmu_insn_slots(struct pmu *p, const struct block_info *bi);
+/* The op sampler (pmu_op.c). pmu_op_init: after cfg and cpu are set; 0 or
+ * PMUSIM_ERR_ARG with a reason in msg. pmu_op_fast: 1 when a block retiring
+ * n instructions up to quarter cycle q_end tags nothing (the caller then calls
+ * pmu_op_commit with the same figures once it commits the block), 0 when it
+ * must be replayed. pmu_op_step: the replay's instruction i of b retired (q0:
+ * the quarter cycle before it). pmu_op_lost: a REP left in the middle added the
+ * quarter cycles from q0 to p->q without retiring. */
+int pmu_op_init(struct pmu *p, char *msg, size_t ml);
+int pmu_op_fast(const struct pmu *p, uint32_t n, uint64_t q_end);
+void pmu_op_commit(struct pmu *p, uint32_t n, uint64_t q_end);
+void pmu_op_step(struct pmu *p, const struct blk *b, uint32_t i, uint64_t q0);
+void pmu_op_lost(struct pmu *p, uint64_t q0);
+
 /* The iterations of a REP left in the middle (see pmu_overflow.c). */
 void pmu_rep_left(struct pmu *p, const struct retired_block *rb);
 

@@ -61,7 +61,7 @@ static struct pmu *mk(struct pmu_config *cfg)
 	struct pmu *p = NULL;
 	char msg[200];
 	ngot = 0;
-	ck_assert_int_eq(pmu_new(cfg, (struct pmu_sample_sink){on_sample, NULL}, &p, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(pmu_new(cfg, (struct pmu_sample_sink){.sample = on_sample}, &p, msg, sizeof(msg)), 0);
 	return p;
 }
 
@@ -596,7 +596,7 @@ START_TEST(lbr_freeze_on_pmi)
 	struct pmu_config cfg = {.nctr = 1, .ctr = {{EV_NEAR_TAKEN, 1}}, .lbr_depth = 8, .lbr_filter = LBR_F_ANY};
 	char msg[100];
 	ngot = 0;
-	ck_assert_int_eq(pmu_new(&cfg, (struct pmu_sample_sink){try_record_while_frozen, NULL}, &freeze_pmu,
+	ck_assert_int_eq(pmu_new(&cfg, (struct pmu_sample_sink){.sample = try_record_while_frozen}, &freeze_pmu,
 				 msg, sizeof(msg)), 0);
 	feed(freeze_pmu, &C, 1, BK_CALL, 1, 0x402000, 0);
 	ck_assert_uint_eq(ngot, 1);

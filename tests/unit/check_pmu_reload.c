@@ -137,7 +137,7 @@ static struct pmu *run_stream(const struct pmu_config *cfg)
 	struct pmu *p = NULL;
 	char msg[200] = "";
 	ngot = 0;
-	ck_assert_msg(pmu_new(cfg, (struct pmu_sample_sink){on_sample, NULL}, &p, msg, sizeof(msg)) == 0, "%s", msg);
+	ck_assert_msg(pmu_new(cfg, (struct pmu_sample_sink){.sample = on_sample}, &p, msg, sizeof(msg)) == 0, "%s", msg);
 	struct block_sink s = pmu_block_sink(p);
 	for (size_t b = 0; b < NBLOCKS; b++)
 		s.whole(s.ctx, &blocks[b], blocks[b].target, 0, 7, RB_WHOLE_TAKEN | RB_WHOLE_RUN_START);
@@ -325,7 +325,7 @@ START_TEST(stopped_counter_overflows_once)
 		struct pmu *p = NULL;
 		char msg[200];
 		ngot = 0;
-		ck_assert_int_eq(pmu_new(&cfg, (struct pmu_sample_sink){on_sample, NULL}, &p, msg, sizeof(msg)), 0);
+		ck_assert_int_eq(pmu_new(&cfg, (struct pmu_sample_sink){.sample = on_sample}, &p, msg, sizeof(msg)), 0);
 		struct block_sink sk = pmu_block_sink(p);
 		struct retired_block rb = {&rep, 0x403006, 40, 7, 2, BK_REP, 0, 1, 0, 40, 0, 0, RB_REP_RAN};
 		sk.retire(sk.ctx, &rb);
