@@ -405,7 +405,7 @@ static const struct {
 	{__LINE__, {"record", "-c", "0", "--", "true"}},
 	{__LINE__, {"record", "--lbr-depth", "12", "-b", "--", "true"}},
 	{__LINE__, {"record", "-j", "any,sideways", "--", "true"}},
-	{__LINE__, {"record", "-c", "10", "--delta", "20", "--", "true"}},
+	{__LINE__, {"record", "-c", "10", "--delta", "20x", "--", "true"}},
 	{__LINE__, {"stat", "-e", "cycles:k", "--", "true"}},
 	{__LINE__, {"stat", "-e", "branches,branches,branches,branches,branches,branches,branches,branches,branches", "--", "true"}},
 	{__LINE__, {"script", "-i", "/nonexistent.data"}},
