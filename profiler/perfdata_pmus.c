@@ -39,8 +39,8 @@ int perfdata_check_pmus(const struct perfdata_event *ev, size_t nev,
 	for (size_t i = 0; i < nev; i++) {
 		if ((ev[i].type >= PERF_TYPE_MAX) != (ev[i].pmu != NULL) || (ev[i].pmu && !ev[i].pmu[0]))
 			return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG,
-			                   "perf.data: event %zu: type %u %s a PMU name", i, ev[i].type,
-			                   ev[i].type >= PERF_TYPE_MAX ? "needs" : "takes no");
+			                   "perf.data: event %zu: type %u %s", i, ev[i].type,
+			                   ev[i].type >= PERF_TYPE_MAX ? "needs a PMU name" : "takes no PMU name");
 		for (size_t j = 0; j < i && ev[i].pmu; j++)
 			if (ev[j].pmu && (ev[j].type == ev[i].type) != !strcmp(ev[j].pmu, ev[i].pmu))
 				return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG,
