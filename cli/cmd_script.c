@@ -417,8 +417,10 @@ int cmd_script(int argc, char **argv)
 	sc.is_ibs_op = calloc(perfdata_nevents(sc.pd), 1);
 	for (size_t i = 0; sc.is_ibs_op && i < perfdata_nevents(sc.pd); i++) {
 		const struct perfdata_event *ev = perfdata_event(sc.pd, i);
-		/* perf's test (amd-sample-raw.c evlist__has_amd_ibs): the PMU's name starts so */
-		sc.is_ibs_op[i] = ev->pmu && strncmp(ev->pmu, IBS_OP_PMU_NAME, strlen(IBS_OP_PMU_NAME)) == 0;
+		/* perf's test (amd-sample-raw.c evlist__has_amd_ibs): the PMU's name starts so;
+		 * without PERF_SAMPLE_RAW the samples carry no registers to print */
+		sc.is_ibs_op[i] = ev->pmu && strncmp(ev->pmu, IBS_OP_PMU_NAME, strlen(IBS_OP_PMU_NAME)) == 0 &&
+				  (ev->sample_type & PERF_SAMPLE_RAW);
 		int w = (int)strlen(ev->name ? ev->name : "unknown");
 		sc.name_width = w > sc.name_width ? w : sc.name_width;
 		sc.use_callchain |= (ev->sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
