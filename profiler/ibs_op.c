@@ -11,30 +11,30 @@
 #include "common/err.h"
 
 /* IbsOpCtl (MSRC001_1033, union ibs_op_ctl) */
-#define CTL_MAXCNT_MASK 0xffffull  /* 15:0 IbsOpMaxCnt[19:4]: the period >> 4 */
-#define CTL_EN (1ull << 17)        /* IbsOpEn: sampling enabled */
-#define CTL_VAL (1ull << 18)       /* IbsOpVal: a sample is held (IBS_OP_VAL) */
-#define CTL_CNT_CTL (1ull << 19)   /* IbsOpCntCtl: 1 counts dispatched ops, 0 cycles */
-#define CTL_MAXCNT_EXT_SHIFT 20    /* 26:20 IbsOpMaxCnt[26:20] (IBS_OP_MAX_CNT_EXT_MASK) */
+#define CTL_MAXCNT_MASK 0xffffull /* 15:0 IbsOpMaxCnt[19:4]: the period >> 4 */
+#define CTL_EN (1ull << 17)       /* IbsOpEn: sampling enabled */
+#define CTL_VAL (1ull << 18)      /* IbsOpVal: a sample is held (IBS_OP_VAL) */
+#define CTL_CNT_CTL (1ull << 19)  /* IbsOpCntCtl: 1 counts dispatched ops, 0 cycles */
+#define CTL_MAXCNT_EXT_SHIFT 20   /* 26:20 IbsOpMaxCnt[26:20] (IBS_OP_MAX_CNT_EXT_MASK) */
 #define CTL_MAXCNT_EXT_MASK 0x7full
-#define CTL_CURCNT_SHIFT 32        /* 58:32 IbsOpCurCnt */
+#define CTL_CURCNT_SHIFT 32 /* 58:32 IbsOpCurCnt */
 #define CTL_CURCNT_MASK 0x7ffffffull
 
 /* IbsOpData (MSRC001_1035, union ibs_op_data) */
-#define DATA_TAG_TO_RET_SHIFT 16   /* 31:16 IbsTagToRetCtr; 15:0 IbsCompToRetCtr */
-#define DATA_RETURN (1ull << 34)   /* IbsOpReturn */
-#define DATA_TAKEN (1ull << 35)    /* IbsOpBrnTaken */
-#define DATA_MISP (1ull << 36)     /* IbsOpBrnMisp */
-#define DATA_BRN_RET (1ull << 37)  /* IbsOpBrnRet: a branch retired */
-#define DATA_MICROCODE (1ull << 40)/* IbsOpMicrocode */
+#define DATA_TAG_TO_RET_SHIFT 16    /* 31:16 IbsTagToRetCtr; 15:0 IbsCompToRetCtr */
+#define DATA_RETURN (1ull << 34)    /* IbsOpReturn */
+#define DATA_TAKEN (1ull << 35)     /* IbsOpBrnTaken */
+#define DATA_MISP (1ull << 36)      /* IbsOpBrnMisp */
+#define DATA_BRN_RET (1ull << 37)   /* IbsOpBrnRet: a branch retired */
+#define DATA_MICROCODE (1ull << 40) /* IbsOpMicrocode */
 
 /* IbsOpData3 (MSRC001_1037, union ibs_op_data3) */
-#define DATA3_LD (1ull << 0)       /* IbsLdOp */
-#define DATA3_ST (1ull << 1)       /* IbsStOp */
+#define DATA3_LD (1ull << 0)         /* IbsLdOp */
+#define DATA3_ST (1ull << 1)         /* IbsStOp */
 #define DATA3_LIN_VALID (1ull << 17) /* IbsDcLinAddrValid */
-#define DATA3_WIDTH_SHIFT 22       /* 25:22 IbsOpMemWidth: bytes = 1 << (w - 1), 0 none */
+#define DATA3_WIDTH_SHIFT 22         /* 25:22 IbsOpMemWidth: bytes = 1 << (w - 1), 0 none */
 #define DATA3_WIDTH_MASK 0xfull
-#define WIDTH_CODE_MAX 8u          /* 128 bytes: the widest a uint8_t holds */
+#define WIDTH_CODE_MAX 8u /* 128 bytes: the widest a uint8_t holds */
 
 /* Register slots in the payload after caps (MSR order). */
 enum { R_CTL, R_RIP, R_DATA, R_DATA2, R_DATA3, R_LINAD, R_PHYSAD, R_BRTARGET };
@@ -87,8 +87,9 @@ size_t ibs_op_encode(const struct ibs_op *op, uint8_t *raw, size_t cap)
 		return 0;
 	uint64_t r[IBS_OP_REGS + 1] = {0}; /* IbsOpData2, IbsDcPhysAd: nothing modelled */
 	uint64_t cnt = op->max_cnt >> 4;
-	r[R_CTL] = (cnt & CTL_MAXCNT_MASK) | (cnt >> 16 & CTL_MAXCNT_EXT_MASK) << CTL_MAXCNT_EXT_SHIFT |
-	           CTL_EN | CTL_VAL | (op->cnt_ctl ? CTL_CNT_CTL : 0) |
+	r[R_CTL] = (cnt & CTL_MAXCNT_MASK) |
+	           (cnt >> 16 & CTL_MAXCNT_EXT_MASK) << CTL_MAXCNT_EXT_SHIFT | CTL_EN | CTL_VAL |
+	           (op->cnt_ctl ? CTL_CNT_CTL : 0) |
 	           (op->cur_cnt & CTL_CURCNT_MASK) << CTL_CURCNT_SHIFT;
 	r[R_RIP] = op->ip;
 	r[R_DATA] = op->comp_to_ret | (uint64_t)op->tag_to_ret << DATA_TAG_TO_RET_SHIFT |
@@ -116,7 +117,8 @@ const char *ibs_op_problem(const uint8_t *raw, size_t size, char *msg, size_t ms
 {
 	uint32_t caps = 0;
 	if (size < 4 + 8 * IBS_OP_REGS || !raw) {
-		snprintf(msg, msglen, "%zu bytes, fewer than the %u of caps and IbsOpCtl..IbsDcPhysAd",
+		snprintf(msg, msglen,
+		         "%zu bytes, fewer than the %u of caps and IbsOpCtl..IbsDcPhysAd",
 		         raw ? size : 0, 4 + 8 * IBS_OP_REGS);
 		return msg;
 	}
@@ -130,7 +132,8 @@ const char *ibs_op_problem(const uint8_t *raw, size_t size, char *msg, size_t ms
 	else if ((get64(raw + 4) & (CTL_EN | CTL_VAL)) != (CTL_EN | CTL_VAL))
 		snprintf(msg, msglen, "IbsOpCtl %#llx lacks IbsOpEn or IbsOpVal",
 		         (unsigned long long)get64(raw + 4));
-	else if ((get64(raw + 4 + 8 * R_DATA3) >> DATA3_WIDTH_SHIFT & DATA3_WIDTH_MASK) > WIDTH_CODE_MAX)
+	else if ((get64(raw + 4 + 8 * R_DATA3) >> DATA3_WIDTH_SHIFT & DATA3_WIDTH_MASK) >
+	         WIDTH_CODE_MAX)
 		snprintf(msg, msglen, "IbsOpMemWidth %llu is past 128 bytes",
 		         (unsigned long long)(get64(raw + 4 + 8 * R_DATA3) >> DATA3_WIDTH_SHIFT &
 		                              DATA3_WIDTH_MASK));
@@ -150,7 +153,9 @@ int ibs_op_decode(const uint8_t *raw, size_t size, struct ibs_op *out)
 	uint64_t data3 = get64(raw + 4 + 8 * R_DATA3);
 	memset(out, 0, sizeof(*out));
 	out->ip = get64(raw + 4 + 8 * R_RIP);
-	out->max_cnt = ((ctl >> CTL_MAXCNT_EXT_SHIFT & CTL_MAXCNT_EXT_MASK) << 16 | (ctl & CTL_MAXCNT_MASK)) << 4;
+	out->max_cnt =
+	    ((ctl >> CTL_MAXCNT_EXT_SHIFT & CTL_MAXCNT_EXT_MASK) << 16 | (ctl & CTL_MAXCNT_MASK))
+	    << 4;
 	out->cur_cnt = ctl >> CTL_CURCNT_SHIFT & CTL_CURCNT_MASK;
 	out->cnt_ctl = (ctl & CTL_CNT_CTL) != 0;
 	out->comp_to_ret = (uint32_t)(data & 0xffff);

@@ -30,19 +30,21 @@
 
 /* One IBS op sample as the hardware reports it, before encoding. */
 struct ibs_op {
-	uint64_t ip;           /* IbsOpRip: the tagged instruction */
-	uint64_t max_cnt;      /* the period (IbsOpMaxCnt, in ops or cycles; a multiple of 16) */
-	uint64_t cur_cnt;      /* IbsOpCurCnt when the sample was taken (0 if not modelled) */
-	uint8_t cnt_ctl;       /* 1: counts dispatched ops (cnt_ctl=1), 0: cycles */
-	uint32_t tag_to_ret;   /* IbsTagToRetCtr: cycles from tag to retirement */
-	uint32_t comp_to_ret;  /* IbsCompToRetCtr: 0 */
-	uint8_t branch, taken, mispredicted, ret; /* IbsOpBrnRet, IbsOpBrnTaken, IbsOpBrnMisp, IbsOpReturn */
-	uint8_t microcoded;    /* IbsOpMicrocode (pmusim: a REP string instruction is one microcoded op) */
-	uint64_t br_target;    /* IbsBrTarget (branch: where it went) */
-	uint8_t load, store;   /* IbsLdOp, IbsStOp */
-	uint8_t width;         /* bytes accessed: 1,2,4,8,16,32 (0: unknown/none) */
-	uint8_t addr_valid;    /* IbsDcLinAddrValid */
-	uint64_t data_addr;    /* IbsDcLinAd (0 unless addr_valid) */
+	uint64_t ip;          /* IbsOpRip: the tagged instruction */
+	uint64_t max_cnt;     /* the period (IbsOpMaxCnt, in ops or cycles; a multiple of 16) */
+	uint64_t cur_cnt;     /* IbsOpCurCnt when the sample was taken (0 if not modelled) */
+	uint8_t cnt_ctl;      /* 1: counts dispatched ops (cnt_ctl=1), 0: cycles */
+	uint32_t tag_to_ret;  /* IbsTagToRetCtr: cycles from tag to retirement */
+	uint32_t comp_to_ret; /* IbsCompToRetCtr: 0 */
+	uint8_t branch, taken, mispredicted,
+	    ret; /* IbsOpBrnRet, IbsOpBrnTaken, IbsOpBrnMisp, IbsOpReturn */
+	uint8_t
+	    microcoded; /* IbsOpMicrocode (pmusim: a REP string instruction is one microcoded op) */
+	uint64_t br_target;  /* IbsBrTarget (branch: where it went) */
+	uint8_t load, store; /* IbsLdOp, IbsStOp */
+	uint8_t width;       /* bytes accessed: 1,2,4,8,16,32 (0: unknown/none) */
+	uint8_t addr_valid;  /* IbsDcLinAddrValid */
+	uint64_t data_addr;  /* IbsDcLinAd (0 unless addr_valid) */
 };
 
 /* Capability bits of caps (the kernel's arch/x86/include/asm/perf_event.h
@@ -63,8 +65,8 @@ struct ibs_op {
  * IbsBrTarget present, the 7-bit MaxCnt extension, no IbsOpData4, no Zen 4
  * extensions), so a payload is the seven registers and IbsBrTarget. */
 #define IBS_OP_CAPS 0x3ffu
-#define IBS_OP_REGS 7u         /* IbsOpCtl .. IbsDcPhysAd, always there */
-#define IBS_OP_RAW_SIZE 68u    /* pmusim's payload: caps and eight registers */
+#define IBS_OP_REGS 7u      /* IbsOpCtl .. IbsDcPhysAd, always there */
+#define IBS_OP_RAW_SIZE 68u /* pmusim's payload: caps and eight registers */
 
 /* Field limits of the registers (amd-ibs.h union layouts): a record whose fields do
  * not fit is refused by ibs_op_encode; the caller saturates counters. */

@@ -45,7 +45,7 @@ struct func {
 	uint64_t addr, size;
 	uint64_t insn[512]; /* instruction addresses objdump lists */
 	size_t ninsn;
-	unsigned count[3];  /* samples per event */
+	unsigned count[3]; /* samples per event */
 };
 
 static struct func funcs[3] = {{.name = "mix"}, {.name = "run_loops"}, {.name = "main"}};
@@ -53,7 +53,7 @@ static char prog[PATH_MAX];
 static uint64_t seg_addr, seg_len, seg_off; /* the executable PT_LOAD */
 
 struct row {
-	int ev;        /* 0 ibs_op//, 1 ibs_op/cnt_ctl=1/, 2 cycles:u */
+	int ev; /* 0 ibs_op//, 1 ibs_op/cnt_ctl=1/, 2 cycles:u */
 	int fn;
 	struct ibs_op op;
 	uint64_t ip, addr;
@@ -77,7 +77,8 @@ static void read_segment(void)
 	ck_assert_uint_eq(fread(&eh, sizeof(eh), 1, f), 1);
 	for (int i = 0; i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;
-		ck_assert_int_eq(fseek(f, (long)(eh.e_phoff + (uint64_t)i * eh.e_phentsize), SEEK_SET), 0);
+		ck_assert_int_eq(
+		    fseek(f, (long)(eh.e_phoff + (uint64_t)i * eh.e_phentsize), SEEK_SET), 0);
 		ck_assert_uint_eq(fread(&ph, sizeof(ph), 1, f), 1);
 		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
 			seg_addr = ph.p_vaddr & ~0xfffull;
@@ -123,7 +124,8 @@ static void read_functions(void)
 				fn->insn[fn->ninsn++] = a;
 		}
 		free(text);
-		ck_assert_msg(fn->ninsn > 3, "objdump: %zu instructions in %s", fn->ninsn, fn->name);
+		ck_assert_msg(fn->ninsn > 3, "objdump: %zu instructions in %s", fn->ninsn,
+		              fn->name);
 	}
 }
 
@@ -164,8 +166,9 @@ static void make_rows(void)
 		if (op->load || op->store) {
 			op->width = widths[rnd(&seed) % 7];
 			if ((op->addr_valid = rnd(&seed) % 4 != 0))
-				op->data_addr = rnd(&seed) & 1 ? 0x4a2000 + 8 * (rnd(&seed) % 512)
-				                                : 0x7ffffffde000 + 8 * (rnd(&seed) % 1024);
+				op->data_addr = rnd(&seed) & 1
+				                    ? 0x4a2000 + 8 * (rnd(&seed) % 512)
+				                    : 0x7ffffffde000 + 8 * (rnd(&seed) % 1024);
 		}
 		r->addr = op->data_addr;
 	}
@@ -177,32 +180,47 @@ static void write_file(const char *file, int truncate_at)
 	struct perfdata_event ev[3];
 	ck_assert_int_eq(perfdata_ibs_op_event(&ev[0], PERIOD_CYCLES, 0, 1, NULL), 0);
 	ck_assert_int_eq(perfdata_ibs_op_event(&ev[1], PERIOD_OPS, 1, 2, NULL), 0);
-	ev[2] = (struct perfdata_event){.name = "cycles:u", .type = PERF_TYPE_HARDWARE,
+	ev[2] = (struct perfdata_event){.name = "cycles:u",
+	                                .type = PERF_TYPE_HARDWARE,
 	                                .config = PERF_COUNT_HW_CPU_CYCLES,
-	                                .sample_period = PERIOD_LBR, .id = 3};
+	                                .sample_period = PERIOD_LBR,
+	                                .id = 3};
 	for (int i = 0; i < 3; i++)
 		ev[i].sample_type = PERFDATA_IBS_OP_SAMPLE_TYPE | PERF_SAMPLE_IDENTIFIER;
 	static const char *const argv[] = {"pmusim", "record", "-e", "ibs_op//"};
-	struct perfdata_info info = {.hostname = "pmusim", .os_release = "pmusim", .version = "pmusim 0.1",
-	                             .arch = "x86_64", .cpudesc = "pmusim model CPU",
-	                             .cpuid = PERFDATA_IBS_CPUID, .nr_cpus = 1, .cmdline = argv,
+	struct perfdata_info info = {.hostname = "pmusim",
+	                             .os_release = "pmusim",
+	                             .version = "pmusim 0.1",
+	                             .arch = "x86_64",
+	                             .cpudesc = "pmusim model CPU",
+	                             .cpuid = PERFDATA_IBS_CPUID,
+	                             .nr_cpus = 1,
+	                             .cmdline = argv,
 	                             .ncmdline = 4};
 	struct perfdata_writer *w;
 	char msg[256] = "";
-	ck_assert_msg(perfdata_writer_open(&w, file, ev, 3, &info, msg, sizeof(msg)) == 0, "%s", msg);
+	ck_assert_msg(perfdata_writer_open(&w, file, ev, 3, &info, msg, sizeof(msg)) == 0, "%s",
+	              msg);
 	ck_assert_int_eq(perfdata_write_comm_exec(w, PID, PID, "loops", 1000), 0);
-	ck_assert_int_eq(perfdata_write_mmap2(w, PID, PID, seg_addr, seg_len, seg_off, 5, 2, prog, 1000), 0);
+	ck_assert_int_eq(
+	    perfdata_write_mmap2(w, PID, PID, seg_addr, seg_len, seg_off, 5, 2, prog, 1000), 0);
 	for (int i = 0; i < NSAMPLES; i++) {
 		const struct row *r = &rows[i];
 		uint8_t raw[IBS_OP_RAW_SIZE] = {0};
-		struct perf_sample s = {.id = (uint64_t)r->ev + 1, .ip = r->ip, .pid = PID, .tid = PID,
-		                        .time = 2000 + 10 * (uint64_t)i, .addr = r->addr, .raw = raw};
+		struct perf_sample s = {.id = (uint64_t)r->ev + 1,
+		                        .ip = r->ip,
+		                        .pid = PID,
+		                        .tid = PID,
+		                        .time = 2000 + 10 * (uint64_t)i,
+		                        .addr = r->addr,
+		                        .raw = raw};
 		if (r->ev == 2) { /* pmusim's LBR payload (perfdata.h): tag, flags, cycles */
 			uint32_t tag = PERFDATA_RAW_LBR_TAG, flags = 1;
 			/* 0x30000 and more: bits 48 and 49 of the u64 after the tag, IbsFetchEn and
 			 * IbsFetchVal to a decoder that took this for an IBS fetch sample */
 			int64_t cycles = i % 2 ? 3 : 0x30000 + i;
-			memcpy(raw, &tag, 4), memcpy(raw + 4, &flags, 4), memcpy(raw + 8, &cycles, 8);
+			memcpy(raw, &tag, 4), memcpy(raw + 4, &flags, 4),
+			    memcpy(raw + 8, &cycles, 8);
 			s.raw_size = PERFDATA_RAW_LBR_SIZE;
 			s.period = PERIOD_LBR;
 		} else {
@@ -282,7 +300,8 @@ static void expect(int i, const char *what, long long got, long long want)
 {
 	if (got != want) {
 		if (mismatches++ < 20)
-			fprintf(stderr, "sample %d: %s is %lld in perf's text, %lld written\n", i, what, got, want);
+			fprintf(stderr, "sample %d: %s is %lld in perf's text, %lld written\n", i,
+			        what, got, want);
 	}
 }
 
@@ -308,7 +327,8 @@ START_TEST(perf_decodes_every_op)
 		expect(i, "sample ip", field(x->sample, ": 0x", 16), (long long)r->ip);
 		expect(i, "sample addr", field(x->sample, "addr: ", 16), (long long)r->addr);
 		if (r->ev == 2) {
-			expect(i, "IBS lines of a cycles sample", x->ctl[0] || x->rip[0] || x->data[0], 0);
+			expect(i, "IBS lines of a cycles sample",
+			       x->ctl[0] || x->rip[0] || x->data[0], 0);
 			continue;
 		}
 		const struct ibs_op *op = &r->op;
@@ -318,15 +338,18 @@ START_TEST(perf_decodes_every_op)
 		expect(i, "En", field(x->ctl, " En ", 10), 1);
 		expect(i, "Val", field(x->ctl, " Val ", 10), 1);
 		expect(i, "CntCtl", field(x->ctl, "CntCtl ", 10), op->cnt_ctl);
-		expect(i, "CntCtl name", strstr(x->ctl, op->cnt_ctl ? "=uOps" : "=cycles") != NULL, 1);
+		expect(i, "CntCtl name", strstr(x->ctl, op->cnt_ctl ? "=uOps" : "=cycles") != NULL,
+		       1);
 		expect(i, "CurCnt", field(x->ctl, "CurCnt ", 10), (long long)op->cur_cnt);
 		expect(i, "IbsOpRip", field(x->rip, "IbsOpRip:", 16), (long long)op->ip);
 		expect(i, "CompToRetCtr", field(x->data, "CompToRetCtr ", 10), op->comp_to_ret);
 		expect(i, "TagToRetCtr", field(x->data, "TagToRetCtr ", 10), op->tag_to_ret);
 		expect(i, "BrnRet", field(x->data, "BrnRet ", 10), op->branch);
 		/* perf prints the branch facts only for a retired branch */
-		expect(i, "OpBrnTaken", field(x->data, "OpBrnTaken ", 10), op->branch ? op->taken : -1);
-		expect(i, "OpBrnMisp", field(x->data, "OpBrnMisp ", 10), op->branch ? op->mispredicted : -1);
+		expect(i, "OpBrnTaken", field(x->data, "OpBrnTaken ", 10),
+		       op->branch ? op->taken : -1);
+		expect(i, "OpBrnMisp", field(x->data, "OpBrnMisp ", 10),
+		       op->branch ? op->mispredicted : -1);
 		expect(i, "OpReturn", field(x->data, "OpReturn ", 10), op->branch ? op->ret : -1);
 		expect(i, "RipInvalid", field(x->data, "RipInvalid ", 10), 0);
 		expect(i, "Microcode", field(x->data, "Microcode ", 10), op->microcoded);
@@ -334,15 +357,16 @@ START_TEST(perf_decodes_every_op)
 		expect(i, "StOp", field(x->data3, "StOp ", 10), op->store);
 		expect(i, "DcLinAddrValid", field(x->data3, "DcLinAddrValid ", 10), op->addr_valid);
 		expect(i, "DcPhyAddrValid", field(x->data3, "DcPhyAddrValid ", 10), 0);
-		expect(i, "OpMemWidth", field(x->data3, "OpMemWidth ", 10), op->width ? op->width : -1);
+		expect(i, "OpMemWidth", field(x->data3, "OpMemWidth ", 10),
+		       op->width ? op->width : -1);
 		expect(i, "IbsDCLinAd", field(x->linad, "IbsDCLinAd:", 16),
 		       op->addr_valid ? (long long)op->data_addr : -1);
 		expect(i, "IbsDCPhysAd line", x->physad[0] != 0, 0);
 		expect(i, "IbsBrTarget", field(x->brtarget, "IbsBrTarget:", 16),
 		       op->branch ? (long long)op->br_target : -1);
 	}
-	printf("check_ibs_file: perf report -D decoded %u IBS op samples of %d, %u mismatches\n", ops,
-	       NSAMPLES, mismatches);
+	printf("check_ibs_file: perf report -D decoded %u IBS op samples of %d, %u mismatches\n",
+	       ops, NSAMPLES, mismatches);
 	ck_assert_uint_eq(mismatches, 0);
 	ck_assert_uint_eq(ops, 2 * NSAMPLES / 3);
 	free(text);
@@ -353,7 +377,8 @@ END_TEST
 START_TEST(perf_script_names_functions_and_addresses)
 {
 	int st;
-	char *argv[] = {"perf", "script", "-i", (char *)tmp_path("ibs.data"), "-F", "ip,sym,addr", NULL};
+	char *argv[] = {"perf", "script",      "-i", (char *)tmp_path("ibs.data"),
+	                "-F",   "ip,sym,addr", NULL};
 	char *text = run_capture(argv, &st);
 	ck_assert_msg(st == 0 && text, "perf script failed");
 	int i = 0;
@@ -399,9 +424,11 @@ START_TEST(perf_report_lists_the_functions)
 			if (strcmp(sym, funcs[f].name))
 				continue;
 			char want[16], got[16];
-			snprintf(want, sizeof(want), "%.2f", 100.0 * funcs[f].count[ev] / (NSAMPLES / 3));
+			snprintf(want, sizeof(want), "%.2f",
+			         100.0 * funcs[f].count[ev] / (NSAMPLES / 3));
 			snprintf(got, sizeof(got), "%.2f", pct);
-			ck_assert_msg(!strcmp(want, got), "%s of %s: %s%%, want %s%%", sym, names[ev], got, want);
+			ck_assert_msg(!strcmp(want, got), "%s of %s: %s%%, want %s%%", sym,
+			              names[ev], got, want);
 			ck_assert_str_eq(comm, "loops");
 			ck_assert_str_eq(dso, "loops");
 			seen[ev][f] = 1;
@@ -409,8 +436,8 @@ START_TEST(perf_report_lists_the_functions)
 	}
 	for (int e = 0; e < 3; e++)
 		for (int f = 0; f < 3; f++)
-			ck_assert_msg(seen[e][f] == (funcs[f].count[e] > 0), "%s of %s listed %d", funcs[f].name,
-			              names[e], seen[e][f]);
+			ck_assert_msg(seen[e][f] == (funcs[f].count[e] > 0), "%s of %s listed %d",
+			              funcs[f].name, names[e], seen[e][f]);
 	free(text);
 }
 END_TEST
@@ -424,9 +451,11 @@ START_TEST(pmusim_script_prints_the_ops)
 	char *pm[] = {(char *)pmusim(), "script", "-i", (char *)tmp_path("ibs.data"), NULL};
 	char *mtext = run_capture(pm, &st);
 	ck_assert_msg(st == 0 && mtext, "pmusim script failed");
-	char *psave, *msave, *pl = strtok_r(ptext, "\n", &psave), *ml = strtok_r(mtext, "\n", &msave);
+	char *psave, *msave, *pl = strtok_r(ptext, "\n", &psave),
+	                     *ml = strtok_r(mtext, "\n", &msave);
 	mismatches = 0;
-	for (int i = 0; i < NSAMPLES; i++, pl = strtok_r(NULL, "\n", &psave), ml = strtok_r(NULL, "\n", &msave)) {
+	for (int i = 0; i < NSAMPLES;
+	     i++, pl = strtok_r(NULL, "\n", &psave), ml = strtok_r(NULL, "\n", &msave)) {
 		ck_assert_msg(pl && ml, "sample %d: a line is missing", i);
 		char *ibs = strstr(ml, " ibs: ");
 		expect(i, "ibs field", ibs != NULL, rows[i].ev != 2);
@@ -438,19 +467,25 @@ START_TEST(pmusim_script_prints_the_ops)
 		const struct ibs_op *op = &rows[i].op;
 		char *t = ibs + 1;
 		expect(i, "branch", field(t, "branch=", 10), op->branch);
-		expect(i, "taken", op->branch ? field(t, "taken=", 10) : strstr(t, "taken=- ") != NULL,
+		expect(i, "taken",
+		       op->branch ? field(t, "taken=", 10) : strstr(t, "taken=- ") != NULL,
 		       op->branch ? op->taken : 1);
-		expect(i, "mispred", op->branch ? field(t, "mispred=", 10) : strstr(t, "mispred=- ") != NULL,
+		expect(i, "mispred",
+		       op->branch ? field(t, "mispred=", 10) : strstr(t, "mispred=- ") != NULL,
 		       op->branch ? op->mispredicted : 1);
-		expect(i, "return", op->branch ? field(t, "return=", 10) : strstr(t, "return=- ") != NULL,
+		expect(i, "return",
+		       op->branch ? field(t, "return=", 10) : strstr(t, "return=- ") != NULL,
 		       op->branch ? op->ret : 1);
-		expect(i, "target", op->branch ? field(t, "target=0x", 16) : strstr(t, "target=- ") != NULL,
+		expect(i, "target",
+		       op->branch ? field(t, "target=0x", 16) : strstr(t, "target=- ") != NULL,
 		       op->branch ? (long long)op->br_target : 1);
 		expect(i, "load", field(t, "load=", 10), op->load);
 		expect(i, "store", field(t, "store=", 10), op->store);
-		expect(i, "width", op->width ? field(t, "width=", 10) : strstr(t, "width=- ") != NULL,
+		expect(i, "width",
+		       op->width ? field(t, "width=", 10) : strstr(t, "width=- ") != NULL,
 		       op->width ? op->width : 1);
-		expect(i, "data", op->addr_valid ? field(t, "data=0x", 16) : strstr(t, "data=- ") != NULL,
+		expect(i, "data",
+		       op->addr_valid ? field(t, "data=0x", 16) : strstr(t, "data=- ") != NULL,
 		       op->addr_valid ? (long long)op->data_addr : 1);
 		expect(i, "tag_to_ret", field(t, "tag_to_ret=", 10), op->tag_to_ret);
 		expect(i, "microcode", field(t, "microcode=", 10), op->microcoded);

@@ -82,15 +82,17 @@ START_TEST(encode_hand_written_registers)
 		const struct ibs_op *op = &rows[i].op;
 		uint8_t raw[IBS_OP_RAW_SIZE + 8];
 		memset(raw, 0xee, sizeof(raw));
-		ck_assert_msg(ibs_op_encode(op, raw, sizeof(raw)) == 68, "row line %d: size", rows[i].line);
+		ck_assert_msg(ibs_op_encode(op, raw, sizeof(raw)) == 68, "row line %d: size",
+		              rows[i].line);
 		uint32_t caps;
 		memcpy(&caps, raw, 4);
 		ck_assert_msg(caps == 0x3ff, "row line %d: caps %#x", rows[i].line, caps);
-		uint64_t want[NREGS] = {rows[i].ctl, op->ip, rows[i].data, 0, rows[i].data3,
-		                        op->data_addr, 0, op->br_target};
+		uint64_t want[NREGS] = {rows[i].ctl,   op->ip, rows[i].data, 0, rows[i].data3,
+		                        op->data_addr, 0,      op->br_target};
 		for (int r = 0; r < NREGS; r++)
-			ck_assert_msg(reg(raw, r) == want[r], "row line %d: register %d is %#llx, want %#llx",
-			              rows[i].line, r, (unsigned long long)reg(raw, r),
+			ck_assert_msg(reg(raw, r) == want[r],
+			              "row line %d: register %d is %#llx, want %#llx", rows[i].line,
+			              r, (unsigned long long)reg(raw, r),
 			              (unsigned long long)want[r]);
 		ck_assert_msg(raw[68] == 0xee, "row line %d: wrote past the payload", rows[i].line);
 		struct ibs_op back;
@@ -132,8 +134,8 @@ START_TEST(encode_refuses_impossible_records)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		uint8_t raw[80];
 		memset(raw, 0xee, sizeof(raw));
-		ck_assert_msg(ibs_op_encode(&bad[i].op, raw, sizeof(raw)) == 0, "row line %d encoded",
-		              bad[i].line);
+		ck_assert_msg(ibs_op_encode(&bad[i].op, raw, sizeof(raw)) == 0,
+		              "row line %d encoded", bad[i].line);
 		ck_assert_msg(raw[0] == 0xee, "row line %d: wrote on refusal", bad[i].line);
 	}
 	uint8_t raw[80];
@@ -182,9 +184,11 @@ START_TEST(decode_inverts_encode_on_random_records)
 		loads += x.load, stores += x.store;
 		uint8_t raw[IBS_OP_RAW_SIZE];
 		struct ibs_op y;
-		ck_assert_msg(ibs_op_encode(&x, raw, sizeof(raw)) == IBS_OP_RAW_SIZE, "record %d refused", i);
+		ck_assert_msg(ibs_op_encode(&x, raw, sizeof(raw)) == IBS_OP_RAW_SIZE,
+		              "record %d refused", i);
 		ck_assert_int_eq(ibs_op_decode(raw, sizeof(raw), &y), 0);
-		ck_assert_msg(memcmp(&x, &y, sizeof(x)) == 0, "record %d: decode(encode(x)) != x", i);
+		ck_assert_msg(memcmp(&x, &y, sizeof(x)) == 0, "record %d: decode(encode(x)) != x",
+		              i);
 	}
 	ck_assert(branches > 40000 && loads > 40000 && stores > 40000);
 }
@@ -206,7 +210,8 @@ START_TEST(decode_other_caps_and_unmodelled_bits)
 	 * then has no target. */
 	uint64_t seven[7] = {0x60100, 0x401000, 0x2800000000ull, 0, 0, 0, 0};
 	ck_assert_int_eq(ibs_op_decode(raw, payload(raw, 0x3df, seven, 7), &op), 0);
-	ck_assert(op.ip == 0x401000 && op.max_cnt == 4096 && op.branch && op.taken && !op.mispredicted);
+	ck_assert(op.ip == 0x401000 && op.max_cnt == 4096 && op.branch && op.taken &&
+	          !op.mispredicted);
 	ck_assert_uint_eq(op.br_target, 0);
 	/* caps with IbsOpData4 (0x7ff): nine registers, 76 bytes; IbsOpData4 is ignored. Bits a
 	 * real part sets that pmusim does not model: RipInvalid (38), BrnFuse (39) in IbsOpData;
@@ -214,18 +219,26 @@ START_TEST(decode_other_caps_and_unmodelled_bits)
 	 * (18), L2Miss (20) and DcMissLat 200 in IbsOpData3; a physical address. The branch facts
 	 * of an op that is no branch (BrnTaken without BrnRet) and an address without
 	 * DcLinAddrValid stay 0. */
-	uint64_t nine[9] = {0x0000000100060010ull, 0x4016a0, 0x000000c800050000ull,
-	                    0x13, 0x000000c800140085ull, 0x7ffd0000, 0x12345000, 0x401000, 0xabc};
+	uint64_t nine[9] = {0x0000000100060010ull,
+	                    0x4016a0,
+	                    0x000000c800050000ull,
+	                    0x13,
+	                    0x000000c800140085ull,
+	                    0x7ffd0000,
+	                    0x12345000,
+	                    0x401000,
+	                    0xabc};
 	ck_assert_int_eq(ibs_op_decode(raw, payload(raw, 0x7ff, nine, 9), &op), 0);
 	struct ibs_op want;
 	memset(&want, 0, sizeof(want));
 	want.ip = 0x4016a0, want.max_cnt = 256, want.cur_cnt = 1, want.tag_to_ret = 5;
 	want.load = 1, want.width = 0;
-	ck_assert_msg(memcmp(&op, &want, sizeof(op)) == 0,
-	              "decoded ip %#llx max %llu cur %llu t2r %u ld %u st %u w %u valid %u br %u tk %u",
-	              (unsigned long long)op.ip, (unsigned long long)op.max_cnt,
-	              (unsigned long long)op.cur_cnt, op.tag_to_ret, op.load, op.store, op.width,
-	              op.addr_valid, op.branch, op.taken);
+	ck_assert_msg(
+	    memcmp(&op, &want, sizeof(op)) == 0,
+	    "decoded ip %#llx max %llu cur %llu t2r %u ld %u st %u w %u valid %u br %u tk %u",
+	    (unsigned long long)op.ip, (unsigned long long)op.max_cnt,
+	    (unsigned long long)op.cur_cnt, op.tag_to_ret, op.load, op.store, op.width,
+	    op.addr_valid, op.branch, op.taken);
 	/* OpMemWidth 7 and 8 (64 and 128 bytes) of later parts decode. */
 	uint64_t wide[8] = {0x60001, 1, 0, 0, (7ull << 22) | 1, 0, 0, 0};
 	ck_assert_int_eq(ibs_op_decode(raw, payload(raw, 0x3ff, wide, 8), &op), 0);
@@ -248,7 +261,7 @@ START_TEST(decode_refuses_malformed_payloads)
 		size_t nregs, cut; /* registers written, bytes cut off the end */
 		int reg;           /* register to change (-1 none) */
 		uint64_t value;
-		const char *why;   /* part of ibs_op_problem's phrase */
+		const char *why; /* part of ibs_op_problem's phrase */
 	} bad[] = {
 	    {__LINE__, 0x3ff, 8, 1, -1, 0, "found 67"},
 	    {__LINE__, 0x3ff, 8, 8, -1, 0, "found 60"},
@@ -269,10 +282,11 @@ START_TEST(decode_refuses_malformed_payloads)
 			r[bad[i].reg] = bad[i].value;
 		size_t n = payload(raw, bad[i].caps, r, bad[i].nregs) - bad[i].cut;
 		memset(&op, 0x5a, sizeof(op));
-		ck_assert_msg(ibs_op_decode(raw, n, &op) == PMUSIM_ERR_FORMAT, "row line %d decoded", bad[i].line);
+		ck_assert_msg(ibs_op_decode(raw, n, &op) == PMUSIM_ERR_FORMAT,
+		              "row line %d decoded", bad[i].line);
 		const char *p = ibs_op_problem(raw, n, why, sizeof(why));
-		ck_assert_msg(p && strstr(p, bad[i].why), "row line %d: problem \"%s\"", bad[i].line,
-		              p ? p : "(none)");
+		ck_assert_msg(p && strstr(p, bad[i].why), "row line %d: problem \"%s\"",
+		              bad[i].line, p ? p : "(none)");
 	}
 	ck_assert_int_eq(ibs_op_decode(NULL, 0, &op), PMUSIM_ERR_FORMAT);
 	ck_assert_ptr_null(ibs_op_problem(raw, payload(raw, 0x3ff, good, 8), why, sizeof(why)));

@@ -47,20 +47,34 @@ static void write_ibs_recording(const char *file, uint32_t ibs_type)
 	struct perfdata_event ev[2];
 	ck_assert_int_eq(perfdata_ibs_op_event(&ev[0], 100000, 0, 1, NULL), 0);
 	ev[0].type = ibs_type;
-	ev[1] = (struct perfdata_event){.name = "cycles:u", .type = PERF_TYPE_HARDWARE,
-	                                .sample_period = 1000, .id = 2};
-	ev[0].sample_type = ev[1].sample_type = PERFDATA_IBS_OP_SAMPLE_TYPE | PERF_SAMPLE_IDENTIFIER;
+	ev[1] = (struct perfdata_event){
+	    .name = "cycles:u", .type = PERF_TYPE_HARDWARE, .sample_period = 1000, .id = 2};
+	ev[0].sample_type = ev[1].sample_type =
+	    PERFDATA_IBS_OP_SAMPLE_TYPE | PERF_SAMPLE_IDENTIFIER;
 	struct perfdata_writer *w;
 	char msg[256] = "";
-	ck_assert_msg(perfdata_writer_open(&w, file, ev, 2, &amd_info, msg, sizeof(msg)) == 0, "%s", msg);
-	struct ibs_op op = {.ip = 0x4016c4, .max_cnt = 100000, .load = 1, .width = 8, .addr_valid = 1,
+	ck_assert_msg(perfdata_writer_open(&w, file, ev, 2, &amd_info, msg, sizeof(msg)) == 0, "%s",
+	              msg);
+	struct ibs_op op = {.ip = 0x4016c4,
+	                    .max_cnt = 100000,
+	                    .load = 1,
+	                    .width = 8,
+	                    .addr_valid = 1,
 	                    .data_addr = 0x4a2000};
 	uint8_t raw[IBS_OP_RAW_SIZE];
 	ck_assert_uint_eq(ibs_op_encode(&op, raw, sizeof(raw)), IBS_OP_RAW_SIZE);
-	struct perf_sample s = {.id = 1, .ip = op.ip, .pid = 7, .tid = 7, .time = 10, .period = 100000,
-	                        .addr = op.data_addr, .raw = raw, .raw_size = sizeof(raw)};
+	struct perf_sample s = {.id = 1,
+	                        .ip = op.ip,
+	                        .pid = 7,
+	                        .tid = 7,
+	                        .time = 10,
+	                        .period = 100000,
+	                        .addr = op.data_addr,
+	                        .raw = raw,
+	                        .raw_size = sizeof(raw)};
 	ck_assert_int_eq(perfdata_write_sample(w, &s), 0);
-	struct perf_sample c = {.id = 2, .ip = 0x4016a0, .pid = 7, .tid = 7, .time = 11, .period = 1000};
+	struct perf_sample c = {
+	    .id = 2, .ip = 0x4016a0, .pid = 7, .tid = 7, .time = 11, .period = 1000};
 	ck_assert_int_eq(perfdata_write_sample(w, &c), 0);
 	ck_assert_int_eq(perfdata_writer_close(w), 0);
 }
@@ -137,11 +151,13 @@ START_TEST(ibs_recording_maps_its_pmus)
 	static const struct {
 		uint32_t type;
 		const char *name;
-	} names[] = {{1, "software"}, {2, "tracepoint"}, {4, "cpu"}, {5, "breakpoint"},
-	             {10, "ibs_fetch"}, {11, "ibs_op"}, {0, NULL}, {3, NULL}, {6, NULL}, {12, NULL}};
+	} names[] = {{1, "software"},   {2, "tracepoint"}, {4, "cpu"}, {5, "breakpoint"},
+	             {10, "ibs_fetch"}, {11, "ibs_op"},    {0, NULL},  {3, NULL},
+	             {6, NULL},         {12, NULL}};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		const char *got_name = perfdata_pmu_name(pd, names[i].type);
-		ck_assert_msg(names[i].name ? got_name && !strcmp(got_name, names[i].name) : !got_name,
+		ck_assert_msg(names[i].name ? got_name && !strcmp(got_name, names[i].name)
+		                            : !got_name,
 		              "type %u: %s", names[i].type, got_name ? got_name : "(none)");
 	}
 	const struct perfdata_event *ibs = perfdata_event(pd, 0), *cyc = perfdata_event(pd, 1);
@@ -172,11 +188,15 @@ END_TEST
 START_TEST(fixed_types_only_no_mappings)
 {
 	make_dir();
-	struct perfdata_event ev = {.name = "cycles:u", .type = PERF_TYPE_HARDWARE, .sample_period = 1000,
-	                            .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID, .id = 1};
+	struct perfdata_event ev = {.name = "cycles:u",
+	                            .type = PERF_TYPE_HARDWARE,
+	                            .sample_period = 1000,
+	                            .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
+	                            .id = 1};
 	struct perfdata_writer *w;
 	char msg[256] = "";
-	ck_assert_int_eq(perfdata_writer_open(&w, path("c.data"), &ev, 1, &amd_info, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(
+	    perfdata_writer_open(&w, path("c.data"), &ev, 1, &amd_info, msg, sizeof(msg)), 0);
 	ck_assert_int_eq(perfdata_writer_close(w), 0);
 	uint8_t *buf;
 	size_t size;
@@ -214,10 +234,11 @@ START_TEST(ibs_op_event_attr)
 		uint64_t period;
 		int cnt_ctl;
 		uint64_t id;
-	} bad[] = {{0, 0, 1}, {8, 0, 1}, {24, 0, 1}, {1u << 27, 0, 1}, {16, 2, 1}, {16, -1, 1}, {16, 0, 0}};
+	} bad[] = {{0, 0, 1},  {8, 0, 1},   {24, 0, 1}, {1u << 27, 0, 1},
+	           {16, 2, 1}, {16, -1, 1}, {16, 0, 0}};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ck_assert_msg(perfdata_ibs_op_event(&ev, bad[i].period, bad[i].cnt_ctl, bad[i].id, NULL) ==
-		                  PMUSIM_ERR_ARG,
+		ck_assert_msg(perfdata_ibs_op_event(&ev, bad[i].period, bad[i].cnt_ctl, bad[i].id,
+		                                    NULL) == PMUSIM_ERR_ARG,
 		              "row %zu accepted", i);
 }
 END_TEST
@@ -225,8 +246,10 @@ END_TEST
 START_TEST(writer_refuses_unnamed_or_undecodable)
 {
 	make_dir();
-	struct perfdata_event ibs, cyc = {.name = "cycles:u", .sample_period = 1000,
-	                                  .sample_type = PERFDATA_IBS_OP_SAMPLE_TYPE, .id = 2};
+	struct perfdata_event ibs, cyc = {.name = "cycles:u",
+	                                  .sample_period = 1000,
+	                                  .sample_type = PERFDATA_IBS_OP_SAMPLE_TYPE,
+	                                  .id = 2};
 	ck_assert_int_eq(perfdata_ibs_op_event(&ibs, 4096, 0, 1, NULL), 0);
 	struct perfdata_info intel = amd_info;
 	intel.cpuid = "GenuineIntel,6,85,4";
@@ -253,11 +276,13 @@ START_TEST(writer_refuses_unnamed_or_undecodable)
 		if (rows[i].no_raw)
 			ev[0].sample_type = ev[1].sample_type = PERF_SAMPLE_IP;
 		ev[0].sample_type = ev[1].sample_type |= PERF_SAMPLE_IDENTIFIER;
-		const struct perfdata_info *info = rows[i].info == 0 ? &amd_info : rows[i].info == 1 ? &intel : NULL;
+		const struct perfdata_info *info = rows[i].info == 0   ? &amd_info
+		                                   : rows[i].info == 1 ? &intel
+		                                                       : NULL;
 		struct perfdata_writer *w = NULL;
 		char msg[256] = "";
-		ck_assert_msg(perfdata_writer_open(&w, path("x.data"), ev, 2, info, msg, sizeof(msg)) ==
-		                  PMUSIM_ERR_ARG,
+		ck_assert_msg(perfdata_writer_open(&w, path("x.data"), ev, 2, info, msg,
+		                                   sizeof(msg)) == PMUSIM_ERR_ARG,
 		              "row line %d accepted", rows[i].line);
 		ck_assert_msg(strstr(msg, rows[i].why), "row line %d: \"%s\"", rows[i].line, msg);
 		ck_assert_ptr_null(w);
@@ -282,12 +307,12 @@ START_TEST(reader_refuses_corrupt_mappings)
 	make_dir();
 	static const struct {
 		int line;
-		size_t at;      /* offset in the feature body */
+		size_t at; /* offset in the feature body */
 		uint32_t value;
 	} rows[] = {
-	    {__LINE__, 0, 1000},      /* nr past the body */
-	    {__LINE__, 0, 7},         /* one PMU more than there is */
-	    {__LINE__, 8, 0x10000},   /* the first name's length past the body */
+	    {__LINE__, 0, 1000},        /* nr past the body */
+	    {__LINE__, 0, 7},           /* one PMU more than there is */
+	    {__LINE__, 8, 0x10000},     /* the first name's length past the body */
 	    {__LINE__, 12, 0x41414141}, /* a name without its NUL: "AAAAware", then 60 NULs: fine */
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -307,8 +332,8 @@ START_TEST(reader_refuses_corrupt_mappings)
 			perfdata_close(pd);
 			continue;
 		}
-		ck_assert_msg(rc == PMUSIM_ERR_FORMAT && strstr(msg, "PMU_MAPPINGS"), "row line %d: %d %s",
-		              rows[i].line, rc, msg);
+		ck_assert_msg(rc == PMUSIM_ERR_FORMAT && strstr(msg, "PMU_MAPPINGS"),
+		              "row line %d: %d %s", rows[i].line, rc, msg);
 	}
 	remove_dir();
 }
