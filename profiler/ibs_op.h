@@ -29,23 +29,23 @@
 #include <stdint.h>
 
 /* One IBS op sample as the hardware reports it, before encoding. */
+/* clang-format off */
 struct ibs_op {
-	uint64_t ip;          /* IbsOpRip: the tagged instruction */
-	uint64_t max_cnt;     /* the period (IbsOpMaxCnt, in ops or cycles; a multiple of 16) */
-	uint64_t cur_cnt;     /* IbsOpCurCnt when the sample was taken (0 if not modelled) */
-	uint8_t cnt_ctl;      /* 1: counts dispatched ops (cnt_ctl=1), 0: cycles */
-	uint32_t tag_to_ret;  /* IbsTagToRetCtr: cycles from tag to retirement */
-	uint32_t comp_to_ret; /* IbsCompToRetCtr: 0 */
-	uint8_t branch, taken, mispredicted,
-	    ret; /* IbsOpBrnRet, IbsOpBrnTaken, IbsOpBrnMisp, IbsOpReturn */
-	uint8_t
-	    microcoded; /* IbsOpMicrocode (pmusim: a REP string instruction is one microcoded op) */
-	uint64_t br_target;  /* IbsBrTarget (branch: where it went) */
-	uint8_t load, store; /* IbsLdOp, IbsStOp */
-	uint8_t width;       /* bytes accessed: 1,2,4,8,16,32 (0: unknown/none) */
-	uint8_t addr_valid;  /* IbsDcLinAddrValid */
-	uint64_t data_addr;  /* IbsDcLinAd (0 unless addr_valid) */
+	uint64_t ip;           /* IbsOpRip: the tagged instruction */
+	uint64_t max_cnt;      /* the period (IbsOpMaxCnt, in ops or cycles; a multiple of 16) */
+	uint64_t cur_cnt;      /* IbsOpCurCnt when the sample was taken (0 if not modelled) */
+	uint8_t cnt_ctl;       /* 1: counts dispatched ops (cnt_ctl=1), 0: cycles */
+	uint32_t tag_to_ret;   /* IbsTagToRetCtr: cycles from tag to retirement */
+	uint32_t comp_to_ret;  /* IbsCompToRetCtr: 0 */
+	uint8_t branch, taken, mispredicted, ret; /* IbsOpBrnRet, IbsOpBrnTaken, IbsOpBrnMisp, IbsOpReturn */
+	uint8_t microcoded;    /* IbsOpMicrocode (pmusim: a REP string instruction is one microcoded op) */
+	uint64_t br_target;    /* IbsBrTarget (branch: where it went) */
+	uint8_t load, store;   /* IbsLdOp, IbsStOp */
+	uint8_t width;         /* bytes accessed: 1,2,4,8,16,32 (0: unknown/none) */
+	uint8_t addr_valid;    /* IbsDcLinAddrValid */
+	uint64_t data_addr;    /* IbsDcLinAd (0 unless addr_valid) */
 };
+/* clang-format on */
 
 /* Capability bits of caps (the kernel's arch/x86/include/asm/perf_event.h
  * IBS_CAPS_*, the bits of CPUID Fn8000_001B EAX, bit 0 "IBS exists"). */
