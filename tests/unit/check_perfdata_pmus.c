@@ -18,12 +18,25 @@
 #include "tests/unit/run_suite.h"
 #include "tests/unit/tmp_dir.h"
 
-static char dir[PATH_MAX];
+/* Each test works in its own directory under one base directory, which the parent
+ * process removes after the suite even when a test failed half-way. */
+static char base[PATH_MAX], dir[PATH_MAX + 16];
+
+static void make_base(void)
+{
+	tmp_dir_make(base, sizeof(base), "check_perfdata_pmus");
+}
+
+static void remove_base(void)
+{
+	tmp_dir_remove(base);
+}
 
 static void make_dir(void)
 {
-	tmp_dir_make(dir, sizeof(dir), "check_perfdata_pmus");
-	ck_assert_msg(dir[0], "no temporary directory");
+	ck_assert_msg(base[0], "no base directory");
+	snprintf(dir, sizeof(dir), "%s/t.XXXXXX", base);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
 }
 
 static void remove_dir(void)
@@ -33,7 +46,7 @@ static void remove_dir(void)
 
 static const char *path(const char *name)
 {
-	static char p[PATH_MAX + 32];
+	static char p[2 * PATH_MAX];
 	snprintf(p, sizeof(p), "%s/%s", dir, name);
 	return p;
 }
@@ -343,6 +356,7 @@ int main(void)
 {
 	Suite *s = suite_create("perfdata_pmus");
 	TCase *tc = tcase_create("core");
+	tcase_add_unchecked_fixture(tc, make_base, remove_base);
 	tcase_add_test(tc, ibs_recording_maps_its_pmus);
 	tcase_add_test(tc, fixed_types_only_no_mappings);
 	tcase_add_test(tc, ibs_op_event_attr);
