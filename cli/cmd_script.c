@@ -9,7 +9,10 @@
  * IP field is the callchain instead, as perf prints it: a newline, then per
  * frame (at most --max-stack) a tab, the address relative to its mapping
  * ("%16lx"), the symbol (of the address itself) and the file, and a blank line
- * after the sample; the comm is then not padded. */
+ * after the sample; the comm is then not padded. Samples of an AMD IBS op
+ * event (PMU "ibs_op") end with the op's facts decoded from their payload
+ * (profiler/ibs_op.h), a field of pmusim's own: perf prints them only under
+ * `perf report -D`. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +26,7 @@
 #include "common/symtab.h"
 #include "profiler/binary.h"
 #include "profiler/brstackinsn.h"
+#include "profiler/ibs_op.h"
 #include "profiler/perfdata.h"
 #include "profiler/proc_code.h"
 #include "profiler/symbolize.h"
@@ -36,8 +40,8 @@ static const char script_usage[] =
 	"options:\n"
 	"  -i, --input FILE   perf.data to read (default ./perf.data)\n"
 	"  -F, --fields LIST  comm, tid, pid, time, period, event, ip, sym, symoff, dso,\n"
-	"                     brstack, brstacksym, brstackinsn, brstackdisasm (default:\n"
-	"                     comm,tid,time,period,event,ip,sym,symoff,dso)\n"
+	"                     brstack, brstacksym, brstackinsn, brstackdisasm, ibs\n"
+	"                     (default: comm,tid,time,period,event,ip,sym,symoff,dso,ibs)\n"
 	"  --max-stack N      frames printed per callchain (default 127, as perf's\n"
 	"                     kernel.perf_event_max_stack)\n"
 	"  --symfs DIR        look the recording's files up under DIR (/a/b as DIR/a/b)\n"
@@ -62,19 +66,28 @@ static const char script_usage[] =
 	"code in no file (JIT code) is not printed, as perf does not. Both need a\n"
 	"recording of every taken branch (record -b), as perf's do.\n"
 	"\n"
-	"exit status: 0; 2 when the file is missing, not perf.data, or corrupt, or when\n"
-	"brstackinsn is asked of a recording without all taken branches.\n";
+	"ibs prints, after a sample of an AMD IBS op event (the ibs_op PMU: pmusim's or\n"
+	"a real AMD machine's recording), the op its payload describes: \"ibs:\", then\n"
+	"branch=0|1 (a branch retired), taken=, mispred=, return= (0|1, \"-\" when no\n"
+	"branch), target= (the branch's target, 0x...; \"-\"), load=, store= (0|1),\n"
+	"width= (bytes accessed; \"-\" unknown or none), data= (the data address;\n"
+	"\"-\" when not valid), tag_to_ret= (cycles from tag to retirement),\n"
+	"microcode= (0|1). Other events' samples print nothing for it.\n"
+	"\n"
+	"exit status: 0; 2 when the file is missing, not perf.data, or corrupt (an IBS\n"
+	"op payload that is not what the kernel writes among them: one line names the\n"
+	"sample), or when brstackinsn is asked of a recording without all taken branches.\n";
 
 enum {
 	F_COMM = 1 << 0, F_TID = 1 << 1, F_PID = 1 << 2, F_TIME = 1 << 3, F_PERIOD = 1 << 4,
 	F_EVENT = 1 << 5, F_IP = 1 << 6, F_SYM = 1 << 7, F_DSO = 1 << 8, F_BRSTACK = 1 << 9,
 	F_BRSTACKSYM = 1 << 10, F_SYMOFF = 1 << 11, F_BRSTACKINSN = 1 << 12,
-	F_BRSTACKDISASM = 1 << 13,
+	F_BRSTACKDISASM = 1 << 13, F_IBS = 1 << 14,
 };
 
 static const char *const field_names[] = {"comm", "tid", "pid", "time", "period", "event",
 					  "ip", "sym", "dso", "brstack", "brstacksym", "symoff",
-					  "brstackinsn", "brstackdisasm"};
+					  "brstackinsn", "brstackdisasm", "ibs"};
 
 static int parse_fields(const char *spec, unsigned *out)
 {
@@ -109,6 +122,7 @@ struct script {
 	unsigned fields;
 	int use_callchain;   /* some event has callchains */
 	int name_width;      /* of the longest event name */
+	uint8_t *is_ibs_op;  /* per event: its PMU is an IBS op PMU */
 	uint64_t max_stack;
 	struct symbolizer *z; /* each process's mappings and their files' symbols */
 	struct proc_code *code; /* each process's code, for brstackinsn */
@@ -216,13 +230,44 @@ static const struct sym *sym_of(void *ctx, uint64_t addr)
 	return place(c->sc, c->pid, addr, &p);
 }
 
-static int print_sample(FILE *f, struct script *sc, const struct perf_record *rec)
+/* The ibs field: the op an IBS op sample's payload describes (script_usage). */
+static int print_ibs(FILE *f, const struct perf_record *rec, char *msg, size_t msglen)
+{
+	const struct perf_sample *s = &rec->u.sample;
+	struct ibs_op op;
+	char why[160];
+	if (ibs_op_problem(s->raw, s->raw_size, why, sizeof(why)) || ibs_op_decode(s->raw, s->raw_size, &op))
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT,
+		                   "perf.data: IBS op sample at %#llx: payload of %u bytes: %s",
+		                   (unsigned long long)rec->offset, s->raw_size, why);
+	fprintf(f, " ibs: branch=%u", op.branch);
+	if (op.branch)
+		fprintf(f, " taken=%u mispred=%u return=%u target=%#llx", op.taken, op.mispredicted,
+		        op.ret, (unsigned long long)op.br_target);
+	else
+		fputs(" taken=- mispred=- return=- target=-", f);
+	fprintf(f, " load=%u store=%u", op.load, op.store);
+	if (op.width)
+		fprintf(f, " width=%u", op.width);
+	else
+		fputs(" width=-", f);
+	if (op.addr_valid)
+		fprintf(f, " data=%#llx", (unsigned long long)op.data_addr);
+	else
+		fputs(" data=-", f);
+	fprintf(f, " tag_to_ret=%u microcode=%u", op.tag_to_ret, op.microcoded);
+	return 0;
+}
+
+static int print_sample(FILE *f, struct script *sc, const struct perf_record *rec, char *msg,
+			size_t msglen)
 {
 	const struct perf_sample *s = &rec->u.sample;
 	unsigned fl = sc->fields;
 	int e = perfdata_event_of_id(sc->pd, s->id);
 	const struct perfdata_event *ev = perfdata_event(sc->pd, e < 0 ? 0 : (size_t)e);
 	int chain = sc->use_callchain && ev && (ev->sample_type & PERF_SAMPLE_CALLCHAIN) && (fl & F_IP);
+	int ibs = (fl & F_IBS) && e >= 0 && sc->is_ibs_op[e];
 	if (fl & F_COMM) {
 		const struct comm *c = comm_of(sc, s->tid, 1);
 		fprintf(f, chain ? "%s " : "%16s ", c ? c->name : "");
@@ -242,6 +287,8 @@ static int print_sample(FILE *f, struct script *sc, const struct perf_record *re
 	if (fl & F_EVENT)
 		fprintf(f, "%*s: ", sc->name_width, ev && ev->name ? ev->name : "unknown");
 	if (chain) {
+		if (ibs && print_ibs(f, rec, msg, msglen) < 0)
+			return PMUSIM_ERR_FORMAT;
 		fputc('\n', f);
 		print_callchain(f, sc, s);
 	} else {
@@ -256,6 +303,8 @@ static int print_sample(FILE *f, struct script *sc, const struct perf_record *re
 			place(sc, s->pid, s->ip, &p);
 			fprintf(f, " (%s)", p.path ? p.path : "[unknown]");
 		}
+		if (ibs && print_ibs(f, rec, msg, msglen) < 0)
+			return PMUSIM_ERR_FORMAT;
 	}
 	if (fl & F_BRSTACK)
 		print_branches(f, sc, s, 0);
@@ -314,7 +363,7 @@ static int dump(struct script *sc)
 	int r;
 	while ((r = perfdata_next(sc->pd, &rec, msg, sizeof(msg))) > 0) {
 		if (rec.type == PERF_RECORD_SAMPLE) {
-			if ((r = print_sample(stdout, sc, &rec)) < 0)
+			if ((r = print_sample(stdout, sc, &rec, msg, sizeof(msg))) < 0)
 				break;
 			continue;
 		}
@@ -348,7 +397,8 @@ static int all_branches(const struct perfdata *pd)
 int cmd_script(int argc, char **argv)
 {
 	const char *in = "perf.data", *symfs = NULL;
-	struct script sc = {.fields = F_COMM | F_TID | F_TIME | F_PERIOD | F_EVENT | F_IP | F_SYM | F_SYMOFF | F_DSO,
+	struct script sc = {.fields = F_COMM | F_TID | F_TIME | F_PERIOD | F_EVENT | F_IP | F_SYM | F_SYMOFF | F_DSO |
+				      F_IBS,
 			    .max_stack = 127};
 	if (parse_args(argc, argv, &in, &sc.fields, &sc.max_stack, &symfs) < 0)
 		return EXIT_PMUSIM_ERROR;
@@ -364,20 +414,26 @@ int cmd_script(int argc, char **argv)
 		perfdata_close(sc.pd);
 		return EXIT_PMUSIM_ERROR;
 	}
-	for (size_t i = 0; i < perfdata_nevents(sc.pd); i++) {
+	sc.is_ibs_op = calloc(perfdata_nevents(sc.pd), 1);
+	for (size_t i = 0; sc.is_ibs_op && i < perfdata_nevents(sc.pd); i++) {
 		const struct perfdata_event *ev = perfdata_event(sc.pd, i);
+		/* perf's test (amd-sample-raw.c evlist__has_amd_ibs): the PMU's name starts so;
+		 * without PERF_SAMPLE_RAW the samples carry no registers to print */
+		sc.is_ibs_op[i] = ev->pmu && strncmp(ev->pmu, IBS_OP_PMU_NAME, strlen(IBS_OP_PMU_NAME)) == 0 &&
+				  (ev->sample_type & PERF_SAMPLE_RAW);
 		int w = (int)strlen(ev->name ? ev->name : "unknown");
 		sc.name_width = w > sc.name_width ? w : sc.name_width;
 		sc.use_callchain |= (ev->sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
 	}
 	err = PMUSIM_ERR_NOMEM;
-	if ((sc.z = symbolizer_new()) && symbolizer_set_symfs(sc.z, symfs) == 0 &&
+	if (sc.is_ibs_op && (sc.z = symbolizer_new()) && symbolizer_set_symfs(sc.z, symfs) == 0 &&
 	    (sc.code = proc_code_new(sc.z)))
 		err = dump(&sc);
 	fflush(stdout);
 	proc_code_free(sc.code);
 	symbolizer_free(sc.z);
 	free(sc.comms);
+	free(sc.is_ibs_op);
 	perfdata_close(sc.pd);
 	return err < 0 ? EXIT_PMUSIM_ERROR : 0;
 }

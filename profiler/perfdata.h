@@ -16,7 +16,11 @@
 
 /* perf_event.h: perf_type_id, sample_type bits, branch_sample_type bits. */
 #define PERF_TYPE_HARDWARE 0u
+#define PERF_TYPE_SOFTWARE 1u
+#define PERF_TYPE_TRACEPOINT 2u
 #define PERF_TYPE_RAW 4u
+#define PERF_TYPE_BREAKPOINT 5u
+#define PERF_TYPE_MAX 6u /* dynamic PMUs (ibs_op, uncore ...) get types from here on */
 #define PERF_COUNT_HW_CPU_CYCLES 0u
 #define PERF_COUNT_HW_INSTRUCTIONS 1u
 #define PERF_COUNT_HW_BRANCH_INSTRUCTIONS 4u
@@ -98,6 +102,10 @@ struct perfdata_event {
 	uint64_t sample_regs_user;  /* PERF_SAMPLE_REGS_USER: which registers (perf_regs.h bits) */
 	uint32_t sample_stack_user; /* PERF_SAMPLE_STACK_USER: bytes of stack per sample */
 	uint8_t freq;               /* attr.freq: sample_period is a frequency (perf record -F) */
+	const char *pmu;            /* the PMU of a dynamic type (type >= PERF_TYPE_MAX), as
+	                             * /sys/bus/event_source/devices names it ("ibs_op");
+	                             * NULL for perf_event.h's fixed types. Read: from the
+	                             * file's PMU_MAPPINGS, NULL when it has none */
 };
 
 /* A decoded PERF_RECORD_SAMPLE (fields absent from sample_type are 0). */
@@ -157,7 +165,15 @@ struct perfdata_writer;
 
 /* Opens path for writing (under a temporary name: path.tmp.XXXXXX) with the
  * given events; every event gets the same sample_type, which must include
- * PERF_SAMPLE_IDENTIFIER when there are several. Attr flags written: disabled,
+ * PERF_SAMPLE_IDENTIFIER when there are several. An event of a dynamic type
+ * names its PMU (ev->pmu; only then): the file then has a PMU_MAPPINGS feature
+ * listing "software" 1, "tracepoint" 2, "cpu" 4, "breakpoint" 5 (every x86
+ * Linux registers them), the events' PMUs and, beside "ibs_op", "ibs_fetch"
+ * (IBS_FETCH_PMU_TYPE: perf 6.1 takes any event of type ibs_fetch_type, 0 when
+ * unmapped, for an IBS fetch event, so without it every hardware event's payload
+ * would be printed as one); recordings without such events have no PMU_MAPPINGS.
+ * An "ibs_op" event needs PERF_SAMPLE_RAW and an info whose cpuid starts with
+ * "AuthenticAMD" (PERFDATA_IBS_CPUID), which perf 6.1 needs to decode it. Attr flags written: disabled,
  * exclude_kernel, exclude_hv, mmap, comm, enable_on_exec, task, sample_id_all,
  * exclude_guest, mmap2, comm_exec (as `perf record` of a user program). Returns
  * 0 or a negative pmusim_err, with a one-line reason in msg. */
@@ -265,6 +281,10 @@ int perfdata_event_of_id(const struct perfdata *pd, uint64_t id);
  * in msg) when a record is corrupt. */
 int perfdata_next(struct perfdata *pd, struct perf_record *rec, char *msg, size_t msglen);
 
+/* The name of PMU type `type` in the file's PMU_MAPPINGS ("cpu" for 4 when mapped),
+ * or NULL when the file has no such mapping. */
+const char *perfdata_pmu_name(const struct perfdata *pd, uint32_t type);
+
 /* The HOSTNAME and VERSION features ("pmusim" and "pmusim 0.1" in pmusim's
  * recordings), or NULL when the file has none. */
 const char *perfdata_hostname(const struct perfdata *pd);
@@ -274,5 +294,30 @@ const char *perfdata_version(const struct perfdata *pd);
 size_t perfdata_nbuild_ids(const struct perfdata *pd);
 int perfdata_build_id(const struct perfdata *pd, size_t i, const uint8_t **id, size_t *idlen,
 		      const char **filename);
+
+/* ---- IBS op events (profiler/ibs_op.h, docs/ibs.md) ---- */
+
+/* What an ibs_op event's samples carry: the sample IP is IbsOpRip, ADDR the data
+ * address when IbsDcLinAddrValid (else 0, as the 6.1 kernel leaves it), RAW the
+ * payload of ibs_op_encode(). */
+#define PERFDATA_IBS_OP_SAMPLE_TYPE                                                                \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |                  \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+/* HEADER_CPUID of a recording with ibs_op events: vendor,family,model,stepping of
+ * an AMD Family 19h Model 01h part (Zen 3; the PPR amd-ibs.h follows). perf 6.1
+ * decodes IBS payloads only when the cpuid starts with AuthenticAMD; its family
+ * and model choose the decoder's erratum paths, which fields pmusim leaves 0 never
+ * reach (docs/ibs.md). Recordings without ibs_op events say GenuineIntel. */
+#define PERFDATA_IBS_CPUID "AuthenticAMD,25,1,1"
+
+/* Fills *ev as `perf record -e ibs_op// -c PERIOD` (cnt_ctl 1: -e
+ * ibs_op/cnt_ctl=1/) sets the attr: type IBS_OP_PMU_TYPE, pmu "ibs_op", config
+ * bit 19 = cnt_ctl, a fixed sample_period, sample_type PERFDATA_IBS_OP_SAMPLE_TYPE
+ * (the caller may add bits every event of the recording shares), name perf's
+ * ("ibs_op//", "ibs_op/cnt_ctl=1/") unless given. 0, or PMUSIM_ERR_ARG when the
+ * period is not a multiple of 16 in [16, IBS_OP_MAX_CNT_LIMIT], cnt_ctl is not
+ * 0/1 or id is 0. */
+int perfdata_ibs_op_event(struct perfdata_event *ev, uint64_t period, int cnt_ctl, uint64_t id,
+			  const char *name);
 
 #endif

@@ -25,6 +25,7 @@
 #define FEAT_HOSTNAME 3
 #define FEAT_VERSION 5
 #define FEAT_EVENT_DESC 12
+#define FEAT_PMU_MAPPINGS 16
 #define FEAT_COMPRESSED 27 /* records are zstd frames (perf record -z) */
 #define FEAT_BITS 256
 #define BUILD_ID_HDR 36u /* perf_record_header_build_id without the name */
@@ -227,6 +228,33 @@ static int parse_build_ids(struct perfdata *pd, const uint8_t *p, uint64_t size)
 	return 0;
 }
 
+/* PMU_MAPPINGS: u32 nr, then per PMU u32 type and a header string (header.c
+ * write_pmu_mappings). Events of dynamic types get their PMU's name. */
+static int parse_pmu_mappings(struct perfdata *pd, const uint8_t *p, uint64_t size)
+{
+	struct cur c = {p, p + size, 0};
+	uint32_t nr = get_u32(&c);
+	if (c.bad || nr > size / 8)
+		return PMUSIM_ERR_FORMAT;
+	free(pd->pmus);
+	pd->npmus = 0;
+	pd->pmus = calloc(nr ? nr : 1, sizeof(*pd->pmus));
+	if (!pd->pmus)
+		return PMUSIM_ERR_NOMEM;
+	for (uint32_t i = 0; i < nr && !c.bad; i++) {
+		uint32_t type = get_u32(&c);
+		const char *name = get_string(&c);
+		if (name)
+			pd->pmus[pd->npmus++] = (struct pmu_name){type, name};
+	}
+	if (c.bad)
+		return PMUSIM_ERR_FORMAT;
+	for (size_t i = 0; i < pd->nev; i++)
+		if (pd->ev[i].type >= PERF_TYPE_MAX)
+			pd->ev[i].pmu = perfdata_pmu_name(pd, pd->ev[i].type);
+	return 0;
+}
+
 /* The table of perf_file_section after the data, one per set feature bit. */
 static int parse_features(struct perfdata *pd, const uint64_t *feat_map, char *msg, size_t msglen)
 {
@@ -256,9 +284,12 @@ static int parse_features(struct perfdata *pd, const uint64_t *feat_map, char *m
 			rc = parse_event_desc(pd, pd->map + off, size);
 		else if (f == FEAT_BUILD_ID)
 			rc = parse_build_ids(pd, pd->map + off, size);
+		else if (f == FEAT_PMU_MAPPINGS)
+			rc = parse_pmu_mappings(pd, pd->map + off, size);
 		if (rc)
 			return pmusim_fail(msg, msglen, rc, "perf.data: %s feature is corrupt",
-			                   f == FEAT_BUILD_ID ? "BUILD_ID" : "EVENT_DESC");
+			                   f == FEAT_BUILD_ID ? "BUILD_ID"
+			                   : f == FEAT_PMU_MAPPINGS ? "PMU_MAPPINGS" : "EVENT_DESC");
 	}
 	return 0;
 }
@@ -351,6 +382,7 @@ void perfdata_close(struct perfdata *pd)
 	free(pd->ids);
 	free(pd->br);
 	free(pd->bids);
+	free(pd->pmus);
 	free(pd);
 }
 
@@ -378,6 +410,14 @@ int perfdata_build_id(const struct perfdata *pd, size_t i, const uint8_t **id, s
 	*idlen = pd->bids[i].len;
 	*filename = pd->bids[i].file;
 	return 0;
+}
+
+const char *perfdata_pmu_name(const struct perfdata *pd, uint32_t type)
+{
+	for (size_t i = 0; i < pd->npmus; i++)
+		if (pd->pmus[i].type == type)
+			return pd->pmus[i].name;
+	return NULL;
 }
 
 const char *perfdata_hostname(const struct perfdata *pd)

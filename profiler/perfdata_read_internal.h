@@ -19,6 +19,11 @@ struct idmap {
 	size_t ev;
 };
 
+struct pmu_name {
+	uint32_t type;
+	const char *name; /* in the mapped file */
+};
+
 struct build_id {
 	const uint8_t *id;
 	size_t len;
@@ -41,6 +46,8 @@ struct perfdata {
 	struct build_id *bids;
 	size_t nbids;
 	const char *hostname, *version; /* HOSTNAME and VERSION features, or NULL */
+	struct pmu_name *pmus;          /* PMU_MAPPINGS feature */
+	size_t npmus;
 };
 
 /* A bounded cursor: reading past end sets bad and yields zeros. */

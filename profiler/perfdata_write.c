@@ -45,8 +45,8 @@
 /* Largest branch stack whose sample still fits a record: header, nine u64 fields, nr. */
 #define MAX_BRANCHES ((MAX_RECORD - 8u - 9u * 8u - 8u) / 24u)
 
-/* header.c do_write_string: u32 length (NUL included, padded to NAME_ALIGN), bytes. */
-static void put_string(struct bbuf *b, const char *s)
+/* header.c do_write_string (perfdata_write_internal.h) */
+void perfdata_put_string(struct bbuf *b, const char *s)
 {
 	size_t n = strlen(s) + 1, padded = (n + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
 	put_u32(b, (uint32_t)padded);
@@ -147,7 +147,7 @@ static void build_info_features(struct perfdata_writer *w, const struct perfdata
 	str[FEAT_CPUID] = info->cpuid;
 	for (int f = 0; f < NFEAT; f++) {
 		if (str[f]) {
-			put_string(&w->feat[f], str[f]);
+			perfdata_put_string(&w->feat[f], str[f]);
 			w->featmask |= 1u << f;
 		}
 	}
@@ -163,7 +163,7 @@ static void build_info_features(struct perfdata_writer *w, const struct perfdata
 	if (info->ncmdline) {
 		put_u32(&w->feat[FEAT_CMDLINE], (uint32_t)info->ncmdline);
 		for (size_t i = 0; i < info->ncmdline; i++)
-			put_string(&w->feat[FEAT_CMDLINE],
+			perfdata_put_string(&w->feat[FEAT_CMDLINE],
 			           info->cmdline[i] ? info->cmdline[i] : "");
 		w->featmask |= 1u << FEAT_CMDLINE;
 	}
@@ -179,7 +179,7 @@ static void build_event_features(struct perfdata_writer *w, const struct perfdat
 	for (size_t i = 0; i < w->nev; i++) {
 		put_attr(b, &ev[i]);
 		put_u32(b, 1);
-		put_string(b, ev[i].name ? ev[i].name : "");
+		perfdata_put_string(b, ev[i].name ? ev[i].name : "");
 		put_u64(b, ev[i].id);
 	}
 	w->featmask |= 1u << FEAT_EVENT_DESC;
@@ -261,6 +261,8 @@ int perfdata_writer_open_file(struct perfdata_writer **out, struct outfile *of,
 		return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG, "perf.data: needs a seekable file");
 	}
 	int rc = check_events(ev, nev, msg, msglen);
+	if (!rc)
+		rc = perfdata_check_pmus(ev, nev, info, msg, msglen);
 	if (rc) {
 		outfile_abort(of);
 		return rc;
@@ -282,6 +284,7 @@ int perfdata_writer_open_file(struct perfdata_writer **out, struct outfile *of,
 	if (info)
 		build_info_features(w, info);
 	build_event_features(w, ev);
+	perfdata_build_pmu_mappings(w, ev);
 	setvbuf(w->out.f, w->iobuf, _IOFBF, 1 << 16);
 	rc = write_prologue(w, ev);
 	for (int f = 0; f < NFEAT && !rc; f++)

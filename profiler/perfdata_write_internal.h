@@ -35,7 +35,8 @@ enum {
 	FEAT_CMDLINE = 11,
 	FEAT_EVENT_DESC = 12,
 	FEAT_BRANCH_STACK = 15,
-	NFEAT = 16,
+	FEAT_PMU_MAPPINGS = 16,
+	NFEAT = 17,
 };
 
 /* A growable byte buffer; a failed allocation is remembered and reported once. */
@@ -99,6 +100,16 @@ static inline void put_u16(struct bbuf *b, uint16_t v)
 {
 	put(b, &v, 2);
 }
+
+/* header.c do_write_string: u32 length (NUL included, padded to 64), bytes. */
+void perfdata_put_string(struct bbuf *b, const char *s);
+
+/* PMU_MAPPINGS (perfdata_pmus.c): checks the events' PMU names against their
+ * types and the cpuid an ibs_op event needs (0, or a negative pmusim_err with a
+ * one-line reason in msg), and builds the feature when an event names a PMU. */
+int perfdata_check_pmus(const struct perfdata_event *ev, size_t nev,
+			const struct perfdata_info *info, char *msg, size_t msglen);
+void perfdata_build_pmu_mappings(struct perfdata_writer *w, const struct perfdata_event *ev);
 
 /* A FINISHED_ROUND record, which also marks a record boundary for cutting back. */
 int perfdata_write_round(struct perfdata_writer *w);

@@ -179,7 +179,7 @@ static void setup(void)
 static void write_perf_data(const char *path)
 {
 	const struct perfdata_event ev = {
-	    "br_inst_retired.near_taken:u", PERF_TYPE_RAW, 0x20c4, PERIOD, ST, BST, 1, 3, 0, 0, 0};
+	    "br_inst_retired.near_taken:u", PERF_TYPE_RAW, 0x20c4, PERIOD, ST, BST, 1, 3, 0, 0, 0, NULL};
 	struct perfdata_writer *w;
 	char msg[256];
 	uint8_t id[BUILD_ID_MAX];

@@ -180,7 +180,8 @@ static void write_recording(const char *path, int poke)
 					  3,
 					  0,
 					  0,
-					  0};
+					  0,
+					  NULL};
 	struct perfdata_writer *w;
 	char msg[256];
 	ck_assert_msg(perfdata_writer_open(&w, path, &ev, 1, NULL, msg, sizeof(msg)) == 0, "%s", msg);

@@ -100,9 +100,9 @@ static void spit(const char *path, const uint8_t *p, size_t len)
 
 static const struct perfdata_event two_events[2] = {
     {"cycles:u", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 100003, ST_ALL, BR_USER_ANY, 11, 2,
-     REGS_MASK, 64, 0},
+     REGS_MASK, 64, 0, NULL},
     {"branch-misses:u", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 20011, ST_ALL,
-     PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY_CALL, 12, 0, REGS_MASK, 64, 0},
+     PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY_CALL, 12, 0, REGS_MASK, 64, 0, NULL},
 };
 
 static const char *const rec_argv[] = {"pmusim", "record", "-b", "--", "./loops"};
@@ -473,7 +473,8 @@ START_TEST(single_event_without_ids)
 	                                  0,
 	                                  0,
 	                                  0,
-	                                  0};
+	                                  0,
+	                                  NULL};
 	struct perfdata_writer *w;
 	char msg[256];
 	ck_assert_int_eq(perfdata_writer_open(&w, in_dir("one"), &ev, 1, NULL, msg, 256), 0);
@@ -906,7 +907,7 @@ static void write_for_perf(const char *path, const struct text_map *m)
 	                    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 	                    PERF_SAMPLE_BRANCH_STACK;
 	const struct perfdata_event ev = {
-	    "cycles:u", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1000, st, BR_USER_ANY, 7, 0, 0, 0, 0};
+	    "cycles:u", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1000, st, BR_USER_ANY, 7, 0, 0, 0, 0, NULL};
 	struct perfdata_writer *w;
 	char msg[256];
 	ck_assert_int_eq(perfdata_writer_open(&w, path, &ev, 1, &rec_info, msg, sizeof(msg)), 0);
