@@ -202,7 +202,7 @@ $(WL_DIR)/%.o: workloads/%.S
 	gcc -c -o $@ $<
 
 $(WL_DIR)/%: $(WL_DIR)/%.o
-	case "$*" in asm_*) gcc -static -nostdlib -o $@ $< ;; \
+	case "$*" in asm_*|ibs_ops) gcc -static -nostdlib -o $@ $< ;; \
 	callstacks|sigstacks|recursion|threads|signals|getpc) gcc -static -no-pie -Wl,--eh-frame-hdr -o $@ $< ;; \
 	musl_*) musl-gcc -static -o $@ $< ;; \
 	pie_*) gcc -static-pie -o $@ $< ;; \
