@@ -249,7 +249,8 @@ START_TEST(every_ip_equals_the_cpu)
 	ck_assert(c.loop_branch && c.parity_branch);
 	struct lackey_end end;
 	char msg[256];
-	int rc = lackey_walk((const char *const *)argv, lk_out, seq_visit, &c, &end, msg, sizeof(msg));
+	int rc =
+	    lackey_walk((const char *const *)argv, lk_out, seq_visit, &c, &end, msg, sizeof(msg));
 	double t2 = now();
 	ck_assert_msg(rc == 0, "%s", msg);
 	printf("lackey_ref: %" PRIu64 " instructions (CPU %" PRIu64 "), %" PRIu64
@@ -258,7 +259,8 @@ START_TEST(every_ip_equals_the_cpu)
 	ck_assert_uint_ge(steps, 200000);
 	ck_assert_uint_eq(end.total, steps);
 	ck_assert_int_eq(end.status, 0);
-	ck_assert_msg(c.mismatches == 0, "%" PRIu64 " mismatches (stderr names them)", c.mismatches);
+	ck_assert_msg(c.mismatches == 0, "%" PRIu64 " mismatches (stderr names them)",
+	              c.mismatches);
 	/* the workload's facts: 3 loop rounds per iteration, taken twice; jz taken when even */
 	ck_assert_uint_eq(c.loop_taken, 2 * n_iter);
 	ck_assert_uint_eq(c.loop_not, n_iter);
@@ -297,7 +299,10 @@ static const struct acc_row {
 } acc_rows[] = {
     {"ibs_call_direct", {{'S', NULL, R_RSP, 1, -8, 8}}, 1, __LINE__},
     /* call [call_table + rax*8]: the slot is read, then the return address written */
-    {"ibs_call_mem", {{'L', "call_table", R_RAX, 8, 0, 8}, {'S', NULL, R_RSP, 1, -8, 8}}, 2, __LINE__},
+    {"ibs_call_mem",
+     {{'L', "call_table", R_RAX, 8, 0, 8}, {'S', NULL, R_RSP, 1, -8, 8}},
+     2,
+     __LINE__},
     {"ibs_call_reg", {{'S', NULL, R_RSP, 1, -8, 8}}, 1, __LINE__},
     {"ibs_jmp_mem", {{'L', "jump_table", R_RAX, 8, 0, 8}}, 1, __LINE__},
     {"ibs_jmp_reg", {{0}}, 0, __LINE__},
@@ -339,11 +344,16 @@ struct hits {
 static uint64_t reg_value(const struct user_regs_struct *r, enum reg g)
 {
 	switch (g) {
-	case R_RAX: return r->rax;
-	case R_RBX: return r->rbx;
-	case R_RSP: return r->rsp;
-	case R_RBP: return r->rbp;
-	default: return 0;
+	case R_RAX:
+		return r->rax;
+	case R_RBX:
+		return r->rbx;
+	case R_RSP:
+		return r->rsp;
+	case R_RBP:
+		return r->rbp;
+	default:
+		return 0;
 	}
 }
 
@@ -373,11 +383,13 @@ START_TEST(data_addresses_equal_the_cpu)
 	ck_assert_ptr_nonnull(hs);
 	for (size_t i = 0; i < NROWS; i++) {
 		hs->label[i] = sym(prog, acc_rows[i].label);
-		ck_assert_msg(hs->label[i], "row %d: no symbol %s", acc_rows[i].line, acc_rows[i].label);
+		ck_assert_msg(hs->label[i], "row %d: no symbol %s", acc_rows[i].line,
+		              acc_rows[i].label);
 		for (unsigned k = 0; k < acc_rows[i].nacc; k++) {
 			const char *s = acc_rows[i].acc[k].sym;
 			hs->base[i][k] = s ? sym(prog, s) : 0;
-			ck_assert_msg(!s || hs->base[i][k], "row %d: no symbol %s", acc_rows[i].line, s);
+			ck_assert_msg(!s || hs->base[i][k], "row %d: no symbol %s",
+			              acc_rows[i].line, s);
 		}
 	}
 	uint64_t steps, cpu_rsp0;
@@ -389,7 +401,8 @@ START_TEST(data_addresses_equal_the_cpu)
 	for (size_t i = 0; i < hs->n; i++)
 		want[i] = hs->h[i].n;
 	char msg[256];
-	int rc = lackey_pick_out((const char *const *)argv, lk_out, want, hs->n, got, msg, sizeof(msg));
+	int rc =
+	    lackey_pick_out((const char *const *)argv, lk_out, want, hs->n, got, msg, sizeof(msg));
 	ck_assert_msg(rc == 0, "%s", msg);
 	uint64_t lk_rsp0 = initial_rsp(lk_out);
 	size_t accesses = 0;
@@ -398,22 +411,24 @@ START_TEST(data_addresses_equal_the_cpu)
 		const struct acc_row *row = h->row;
 		const struct lackey_insn *g = &got[i];
 		ck_assert_msg(g->ip == hs->label[row - acc_rows],
-		              "row %d: instruction %" PRIu64 " is at %#" PRIx64 " under lackey, the "
+		              "row %d: instruction %" PRIu64 " is at %#" PRIx64
+		              " under lackey, the "
 		              "CPU ran %s (%#" PRIx64 ")",
 		              row->line, h->n, g->ip, row->label, hs->label[row - acc_rows]);
-		ck_assert_msg(g->naccesses == row->nacc, "row %d: %s: %u accesses, want %u", row->line,
-		              row->label, g->naccesses, row->nacc);
+		ck_assert_msg(g->naccesses == row->nacc, "row %d: %s: %u accesses, want %u",
+		              row->line, row->label, g->naccesses, row->nacc);
 		for (unsigned k = 0; k < row->nacc; k++) {
 			const struct want_acc *w = &row->acc[k];
 			const struct lackey_access *a = &g->access[k];
 			int stack = w->reg == R_RSP || w->reg == R_RBP;
 			uint64_t want_addr = stack ? h->addr[k] - cpu_rsp0 : h->addr[k];
 			uint64_t got_addr = stack ? a->addr - lk_rsp0 : a->addr;
-			ck_assert_msg(a->type == w->type && a->size == w->size && got_addr == want_addr,
-			              "row %d: %s (instruction %" PRIu64 ") access %u: lackey %c %#" PRIx64
-			              ",%u, CPU %c %#" PRIx64 ",%u%s",
-			              row->line, row->label, h->n, k, a->type, got_addr, a->size,
-			              w->type, want_addr, w->size, stack ? " (offsets from RSP0)" : "");
+			ck_assert_msg(
+			    a->type == w->type && a->size == w->size && got_addr == want_addr,
+			    "row %d: %s (instruction %" PRIu64 ") access %u: lackey %c %#" PRIx64
+			    ",%u, CPU %c %#" PRIx64 ",%u%s",
+			    row->line, row->label, h->n, k, a->type, got_addr, a->size, w->type,
+			    want_addr, w->size, stack ? " (offsets from RSP0)" : "");
 			accesses++;
 		}
 	}
@@ -446,10 +461,10 @@ START_TEST(count_equals_the_cpu)
 	char msg[256];
 	int64_t lk = lackey_count((const char *const *)argv, msg, sizeof(msg));
 	ck_assert_msg(lk >= 0, "row %d: %s", r->line, msg);
-	printf("lackey_ref: ibs_ops %s: lackey %" PRId64 ", CPU %" PRIu64 " instructions\n", r->n_arg,
-	       lk, steps);
-	ck_assert_msg((uint64_t)lk == steps, "row %d: lackey %" PRId64 ", CPU %" PRIu64, r->line, lk,
-	              steps);
+	printf("lackey_ref: ibs_ops %s: lackey %" PRId64 ", CPU %" PRIu64 " instructions\n",
+	       r->n_arg, lk, steps);
+	ck_assert_msg((uint64_t)lk == steps, "row %d: lackey %" PRId64 ", CPU %" PRIu64, r->line,
+	              lk, steps);
 	/* workloads/ibs_ops.S's FACTS, for N a multiple of 4 */
 	ck_assert_uint_eq(steps, 308 + 12 * r->digits + 86 * r->n);
 }
@@ -462,10 +477,12 @@ START_TEST(outputs_agree_but_the_first_line)
 	const char *ns[] = {"2400", NULL}; /* NULL: no argument, the default N */
 	for (int i = 0; i < 2; i++) {
 		char *nat[] = {(char *)wl("ibs_ops"), (char *)ns[i], NULL};
-		char *sim[] = {(char *)pmusim(), "run", "--", (char *)wl("ibs_ops"), (char *)ns[i], NULL};
+		char *sim[] = {(char *)pmusim(),      "run",         "--",
+		               (char *)wl("ibs_ops"), (char *)ns[i], NULL};
 		int s1, s2;
 		char *a = run_capture(nat, &s1), *b = run_capture(sim, &s2);
-		ck_assert_msg(a && b && s1 == 0 && s2 == 0, "exit status native %d, pmusim %d", s1, s2);
+		ck_assert_msg(a && b && s1 == 0 && s2 == 0, "exit status native %d, pmusim %d", s1,
+		              s2);
 		ck_assert_msg(strlen(a) > 17 && strlen(b) > 17 && a[16] == '\n' && b[16] == '\n',
 		              "native \"%s\", pmusim \"%s\"", a, b);
 		ck_assert_msg(strcmp(a + 17, b + 17) == 0 && strncmp(a + 17, "checksum ", 9) == 0,

@@ -34,7 +34,8 @@ struct parser {
 	size_t msglen;
 };
 
-static int fail(char *msg, size_t msglen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *msg, size_t msglen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static int fail(char *msg, size_t msglen, const char *fmt, ...)
 {
 	if (msg && msglen) {
@@ -54,7 +55,9 @@ static int parse_pair(const char *s, const char *end, uint64_t *addr, uint64_t *
 	uint64_t a = 0, z = 0;
 	const char *p = s;
 	for (; p < end && *p != ','; p++) {
-		int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+		int d = *p >= '0' && *p <= '9'   ? *p - '0'
+		        : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
+		                                 : -1;
 		if (d < 0 || a >> 60)
 			return -1;
 		a = a << 4 | (uint64_t)d;
@@ -121,14 +124,14 @@ static int parse_line(struct parser *ps, const char *s, size_t len)
 	}
 	if (len > 3 && s[0] == ' ' && s[2] == ' ' && (s[1] == 'L' || s[1] == 'S' || s[1] == 'M')) {
 		if (!ps->have_cur)
-			return fail(ps->msg, ps->msglen, "a data access before any instruction: %.80s",
-			            s);
+			return fail(ps->msg, ps->msglen,
+			            "a data access before any instruction: %.80s", s);
 		if (parse_pair(s + 3, end, &addr, &size) < 0 || size == 0)
 			goto bad;
 		struct lackey_insn *c = &ps->cur;
 		if (c->naccesses < LACKEY_MAX_ACCESSES)
-			c->access[c->naccesses] =
-			    (struct lackey_access){.addr = addr, .size = (uint32_t)size, .type = s[1]};
+			c->access[c->naccesses] = (struct lackey_access){
+			    .addr = addr, .size = (uint32_t)size, .type = s[1]};
 		c->naccesses++;
 		return 0;
 	}
@@ -228,8 +231,8 @@ static int read_trace(struct parser *ps, int fd)
 	return rc;
 }
 
-int lackey_walk(const char *const argv[], const char *stdout_path, lackey_visit_fn visit,
-                void *ctx, struct lackey_end *end, char *msg, size_t msglen)
+int lackey_walk(const char *const argv[], const char *stdout_path, lackey_visit_fn visit, void *ctx,
+                struct lackey_end *end, char *msg, size_t msglen)
 {
 	size_t nargs = 0;
 	while (argv[nargs])
@@ -269,7 +272,8 @@ int lackey_walk(const char *const argv[], const char *stdout_path, lackey_visit_
 		return fail(msg, msglen, "fork: %s", strerror(errno));
 	}
 
-	struct parser ps = {.visit = visit, .ctx = ctx, .lackey_says = -1, .msg = msg, .msglen = msglen};
+	struct parser ps = {
+	    .visit = visit, .ctx = ctx, .lackey_says = -1, .msg = msg, .msglen = msglen};
 	int rc = read_trace(&ps, pfd[0]);
 	if (rc < 0 || ps.stop)
 		kill(pid, SIGKILL); /* valgrind and the program are one process */
@@ -326,9 +330,8 @@ int lackey_pick_out(const char *const argv[], const char *stdout_path, const uin
 		return fail(msg, msglen, "%s exited with status %d under valgrind: %s", argv[0],
 		            end.status, end.stderr_line);
 	if (p.k < nwant)
-		return fail(msg, msglen,
-		            "instruction %" PRIu64 " wanted, the program ran %" PRIu64, want[p.k],
-		            end.total);
+		return fail(msg, msglen, "instruction %" PRIu64 " wanted, the program ran %" PRIu64,
+		            want[p.k], end.total);
 	return 0;
 }
 

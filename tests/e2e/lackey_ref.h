@@ -1,10 +1,19 @@
 /* valgrind lackey as a reference for single dynamic instructions: runs a program under
- * `valgrind --tool=lackey --trace-mem=yes`, reads its trace from a pipe as it is
- * written (never kept whole: a run of 20 million instructions prints 33 million lines,
- * 475 MB) and hands out instruction records by their 1-based dynamic number. It shares
- * nothing with pmusim: Valgrind's own decoder (VEX) and lackey's instrumentation
- * decide every address and size. tests/e2e/check_lackey_ref.c proves it against the
- * CPU under ptrace on workloads/ibs_ops.
+ * `valgrind --tool=lackey --trace-mem=yes --vex-guest-chase=no`, reads its trace from a
+ * pipe as it is written (never kept whole: ibs_ops' 20 million instructions print 30
+ * million lines, 432 MB) and hands out instruction records by their 1-based dynamic
+ * number. It shares nothing with pmusim: Valgrind's own decoder (VEX) and lackey's
+ * instrumentation decide every address and size. tests/e2e/check_lackey_ref.c proves it
+ * against the CPU under ptrace on workloads/ibs_ops. Speed on a 2-core EPYC VM: 1.1
+ * million instructions per second (ibs_ops' default 20 million: 18 s), under 0.1 s to start.
+ *
+ * Why --vex-guest-chase=no: by default VEX 3.19 chases conditional branches, running
+ * the code after one speculatively and selecting its results with ITE; lackey's calls
+ * for those instructions are not guarded, so their I lines (and accesses) are printed
+ * whether or not they ran. On ibs_ops every 3-round loop (add, dec, jnz) printed 4
+ * rounds, 3 instructions too many per iteration, lackey's own "guest instrs" count
+ * agreeing with the wrong trace. Without chasing, every superblock ends at a branch
+ * and the trace equals the CPU's, instruction for instruction.
  *
  * What lackey prints (valgrind 3.19, lackey/lk_main.c, checked on workloads/ibs_ops;
  * the trace goes to --log-fd, the program's own stdout and stderr stay its own):
@@ -25,13 +34,19 @@
  * its superblock reaches a side exit or its end (they are buffered four events at a
  * time), so the order is exact but a program killed by a fault loses the lines of its
  * last few instructions. The first I line is the program's first instruction (for a
- * static program, _start: no loader runs before it); `syscall` is one instruction.
+ * static program, _start: no loader runs before it); `syscall` is one instruction. A
+ * REP string instruction prints an I line per iteration, with that iteration's
+ * accesses, and one more without any when the count reaches 0 (rep movsb with RCX = 5:
+ * 6 I lines), so lackey's numbers equal retired-instruction numbers on REP-free code
+ * only (ibs_ops is REP-free).
  *
  * How an op-sampling test compares a sample of pmusim with a lackey record:
  *   ip        equal.
+ *   number    record n is the n-th instruction the program retires, counted from its
+ *             first instruction as pmusim counts (op sample i of period P in "op mode"
+ *             without randomisation: record i * P).
  *   branch    taken iff next_ip != ip + size (for a branch instruction); its target is
- *             next_ip when taken. Instruction numbers count from the same first
- *             instruction in both (pmusim's retired-instruction count + 1 = n).
+ *             next_ip when taken.
  *   load      an 'L' or an 'M' access; store: an 'S' or an 'M' access.
  *   width     the access's size.
  *   address   equal for addresses outside the stack; for stack addresses, equal as
@@ -39,7 +54,7 @@
  *             differently): workloads/ibs_ops prints its initial RSP as its first
  *             stdout line, so each run's offset is address - that value (give
  *             lackey_pick_out a stdout_path to read lackey's run's line).
- *   numbers   the same program and arguments retire the same instructions in both,
+ *   inputs    the same program and arguments retire the same instructions in both,
  *             but their environments differ, so accesses to the bytes of argv and envp
  *             are at different offsets: compare samples of the program's own work. */
 #ifndef PMUSIM_TESTS_E2E_LACKEY_REF_H
@@ -48,8 +63,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Accesses kept per instruction; lackey prints more for a few (fxsave, REP
- * instructions that run many iterations as one). */
+/* Accesses kept per instruction (ibs_ops' instructions make at most 2; naccesses
+ * counts every line lackey printed, kept or not). */
 #define LACKEY_MAX_ACCESSES 8
 
 struct lackey_access {
@@ -59,11 +74,11 @@ struct lackey_access {
 };
 
 struct lackey_insn {
-	uint64_t n;       /* dynamic number: 1 for the first I line */
+	uint64_t n; /* dynamic number: 1 for the first I line */
 	uint64_t ip;
-	uint64_t next_ip; /* ip of the next I line; 0 for the last instruction */
-	uint32_t size;    /* length in bytes */
-	uint32_t naccesses; /* lines lackey printed for it; the first LACKEY_MAX_ACCESSES are in access[] */
+	uint64_t next_ip;   /* ip of the next I line; 0 for the last instruction */
+	uint32_t size;      /* length in bytes */
+	uint32_t naccesses; /* lines lackey printed for it; access[] keeps the first 8 */
 	struct lackey_access access[LACKEY_MAX_ACCESSES];
 };
 
@@ -84,8 +99,8 @@ struct lackey_end {
  * reason in msg (valgrind missing or failing, a line of the trace it does not know,
  * lackey's own instruction count differing from the I lines read). A program that
  * exits non-zero is not an error here: end->status says it. */
-int lackey_walk(const char *const argv[], const char *stdout_path, lackey_visit_fn visit,
-                void *ctx, struct lackey_end *end, char *msg, size_t msglen);
+int lackey_walk(const char *const argv[], const char *stdout_path, lackey_visit_fn visit, void *ctx,
+                struct lackey_end *end, char *msg, size_t msglen);
 
 /* Fills out[i] with the record of instruction want[i], for nwant wanted numbers in
  * ascending order (1-based; repeats allowed). Returns 0, or -1 with a reason in msg:
