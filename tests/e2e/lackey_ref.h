@@ -1,11 +1,12 @@
 /* valgrind lackey as a reference for single dynamic instructions: runs a program under
- * `valgrind --tool=lackey --trace-mem=yes --vex-guest-chase=no`, reads its trace from a
- * pipe as it is written (never kept whole: ibs_ops' 20 million instructions print 30
- * million lines, 432 MB) and hands out instruction records by their 1-based dynamic
- * number. It shares nothing with pmusim: Valgrind's own decoder (VEX) and lackey's
- * instrumentation decide every address and size. tests/e2e/check_lackey_ref.c proves it
- * against the CPU under ptrace on workloads/ibs_ops. Speed on a 2-core EPYC VM: 1.1
- * million instructions per second (ibs_ops' default 20 million: 18 s), under 0.1 s to start.
+ * `valgrind --tool=lackey --trace-mem=yes --vex-guest-chase=no --vgdb=no`, reads its
+ * trace from a pipe as it is written (never kept whole: ibs_ops' 20 million
+ * instructions print 30 million lines, 432 MB) and hands out instruction records by
+ * their 1-based dynamic number. It shares nothing with pmusim: Valgrind's own decoder
+ * (VEX) and lackey's instrumentation decide every address and size.
+ * tests/e2e/check_lackey_ref.c proves it against the CPU under ptrace on
+ * workloads/ibs_ops. Speed on a 2-core EPYC VM: 1.1 million instructions per second
+ * (ibs_ops' default 20 million: 18 s), under 0.1 s to start.
  *
  * Why --vex-guest-chase=no: by default VEX 3.19 chases conditional branches, running
  * the code after one speculatively and selecting its results with ITE; lackey's calls
