@@ -149,6 +149,8 @@ $(BUILD)/tests/check_%: tests/e2e/check_%.c tests/e2e/e2e_util.c $(LIB_OBJ)
 
 # perf's DWARF unwinding as the thread-stack unit's reference: a module of its own
 $(BUILD)/tests/check_tstack_dwarf $(BUILD)/tests/check_callgraph $(BUILD)/tests/check_resonance: tests/e2e/stack_ref.c
+# valgrind lackey as the reference for single dynamic instructions (op sampling)
+$(BUILD)/tests/check_lackey_ref: tests/e2e/lackey_ref.c
 
 $(BUILD)/tests/check_%: tests/e2e_real/check_%.c tests/e2e/e2e_util.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -202,7 +204,7 @@ $(WL_DIR)/%.o: workloads/%.S
 	gcc -c -o $@ $<
 
 $(WL_DIR)/%: $(WL_DIR)/%.o
-	case "$*" in asm_*) gcc -static -nostdlib -o $@ $< ;; \
+	case "$*" in asm_*|ibs_ops) gcc -static -nostdlib -o $@ $< ;; \
 	callstacks|sigstacks|recursion|threads|signals|getpc) gcc -static -no-pie -Wl,--eh-frame-hdr -o $@ $< ;; \
 	musl_*) musl-gcc -static -o $@ $< ;; \
 	pie_*) gcc -static-pie -o $@ $< ;; \
