@@ -14,6 +14,7 @@
 #include "cli/eventlist.h"
 #include "cli/program.h"
 #include "cli/record_callgraph.h"
+#include "cli/record_ibs.h"
 #include "cli/record_rep.h"
 #include "cli/record_sampling.h"
 #include "cli/record_tstack.h"
@@ -81,6 +82,9 @@ static const char record_usage[] =
 	"                       handler does: stopped from the overflow to the interrupt,\n"
 	"                       then reloaded, the refill counted in the new period:\n"
 	"                       P + R + S - A, S = cycles from the overflow to the interrupt\n"
+	"  --ibs-fixed          ibs_op//: every interval is the period (no random low bits)\n"
+	"  --ibs-window ON/EVERY  ibs_op//: sample only ON out of every EVERY of simulated\n"
+	"                       time (e.g. 1ms/10ms), a fresh interval in each window\n"
 	"  -o, --output FILE    perf.data to write (default ./perf.data; an existing\n"
 	"                       recording becomes FILE.old, as with perf record)\n"
 	"  --rep MODE           trace REP string instructions with the REP unit: first,\n"
@@ -117,7 +121,7 @@ static const char record_usage[] =
 enum {
 	O_DELTA = PROG_OPT_END, O_LBR_DEPTH, O_SKID, O_REFILL, O_REP, O_REP_BUFFER, O_REP_TBE, O_REP_SSE,
 	O_TSTACK, O_TSTACK_PERIOD, O_TSTACK_THREADS, O_TSTACK_AREA, O_TSTACK_MODE, O_TSTACK_MARK, O_TSTACK_DWARF,
-	O_TSTACK_START, O_PMU_SEED, O_CALL_GRAPH, O_RELOAD
+	O_TSTACK_START, O_PMU_SEED, O_CALL_GRAPH, O_RELOAD, O_IBS_FIXED, O_IBS_WINDOW
 };
 
 struct record_args {
@@ -139,6 +143,8 @@ struct record_args {
 	int rep_tbe, rep_sse;
 	struct tstack_options ts;
 	struct callgraph_options cg;
+	struct ibs_options ibs;
+	int ibs_opts;        /* an --ibs-* option was given */
 };
 
 static int parse_filter(struct record_args *a, const char *spec, const char *cmd)
@@ -179,6 +185,8 @@ static int record_option(void *ctx, int c, char *arg)
 			return fprintf(stderr, "%s: --reload needs overflow or interrupt, not '%s'\n", cmd, arg), -1;
 		return 0;
 	case 'o': a->out = arg; return 0;
+	case O_IBS_FIXED: a->ibs.fixed = a->ibs_opts = 1; return 0;
+	case O_IBS_WINDOW: a->ibs_opts = 1; return ibs_parse_window(cmd, arg, &a->ibs);
 	case 'g': a->cg = (struct callgraph_options){CG_TSTACK, 0}; return 0;
 	case O_CALL_GRAPH: return callgraph_parse(cmd, arg, &a->cg);
 	case O_REP:
@@ -249,11 +257,24 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		{"tstack-area", required_argument, 0, O_TSTACK_AREA}, {"tstack-mode", required_argument, 0, O_TSTACK_MODE},
 		{"tstack-mark", required_argument, 0, O_TSTACK_MARK}, {"tstack-dwarf", required_argument, 0, O_TSTACK_DWARF},
 		{"tstack-start", required_argument, 0, O_TSTACK_START}, {"pmu-seed", required_argument, 0, O_PMU_SEED},
-		{"call-graph", required_argument, 0, O_CALL_GRAPH}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		{"call-graph", required_argument, 0, O_CALL_GRAPH}, {"ibs-fixed", no_argument, 0, O_IBS_FIXED},
+		{"ibs-window", required_argument, 0, O_IBS_WINDOW}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	if (program_parse(p, argc, argv, "+he:c:F:bgj:o:" PROG_SHORT_OPTIONS, opts, record_usage, record_option, a) < 0)
 		return -1;
-	if (a->el.n == 0 && eventlist_add(&a->el, "cycles", p->cmd) < 0)
+	if (a->el.n == 0 && !a->el.op && eventlist_add(&a->el, "cycles", p->cmd) < 0)
 		return -1;
+	if (a->el.op) {
+		a->ibs.on = 1;
+		a->ibs.cnt_ctl = a->el.op_cnt_ctl;
+		a->ibs.period = a->el.op_period ? a->el.op_period : a->c_given ? a->period : IBS_DEFAULT_PERIOD;
+		if (ibs_check(p->cmd, &a->ibs) < 0)
+			return -1;
+		if (a->freq && !a->el.op_period)
+			return fprintf(stderr, "%s: ibs_op// samples at a period (-c or period=), not at -F's frequency\n",
+				       p->cmd), -1;
+	} else if (a->ibs_opts) {
+		return fprintf(stderr, "%s: --ibs-fixed and --ibs-window go with -e ibs_op//\n", p->cmd), -1;
+	}
 	if (a->b_given && record_branch_any(p->cmd, a->j_spec, a->filter) < 0)
 		return -1;
 	if (a->b_given)
@@ -335,6 +356,9 @@ struct recorder {
 	int lbr_raw;         /* samples with a branch stack carry pmusim's payload
 	                      * (perfdata.h PERFDATA_RAW_LBR_TAG) */
 	struct outfile *out; /* the recording's temporary, opened before anything runs */
+	const struct ibs_options *ibs;
+	uint64_t op_id;      /* the ibs_op event's sample id */
+	struct sim *sim;     /* the data addresses of op samples */
 };
 
 static uint64_t now_ns(const struct recorder *r)
@@ -400,6 +424,28 @@ static void on_sample(void *ctx, const struct pmu_sample *s)
 		r->err = perfdata_write_sample(r->w, &ps);
 }
 
+/* An op sample of ibs_op// (the model's sampler; the machine noted its memory access). */
+static void on_op_sample(void *ctx, const struct pmu_op_sample *s)
+{
+	struct recorder *r = ctx;
+	uint8_t raw[IBS_OP_RAW_SIZE];
+	struct perf_sample ps = {
+		.id = r->op_id, .time = s->cycle * 1000 / r->cpu->mhz, .pid = pid_of(r, s->tid), .tid = s->tid,
+		.misc = PERF_RECORD_MISC_USER,
+	};
+	if (!r->err)
+		r->err = ibs_perf_sample(r->ibs, s, &ps, raw);
+	r->pmu_samples++;
+	if (!r->err)
+		r->err = perfdata_write_sample(r->w, &ps);
+}
+
+static void on_op_memory(void *ctx, uint64_t insn, uint64_t ip, struct pmu_op_mem *m)
+{
+	struct recorder *r = ctx;
+	sim_op_memory(r->sim, insn, ip, m);
+}
+
 /* Simulated time, for the REP recording and the stack tracer. */
 static uint64_t now_ns_of(void *ctx)
 {
@@ -418,7 +464,7 @@ static int open_output(struct recorder *r, const struct record_args *a, struct p
 {
 	struct perfdata_event ev[PMU_MAX_COUNTERS + 2];
 	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-	size_t nev = a->el.n + (a->rep_mode >= 0) + (a->ts.on != 0);
+	size_t nop = a->ibs.on != 0, nev = a->el.n + nop + (a->rep_mode >= 0) + (a->ts.on != 0);
 	if (a->lbr || a->rep_tbe)
 		st |= PERF_SAMPLE_BRANCH_STACK;
 	if (nev > 1)
@@ -430,6 +476,8 @@ static int open_output(struct recorder *r, const struct record_args *a, struct p
 		st |= PERF_SAMPLE_RAW;
 	if (a->ts.on)
 		st |= PERF_SAMPLE_CALLCHAIN;
+	if (nop)
+		st |= PERFDATA_IBS_OP_SAMPLE_TYPE;
 	if (a->ts.dwarf_stack)
 		st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	st |= callgraph_sample_type(&a->cg);
@@ -442,12 +490,19 @@ static int open_output(struct recorder *r, const struct record_args *a, struct p
 			.precise_ip = a->skid == 0 ? 3 : a->el.spec[i].precise,
 		};
 	}
+	if (nop && perfdata_ibs_op_event(&ev[a->el.n], a->ibs.period, a->ibs.cnt_ctl, a->el.n + 1,
+					 a->el.op_name) < 0)
+		return fprintf(stderr, "%s: cannot describe ibs_op's event\n", p->cmd), -1;
+	if (nop) {
+		ev[a->el.n].sample_type = st;
+		ev[a->el.n].branch_sample_type = a->lbr ? branch_sample_type(a->filter) : 0;
+	}
 	if (a->rep_mode >= 0) /* the REP unit's records: an event of their own */
-		ev[a->el.n] = (struct perfdata_event){
+		ev[a->el.n + nop] = (struct perfdata_event){
 			.name = REP_EVENT_NAME, .type = PERF_TYPE_RAW, .config = 0x7265702e, /* "rep." */
 			.sample_period = 1, .sample_type = st,
 			.branch_sample_type = a->rep_tbe ? PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY : 0,
-			.id = a->el.n + 1,
+			.id = a->el.n + nop + 1,
 		};
 	if (a->ts.on) /* the tracer's snapshots: an event of their own */
 		ev[nev - 1] = (struct perfdata_event){
@@ -460,7 +515,8 @@ static int open_output(struct recorder *r, const struct record_args *a, struct p
 		ev[i].sample_stack_user = dump;
 	}
 	char cpuid[64];
-	snprintf(cpuid, sizeof(cpuid), "GenuineIntel,6,85,4");
+	/* perf decodes IBS payloads only in an AMD machine's recording */
+	snprintf(cpuid, sizeof(cpuid), "%s", nop ? PERFDATA_IBS_CPUID : "GenuineIntel,6,85,4");
 	struct perfdata_info info = {
 		.hostname = "pmusim", .os_release = "pmusim", .version = "pmusim 0.1", .arch = "x86_64",
 		.cpudesc = r->cpu->desc, .cpuid = cpuid, .nr_cpus = 1, .total_mem_kb = 0,
@@ -474,7 +530,8 @@ static int open_output(struct recorder *r, const struct record_args *a, struct p
 		return -1;
 	}
 	r->rep.w = r->w;
-	r->rep.id = a->el.n + 1;
+	r->rep.id = a->el.n + nop + 1;
+	r->op_id = a->el.n + 1;
 	r->ts.w = r->w;
 	r->ts.id = nev;
 	return 0;
@@ -585,6 +642,7 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 		.reload = (enum pmu_reload)a->reload,
 		.lbr_depth = a->lbr ? (uint32_t)a->depth : 0, .lbr_filter = a->filter,
 		.seed = a->pmu_seed_given ? a->pmu_seed : p->so.seed,
+		.op = ibs_pmu_config(&a->ibs, cpu_model_default()->mhz),
 	};
 	for (size_t i = 0; i < a->el.n; i++)
 		cfg.ctr[i] = (struct pmu_counter_config){a->el.spec[i].ev, a->el.period[i] ? a->el.period[i] : a->period,
@@ -595,12 +653,17 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 		return -1;
 	r->out->keep_old = 1; /* an existing recording becomes FILE.old, as perf record does */
 	char msg[256] = "";
-	if (pmu_new(&cfg, (struct pmu_sample_sink){.sample = on_sample, .ctx = r}, pmu, msg, sizeof(msg)) < 0) {
+	struct pmu_sample_sink sink = {.sample = on_sample, .ctx = r};
+	if (a->ibs.on)
+		sink.op_sample = on_op_sample, sink.op_memory = on_op_memory;
+	r->ibs = &a->ibs;
+	if (pmu_new(&cfg, sink, pmu, msg, sizeof(msg)) < 0) {
 		fprintf(stderr, "pmusim record: %s\n", msg[0] ? msg : "out of memory");
 		return -1;
 	}
 	if (program_use_pmu(p, *pmu) < 0 || program_load(p) < 0)
 		return -1;
+	r->sim = p->sim;
 	/* the unit sees each block before the PMU, so that a sample's callchain is
 	 * the stack after the block the sample's instruction is in */
 	r->cg = a->cg;
@@ -614,7 +677,7 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 		if (p->t && sim_track_true_stacks(p->sim) < 0)
 			return fprintf(stderr, "pmusim record: out of memory\n"), -1;
 	}
-	if (sim_add_sink(p->sim, pmu_block_sink(*pmu)) < 0)
+	if (sim_add_sink(p->sim, pmu_block_sink(*pmu)) < 0 || (a->ibs.on && sim_watch_ops(p->sim, *pmu) < 0))
 		return -1;
 	r->ts.clock = *pmu;
 	if (a->rep_mode >= 0) {

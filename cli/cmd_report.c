@@ -34,7 +34,7 @@ static const char report_usage[] =
 	"       pmusim report --stacks [-i FILE] [--format text|json|folded] [-o OUT]\n"
 	"                     [--svg SVG] [--comm-frame] [--event EV]\n"
 	"       pmusim report --cpi [-i FILE] [--by function|block|insn] [--format text|json|csv]\n"
-	"                     [--insns-from lbr|ip] [--cycles-from period|lbr]\n"
+	"                     [--insns-from lbr|ip|ibs] [--cycles-from period|lbr]\n"
 	"                     [--cycles-input FILE2] [--refill A] [--skid-cycles S] [-o OUT]\n"
 	"\n"
 	"The method comes from the recording: without a branch stack, the overhead\n"
@@ -588,7 +588,11 @@ static int edge_report(struct report_args *a, const char *evname)
 				 a->pa.io.event < 0 ? 0 : a->pa.io.event, input_name(a));
 		else /* perf script text names no event */
 			snprintf(header, sizeof(header), "perf script text %.150s", input_name(a));
-		if (st->used == 0) {
+		if (st->used == 0 && a->pa.po.method == METHOD_IBS) {
+			fprintf(stderr, "pmusim report: none of the %" PRIu64 " samples is an op sample; record them "
+					"with pmusim record -e ibs_op// -- PROG\n", st->samples);
+			status = 1;
+		} else if (st->used == 0) {
 			fprintf(stderr, "pmusim report: none of the %" PRIu64 " samples has a branch stack method %s "
 					"can use; record one with pmusim record -b -- PROG, or drop --method for the "
 					"overhead table\n", st->samples, prof_method_name(a->pa.po.method));

@@ -44,7 +44,7 @@ static const char uniformity_usage[] =
     "  --quantum N[c], --clock-start T\n"
     "\n"
     "profile options (as pmusim validate):\n"
-    "  --method M           cbt (default), taken, ranges, ip, calls (call edges only)\n"
+    "  --method M           cbt (default), taken, ranges, ip, calls (call edges only), ibs\n"
     "  --cbt N, --span N    the CBT window\n"
     "  --profile-event N    profile the samples of the N-th event (validate's --event)\n"
     "  --binary PROG, --binary-dir DIR\n"

@@ -7,6 +7,7 @@
 
 #include "common/err.h"
 #include "common/number.h"
+#include "profiler/ibs_op.h"
 #include "profiler/profile.h"
 
 static int pick(const char *arg, const char *const *names, int n, const char *what, const char *cmd)
@@ -34,7 +35,7 @@ static int cycles_number(const char *arg, double *out, const char *opt, const ch
 int cpi_args_option(struct cpi_args *a, int code, const char *arg, const char *cmd)
 {
 	static const char *const units[] = {"function", "block", "insn"};
-	static const char *const isrc[] = {"lbr", "ip"};
+	static const char *const isrc[] = {"lbr", "ip", "ibs"};
 	static const char *const csrc[] = {"period", "lbr"};
 	int v;
 	switch (code) {
@@ -44,7 +45,7 @@ int cpi_args_option(struct cpi_args *a, int code, const char *arg, const char *c
 		a->by = (enum cpi_unit)v;
 		break;
 	case CPI_O_INSNS_FROM:
-		if ((v = pick(arg, isrc, 2, "--insns-from source", cmd)) < 0)
+		if ((v = pick(arg, isrc, 3, "--insns-from source", cmd)) < 0)
 			return -1;
 		a->o.insns_from = (enum cpi_insns_src)v;
 		break;
@@ -80,6 +81,12 @@ static int on_sample(void *ctx, struct binary *bin, const struct perf_sample *s,
 	struct feed *f = ctx;
 	int trig = ev ? trigger_of_event(ev->type, ev->config) : TRIG_TAKEN; /* text: perf script brstack */
 	const struct cpi_opts *o = &f->a->o;
+	if (ev && ev->pmu && strcmp(ev->pmu, IBS_OP_PMU_NAME) == 0) {
+		/* op samples counting instructions: each IP stands for its interval */
+		if (!f->cycles_only && o->insns_from == CPI_INSNS_IBS && (ev->config & IBS_OP_CONFIG_CNT_CTL))
+			return cpi_add_insn_ip(f->c, s);
+		return 0;
+	}
 	if (!f->cycles_only && trig == TRIG_TAKEN && s->nbr &&
 	    (o->insns_from == CPI_INSNS_LBR || o->cycles_from == CPI_CYCLES_LBR))
 		return cpi_add_lbr(f->c, bin, s);
@@ -136,6 +143,9 @@ int cpi_args_load(struct cpi_args *a, const struct profile_args *pa, struct cpi 
 			       cmd, pa->input), 1;
 	if (a->o.insns_from == CPI_INSNS_IP && !st->insn_samples)
 		return fprintf(stderr, "%s: %s holds no samples of the instructions event (record -e instructions)\n",
+			       cmd, pa->input), 1;
+	if (a->o.insns_from == CPI_INSNS_IBS && !st->insn_samples)
+		return fprintf(stderr, "%s: %s holds no op samples counting instructions (record -e ibs_op/cnt_ctl=1/)\n",
 			       cmd, pa->input), 1;
 	if (a->o.cycles_from == CPI_CYCLES_PERIOD && !st->cycle_samples)
 		return fprintf(stderr,

@@ -121,6 +121,64 @@ static int parse_terms(const struct scan *s, const char *body, size_t blen, int 
 	return 0;
 }
 
+/* ibs_op/TERMS/[MODS]: the op sampler (body: the terms, possibly empty). */
+static int parse_ibs_op(const struct scan *s, const char *text, size_t len, const char *body, size_t blen,
+			const char *mods, size_t mlen)
+{
+	struct eventlist *el = s->el;
+	if (el->op)
+		return fail(s, "a second", (int)len, text, ": the model has one op sampling unit");
+	for (size_t i = 0; i < blen;) {
+		const char *term = body + i;
+		size_t n = strcspn(term, ",/");
+		if (n > blen - i)
+			n = blen - i;
+		const char *eq = memchr(term, '=', n);
+		size_t klen = eq ? (size_t)(eq - term) : n;
+		char val[64];
+		uint64_t v = 0;
+		if (eq)
+			snprintf(val, sizeof(val), "%.*s", (int)(n - klen - 1), eq + 1);
+#define KEY(k) (klen == strlen(k) && strncasecmp(term, k, klen) == 0)
+		if (eq && KEY("name")) {
+			snprintf(el->op_name, EVENTLIST_NAME_MAX, "%.*s", (int)(n - klen - 1), eq + 1);
+		} else if (KEY("cnt_ctl") || KEY("config") || KEY("period")) {
+			if (!eq)
+				v = 1; /* perf: a format term alone is set to 1 */
+			else if (number_parse(val, &v) != NUMBER_OK)
+				return fail(s, "term", (int)n, term, ": not a number");
+			if (KEY("cnt_ctl") && v > 1)
+				return fail(s, "term", (int)n, term, ": cnt_ctl is one bit (config:19)");
+			if (KEY("config") && (v & ~(1ULL << IBS_OP_CNT_CTL_BIT)))
+				return fail(s, "term", (int)n, term,
+					    ": only bit 19 (cnt_ctl) is modelled; IbsOpMaxCnt comes from the period");
+			if (KEY("period") && !v)
+				return fail(s, "term", (int)n, term, ": the period must be positive");
+			if (KEY("cnt_ctl"))
+				el->op_cnt_ctl = (int)v;
+			else if (KEY("config"))
+				el->op_cnt_ctl = v != 0;
+			else
+				el->op_period = v;
+		} else if (KEY("l3missonly")) {
+			return fail(s, "term", (int)n, term, ": the model has no caches (an op never misses L3)");
+		} else {
+			return fail(s, "unsupported term", (int)n, term, " (ibs_op terms: cnt_ctl, config, period, name)");
+		}
+#undef KEY
+		i += n + (i + n < blen);
+	}
+	for (size_t i = 0; i < mlen; i++)
+		if (mods[i] != 'u' && mods[i] != 'p')
+			return fail(s, "unknown modifier", 1, mods + i,
+				    mods[i] == 'k' || mods[i] == 'h' ? ": the model runs user code only (modifiers: u, p)"
+								     : " (modifiers: u, p)");
+	if (!el->op_name[0])
+		snprintf(el->op_name, EVENTLIST_NAME_MAX, "%.*s", (int)len, text);
+	el->op = 1;
+	return 0;
+}
+
 /* One event (text of length len, no group braces); gmods: the group's modifiers. */
 static int parse_event(const struct scan *s, const char *text, size_t len, const char *gmods, size_t gmlen)
 {
@@ -156,6 +214,13 @@ static int parse_event(const struct scan *s, const char *text, size_t len, const
 	size_t mlen = (size_t)(text + len - mods);
 	if (head == 0)
 		return fail(s, "no event name in", (int)len, text, "");
+	if (head == 6 && strncasecmp(text, "ibs_op", 6) == 0) {
+		if (!body)
+			return fail(s, "event", (int)len, text, ": the op sampler is ibs_op// (or ibs_op/cnt_ctl=1/)");
+		char m[64];
+		snprintf(m, sizeof(m), "%.*s%.*s", (int)mlen, mods, (int)gmlen, gmods);
+		return parse_ibs_op(s, text, len, body, blen, m, strlen(m));
+	}
 
 	struct terms t = {0};
 	int pmu = body && head == 3 && strncasecmp(text, "cpu", 3) == 0;

@@ -31,7 +31,7 @@ int profile_args_option(struct profile_args *a, int code, const char *arg, const
 	case PA_O_METHOD:
 		a->method_given = 1;
 		if ((a->po.method = prof_method_parse(arg)) < 0)
-			return fprintf(stderr, "%s: unknown method '%s' (cbt, taken, ranges, ip, calls)\n", cmd, arg), -1;
+			return fprintf(stderr, "%s: unknown method '%s' (cbt, taken, ranges, ip, calls, ibs)\n", cmd, arg), -1;
 		return 0;
 	case PA_O_CBT:
 	case PA_O_SPAN:

@@ -211,6 +211,15 @@ uint64_t pmu_mispredicts(const struct pmu *p);
  * The machine uses it to watch the instructions where a tag can fall, so that
  * it knows their data addresses (pmu_sample_sink.op_memory). */
 uint64_t pmu_op_next_min(const struct pmu *p);
+/* Op sampling, for the same watch, one block ahead: with p as it stands and
+ * then pend_n instructions of run pend retired (the machine's block not yet
+ * delivered; pend NULL: none), can the tag fall on an instruction of run bi if
+ * bi retires next? 0 when it cannot; 1 with *first the first index of bi it
+ * can fall on. Certain in op mode without windows; otherwise it assumes the
+ * most and the fewest cycles each instruction can take (a REP's iterations:
+ * any number), so that a 0 is never wrong. */
+int pmu_op_may_tag(const struct pmu *p, const struct block_info *pend, uint32_t pend_n,
+		   const struct block_info *bi, uint32_t *first);
 /* Op samples taken so far. */
 uint64_t pmu_op_samples(const struct pmu *p);
 

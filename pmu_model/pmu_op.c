@@ -177,3 +177,68 @@ uint64_t pmu_op_samples(const struct pmu *p)
 {
 	return p->op.samples;
 }
+
+/* Whole cycles counted from quarter cycle q0 on once x more quarter cycles passed. */
+static inline uint64_t counted(uint64_t q0, uint64_t x)
+{
+	return ((q0 + x) >> 2) - (q0 >> 2);
+}
+
+int pmu_op_may_tag(const struct pmu *p, const struct block_info *pend, uint32_t pend_n,
+		   const struct block_info *bi, uint32_t *first)
+{
+	const struct pmu_op_config *c = &p->cfg.op;
+	*first = 0;
+	if (!p->op.on || !bi->ninsns)
+		return 0;
+	uint64_t now = p->q >> 2;
+	int running = !c->window_every || (in_window(c, now) && p->op.win == now / c->window_every + 1);
+	/* no interval runs yet: the next one is at least the shortest draw */
+	uint64_t left = running ? p->op.left : c->period - (c->no_random ? 0 : OP_RANDOM_BITS);
+	if (c->count_ops) {
+		/* instructions outside a window do not count: the tag can only come later */
+		uint64_t at = left; /* 1-based among what retires from now on */
+		if (at <= pend_n) /* in the pending block: then the next interval starts */
+			at += c->period - (c->no_random ? 0 : OP_RANDOM_BITS);
+		if (at > (uint64_t)pend_n + bi->ninsns)
+			return 0;
+		*first = at > pend_n ? (uint32_t)(at - pend_n - 1) : 0;
+		return 1;
+	}
+	uint64_t refill = (uint64_t)p->cfg.refill_cycles * 4;
+	uint64_t extra = p->mis_q + p->taken_q + 2 * refill; /* a terminator's most, interrupts */
+	uint64_t lo = 0, hi = p->debt_q;
+	int pend_rep = 0;
+	for (uint32_t i = 0; pend && i < pend_n && i < pend->ninsns; i++) {
+		uint64_t q = p->cpu->cost_q[pend->cls[i] < IC_COUNT ? pend->cls[i] : IC_OTHER];
+		lo += q;
+		hi += q;
+	}
+	if (pend && pend_n == pend->ninsns) {
+		hi += extra;
+		pend_rep = pend->kind == BK_REP;
+	}
+	if (!pend_rep && counted(p->q, hi) >= left) {
+		/* the tag may fall in the pending block; then a fresh interval starts */
+		uint64_t bhi = extra;
+		for (uint32_t i = 0; i < bi->ninsns; i++)
+			bhi += p->cpu->cost_q[bi->cls[i] < IC_COUNT ? bi->cls[i] : IC_OTHER];
+		/* (with windows, cycles outside them do not count: no certainty) */
+		if (!c->window_every && counted(p->q, lo) >= left &&
+		    (bhi >> 2) + 1 < c->period - (c->no_random ? 0 : OP_RANDOM_BITS))
+			return 0; /* it does for sure, and the next is longer than bi */
+		return 1;
+	}
+	if (pend_rep)
+		return 1; /* its iterations may take any time */
+	for (uint32_t i = 0; i < bi->ninsns; i++) {
+		hi += p->cpu->cost_q[bi->cls[i] < IC_COUNT ? bi->cls[i] : IC_OTHER];
+		if (i + 1 == bi->ninsns)
+			hi += extra;
+		if (counted(p->q, hi) >= left) {
+			*first = i;
+			return 1;
+		}
+	}
+	return bi->kind == BK_REP; /* its iterations may take any time */
+}

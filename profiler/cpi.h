@@ -43,7 +43,9 @@
 #include "profiler/binary.h"
 #include "profiler/perfdata.h"
 
-enum cpi_insns_src { CPI_INSNS_LBR = 0, CPI_INSNS_IP };
+/* Instruction frequency from: LBR ranges, the IPs of an instructions event, or
+ * op samples counting instructions (ibs_op/cnt_ctl=1/: exact IPs). */
+enum cpi_insns_src { CPI_INSNS_LBR = 0, CPI_INSNS_IP, CPI_INSNS_IBS };
 enum cpi_cycles_src { CPI_CYCLES_PERIOD = 0, CPI_CYCLES_LBR };
 enum cpi_unit { CPI_BY_FUNCTION = 0, CPI_BY_BLOCK, CPI_BY_INSN };
 

@@ -9,7 +9,7 @@
 
 const char *cpi_insns_src_name(enum cpi_insns_src s)
 {
-	return s == CPI_INSNS_IP ? "ip" : "lbr";
+	return s == CPI_INSNS_IP ? "ip" : s == CPI_INSNS_IBS ? "ibs" : "lbr";
 }
 
 const char *cpi_cycles_src_name(enum cpi_cycles_src s)
@@ -60,7 +60,9 @@ static void text_header(FILE *f, const struct cpi *c, enum cpi_unit by, const st
 			   " ranges; %" PRIu64 " outside the code read)\n",
 			st->lbr_samples, st->ranges, st->ranges_dropped);
 	else
-		fprintf(f, "# instructions: the IPs of %" PRIu64 " instructions samples\n", st->insn_samples);
+		fprintf(f, "# instructions: the IPs of %" PRIu64 " %s\n", st->insn_samples,
+			o->insns_from == CPI_INSNS_IBS ? "op samples (ibs_op, counting instructions)"
+						       : "instructions samples");
 	if (o->cycles_from == CPI_CYCLES_LBR)
 		fprintf(f, "# cycles: the LBR entries' cycle counts (%" PRIu64 " ranges without one)\n",
 			st->lbr_no_cycles);

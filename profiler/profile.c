@@ -5,8 +5,9 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "profiler/ibs_op.h"
 
-static const char *const method_names[METHOD_COUNT] = {"cbt", "taken", "ranges", "ip", "calls"};
+static const char *const method_names[METHOD_COUNT] = {"cbt", "taken", "ranges", "ip", "calls", "ibs"};
 
 int prof_method_parse(const char *name)
 {
@@ -279,6 +280,25 @@ static int add_ip(struct profile *p, const struct perf_sample *s)
 	return 0; /* not a branch, or its target is not known without an LBR */
 }
 
+static int add_ibs(struct profile *p, const struct perf_sample *s)
+{
+	struct ibs_op op;
+	if (!s->raw_size || ibs_op_decode(s->raw, s->raw_size, &op) < 0)
+		return drop(p, DROP_NO_OP_DATA);
+	p->st.used++;
+	if (!op.branch)
+		return 0;
+	const struct block_info *r;
+	int kind = kind_at(p, s->ip, &r);
+	double w = (double)(s->period ? s->period : 1);
+	p->st.outcomes++;
+	if (kind == BK_COND && !op.taken)
+		return edges_add(p->e, s->ip, r->end, kind, 0, w) < 0 ? PMUSIM_ERR_NOMEM : 0;
+	if (kind == BK_NONE) /* code the binary does not have: the op's own word */
+		kind = op.ret ? BK_RET : BK_JMP_IND;
+	return edges_add(p->e, s->ip, op.br_target, kind, 1, w) < 0 ? PMUSIM_ERR_NOMEM : 0;
+}
+
 int profile_add(struct profile *p, const struct perf_sample *s, int trigger)
 {
 	p->st.samples++;
@@ -287,6 +307,7 @@ int profile_add(struct profile *p, const struct perf_sample *s, int trigger)
 	case METHOD_RANGES: return add_cbt(p, s, trigger, 1);
 	case METHOD_TAKEN: return add_entries(p, s, 0);
 	case METHOD_CALLS: return add_entries(p, s, 1);
+	case METHOD_IBS: return add_ibs(p, s);
 	default: return add_ip(p, s);
 	}
 }

@@ -11,7 +11,11 @@
  *           for `period` executions of it, split evenly between the two ways of
  *           a conditional branch (direction is unknown without an LBR);
  * - calls:  call-graph variant: the call entries of each sample (recorded with
- *           -j any_call or call), caller site -> callee. */
+ *           -j any_call or call), caller site -> callee;
+ * - ibs:    op samples (ibs_op//, profiler/ibs_op.h): a sample at a branch says
+ *           which way it went and where to, so its period goes to that one
+ *           edge: a conditional branch's taken or fall-through edge by its
+ *           recorded direction, any other branch's edge to its recorded target. */
 #ifndef PMUSIM_PROFILER_PROFILE_H
 #define PMUSIM_PROFILER_PROFILE_H
 
@@ -22,9 +26,9 @@
 #include "profiler/perfdata.h"
 #include "profiler/trace.h"
 
-enum prof_method { METHOD_CBT = 0, METHOD_TAKEN, METHOD_RANGES, METHOD_IP, METHOD_CALLS, METHOD_COUNT };
+enum prof_method { METHOD_CBT = 0, METHOD_TAKEN, METHOD_RANGES, METHOD_IP, METHOD_CALLS, METHOD_IBS, METHOD_COUNT };
 
-/* "cbt", "taken", "ranges", "ip", "calls"; -1 for an unknown name. */
+/* "cbt", "taken", "ranges", "ip", "calls", "ibs"; -1 for an unknown name. */
 int prof_method_parse(const char *name);
 const char *prof_method_name(int method);
 

@@ -11,7 +11,7 @@ const char *trace_drop_name(enum trace_drop why)
 {
 	static const char *const names[DROP_COUNT] = {
 		"none", "no_branches", "not_a_branch", "unconditional_in_range", "backwards",
-		"off_text", "too_long", "short",
+		"off_text", "too_long", "short", "no_op_data",
 	};
 	return (unsigned)why < DROP_COUNT ? names[why] : "?";
 }

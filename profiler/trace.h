@@ -44,6 +44,7 @@ enum trace_drop {
 	DROP_OFF_TEXT,       /* a range that leaves the code */
 	DROP_TOO_LONG,       /* a range longer than TRACE_MAX_WALK instructions */
 	DROP_SHORT,          /* too few outcomes for the window */
+	DROP_NO_OP_DATA,     /* ibs: no op sample payload (profiler/ibs_op.h) to read */
 	DROP_COUNT
 };
 

@@ -98,6 +98,17 @@ int sim_rep_patch(struct sim *s, void (*fn)(void *ctx, uint64_t site, uint64_t c
 struct truth;
 int sim_rep_reference(struct sim *s, struct truth *t);
 
+/* Op sampling's memory facts (sim/op_watch.h): the machine watches the
+ * instructions on which pmu's op sampler can tag next (pmu_op_next_min,
+ * pmu_op_may_tag; pmu must be fed by this machine's blocks) and notes what
+ * each accessed. Before sim_run; 0 or PMUSIM_ERR_NOMEM. */
+struct pmu;
+struct pmu_op_mem;
+int sim_watch_ops(struct sim *s, const struct pmu *pmu);
+/* What instruction number insn (1-based among all retired) at ip accessed,
+ * as noted; all 0 when it was not watched (pmu_sample_sink.op_memory). */
+void sim_op_memory(struct sim *s, uint64_t insn, uint64_t ip, struct pmu_op_mem *m);
+
 /* The cycle count of a timing model fed by this machine's blocks, for a
  * quantum in cycles (options.quantum_cycles). */
 void sim_set_clock(struct sim *s, uint64_t (*cycles)(void *ctx), void *ctx);

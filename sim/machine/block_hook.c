@@ -11,6 +11,7 @@
 #include "sim/machine/machine.h"
 #include "sim/machine/mappings.h"
 #include "sim/machine/rep_patch.h"
+#include "sim/op_watch.h"
 #include "sim/sim_state.h"
 #include "sim/stacks.h"
 
@@ -80,6 +81,8 @@ __attribute__((noinline)) static void hook_block_slow(uc_engine *uc, uint64_t ad
 		sched_tick(s, addr); /* a slice ended or a timer expired */
 		return;
 	}
+	if (s->opw && op_watch_block(s, bi, addr))
+		return; /* to translate the block again, watched */
 	if (s->opt.max_insns && !s->limit_armed) {
 		uint64_t done = bstream_insns(s->bs) + bstream_pending_insns(s->bs, addr);
 		int k = block_insn_index(bi, addr + size);
@@ -146,5 +149,6 @@ void machine_refresh_checks(struct sim *s)
 	s->block_checks = s->npatch || s->cycle_slices || (s->opt.max_insns && !s->limit_armed) ||
 			  stacks_mark_armed(s);
 	uint64_t poll = s->bs ? bstream_insns(s->bs) + INTERRUPT_POLL : 0;
-	s->block_limit = s->block_checks ? 0 : poll < s->attention_at ? poll : s->attention_at;
+	uint64_t at = s->attention_at < op_watch_at(s) ? s->attention_at : op_watch_at(s);
+	s->block_limit = s->block_checks ? 0 : poll < at ? poll : at;
 }

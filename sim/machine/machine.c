@@ -21,6 +21,7 @@
 #include "sim/machine/memory.h"
 #include "sim/machine/rep_patch.h"
 #include "sim/rep_ref.h"
+#include "sim/op_watch.h"
 #include "sim/sim_state.h"
 #include "sim/stacks.h"
 #include "sim/linux/syscall_names.h"
@@ -427,6 +428,7 @@ void sim_free(struct sim *s)
 		proc_free(s, s->procs[i]);
 	bstream_free(s->bs);
 	rep_ref_free(s->rep_ref);
+	op_watch_free(s);
 	for (size_t i = 0; i < s->nold_dcs; i++)
 		dcache_free(s->old_dcs[i]);
 	symtab_free(s->main_syms);
