@@ -32,7 +32,8 @@ static const char uniformity_usage[] =
     "freedom); chi2 over the edges with enough weight and its p-value; the biased\n"
     "edges. The K recordings run in parallel (docs/uniformity-test.md).\n"
     "\n"
-    "record options (as pmusim record; a --delta is required):\n"
+    "record options (as pmusim record; a --delta is required, but with -e ibs_op//\n"
+    "and --method ibs, whose intervals are random of themselves):\n"
     "  -e, --event EV,...   events to sample (the first one's samples are profiled)\n"
     "  -c, --count PERIOD   sampling period\n"
     "  --delta D            random 0..D added to each period (required)\n"
@@ -291,14 +292,15 @@ static int check_args(struct uniformity_args *a)
 {
 	if (a->seeds < 2)
 		return fprintf(stderr, "%s: --seeds K with K >= 2 is required\n", cmd), -1;
-	if (a->delta == 0)
+	/* op samples: the random low bits of every interval differ with the seed */
+	if (a->delta == 0 && a->pa.po.method != METHOD_IBS)
 		return fprintf(
 		           stderr,
 		           "%s: --delta D > 0 is required: the random period delta is what differs "
 		           "between the runs\n",
 		           cmd),
 		       -1;
-	if (!a->lbr && a->pa.po.method != METHOD_IP)
+	if (!a->lbr && a->pa.po.method != METHOD_IP && a->pa.po.method != METHOD_IBS)
 		return fprintf(stderr, "%s: --method %s needs the LBR (-b or -j)\n", cmd,
 		               prof_method_name(a->pa.po.method)),
 		       -1;
