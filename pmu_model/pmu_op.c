@@ -120,8 +120,8 @@ static void take_sample(struct pmu *p, const struct blk *b, uint32_t i, uint64_t
 }
 
 /* Whether the counter counts what ends at cycle c1: always without windows;
- * with them, inside a window, the first time in a window after arming the
- * unit afresh (the window opened). */
+ * with them, only inside a window, and the first thing to end in a window
+ * arms the unit afresh (the service re-arms it when the window opens). */
 static int counting(struct pmu *p, uint64_t c1)
 {
 	const struct pmu_op_config *c = &p->cfg.op;

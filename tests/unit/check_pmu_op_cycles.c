@@ -46,8 +46,10 @@ static size_t check_walk(const struct pmu_op_config *c, const char *what)
 			uint64_t cyc = opf_cycle(n);
 			int tagged = i < opf_ngot && opf_got[i].insn == n;
 			if (!in_window(c, cyc)) {
-				OPF_CHECK(!tagged, "%s: sample %zu at insn %llu, retiring at cycle %llu out of the windows",
-					      what, i, (unsigned long long)n, (unsigned long long)cyc);
+				OPF_CHECK(!tagged,
+				          "%s: sample %zu at insn %llu, retiring at cycle %llu out "
+				          "of the windows",
+				          what, i, (unsigned long long)n, (unsigned long long)cyc);
 				continue;
 			}
 			if (c->window_every && cyc / c->window_every != cur_w) {
@@ -57,26 +59,33 @@ static size_t check_walk(const struct pmu_op_config *c, const char *what)
 			uint64_t ev = c->count_ops ? 1 : opf_whole(n);
 			if (!tagged) {
 				acc += ev;
-				OPF_CHECK(acc < P, "%s: no tag by insn %llu, %llu counted (sample %zu is at insn %llu)", what,
-					      (unsigned long long)n, (unsigned long long)acc, i,
-					      i < opf_ngot ? (unsigned long long)opf_got[i].insn : 0ULL);
+				OPF_CHECK(acc < P,
+				          "%s: no tag by insn %llu, %llu counted (sample %zu is at "
+				          "insn %llu)",
+				          what, (unsigned long long)n, (unsigned long long)acc, i,
+				          i < opf_ngot ? (unsigned long long)opf_got[i].insn
+				                       : 0ULL);
 				continue;
 			}
 			const struct pmu_op_sample *s = &opf_got[i].s;
 			uint64_t iv = s->interval;
-			OPF_CHECK(c->no_random ? iv == P : iv >= P - 127 && iv <= P, "%s: sample %zu interval %llu",
-				      what, i, (unsigned long long)iv);
+			OPF_CHECK(c->no_random ? iv == P : iv >= P - 127 && iv <= P,
+			          "%s: sample %zu interval %llu", what, i, (unsigned long long)iv);
 			OPF_CHECK(acc < iv && iv <= acc + ev,
-				      "%s: sample %zu at insn %llu: %llu counted before it, it adds %llu, interval %llu", what, i,
-				      (unsigned long long)n, (unsigned long long)acc, (unsigned long long)ev,
-				      (unsigned long long)iv);
+			          "%s: sample %zu at insn %llu: %llu counted before it, it adds "
+			          "%llu, interval %llu",
+			          what, i, (unsigned long long)n, (unsigned long long)acc,
+			          (unsigned long long)ev, (unsigned long long)iv);
 			uint64_t ttr = c->count_ops ? opf_whole(n) : acc + ev - iv;
-			OPF_CHECK(s->insn == n && s->ip == opf_addr[n - 1] && s->tid == opf_tid[n - 1] && s->cycle == cyc &&
-					      s->tag_to_ret == ttr,
-				      "%s: sample %zu: insn %llu ip %#llx cycle %llu tag_to_ret %llu; want %llu %#llx %llu %llu",
-				      what, i, (unsigned long long)s->insn, (unsigned long long)s->ip,
-				      (unsigned long long)s->cycle, (unsigned long long)s->tag_to_ret, (unsigned long long)n,
-				      (unsigned long long)opf_addr[n - 1], (unsigned long long)cyc, (unsigned long long)ttr);
+			OPF_CHECK(s->insn == n && s->ip == opf_addr[n - 1] &&
+			              s->tid == opf_tid[n - 1] && s->cycle == cyc &&
+			              s->tag_to_ret == ttr,
+			          "%s: sample %zu: insn %llu ip %#llx cycle %llu tag_to_ret %llu; "
+			          "want %llu %#llx %llu %llu",
+			          what, i, (unsigned long long)s->insn, (unsigned long long)s->ip,
+			          (unsigned long long)s->cycle, (unsigned long long)s->tag_to_ret,
+			          (unsigned long long)n, (unsigned long long)opf_addr[n - 1],
+			          (unsigned long long)cyc, (unsigned long long)ttr);
 			acc = 0;
 			i++;
 		}
@@ -116,22 +125,31 @@ static const struct walk_row {
 	int line;
 	struct pmu_op_config op;
 	int reps, rep_left;
-	int others; /* a cycles counter with skid and an instructions counter beside it (refill 0) */
+	int others; /* a cycles counter with skid and an instructions counter beside it (refill 0)
+	             */
 } walk_rows[] = {
-	/* cycle mode */
-	{__LINE__, {.period = 64, .no_random = 1}, 1, 1, 0},
-	{__LINE__, {.period = 16, .no_random = 1}, 1, 1, 0},
-	{__LINE__, {.period = 1008, .no_random = 1}, 1, 1, 1},
-	{__LINE__, {.period = 128}, 1, 0, 0},
-	{__LINE__, {.period = 2048}, 1, 0, 1},
-	/* windows, op and cycle mode */
-	{__LINE__, {.period = 16, .count_ops = 1, .no_random = 1, .window_on = 300, .window_every = 1000}, 1, 1, 0},
-	{__LINE__, {.period = 160, .count_ops = 1, .no_random = 1, .window_on = 999, .window_every = 1000}, 1, 1, 1},
-	{__LINE__, {.period = 128, .count_ops = 1, .window_on = 700, .window_every = 1000}, 1, 1, 0},
-	{__LINE__, {.period = 32, .no_random = 1, .window_on = 100, .window_every = 400}, 1, 0, 0},
-	{__LINE__, {.period = 32, .no_random = 1, .window_on = 100, .window_every = 400}, 1, 1, 0},
-	{__LINE__, {.period = 256, .window_on = 2000, .window_every = 5000}, 1, 0, 1},
-	{__LINE__, {.period = 16, .no_random = 1, .window_on = 1, .window_every = 37}, 1, 1, 0},
+    /* cycle mode */
+    {__LINE__, {.period = 64, .no_random = 1}, 1, 1, 0},
+    {__LINE__, {.period = 16, .no_random = 1}, 1, 1, 0},
+    {__LINE__, {.period = 1008, .no_random = 1}, 1, 1, 1},
+    {__LINE__, {.period = 128}, 1, 0, 0},
+    {__LINE__, {.period = 2048}, 1, 0, 1},
+    /* windows, op and cycle mode */
+    {__LINE__,
+     {.period = 16, .count_ops = 1, .no_random = 1, .window_on = 300, .window_every = 1000},
+     1,
+     1,
+     0},
+    {__LINE__,
+     {.period = 160, .count_ops = 1, .no_random = 1, .window_on = 999, .window_every = 1000},
+     1,
+     1,
+     1},
+    {__LINE__, {.period = 128, .count_ops = 1, .window_on = 700, .window_every = 1000}, 1, 1, 0},
+    {__LINE__, {.period = 32, .no_random = 1, .window_on = 100, .window_every = 400}, 1, 0, 0},
+    {__LINE__, {.period = 32, .no_random = 1, .window_on = 100, .window_every = 400}, 1, 1, 0},
+    {__LINE__, {.period = 256, .window_on = 2000, .window_every = 5000}, 1, 0, 1},
+    {__LINE__, {.period = 16, .no_random = 1, .window_on = 1, .window_every = 37}, 1, 1, 0},
 };
 
 /* Every sample where the walk puts it, on mixed streams of three threads,
@@ -139,8 +157,11 @@ static const struct walk_row {
 START_TEST(samples_follow_the_walk)
 {
 	const struct walk_row *row = &walk_rows[_i];
-	struct opf_opts o = {.seed = 100 + (uint64_t)_i, .nsteps = 50000, .reps = row->reps, .rep_left = row->rep_left,
-			     .cut = 1};
+	struct opf_opts o = {.seed = 100 + (uint64_t)_i,
+	                     .nsteps = 50000,
+	                     .reps = row->reps,
+	                     .rep_left = row->rep_left,
+	                     .cut = 1};
 	opf_stream(&o);
 	struct pmu_config cfg = {.op = row->op, .seed = 21, .cpu = opf_cpu()};
 	if (row->others) {
@@ -162,8 +183,10 @@ START_TEST(samples_follow_the_walk)
 		ck_assert_uint_gt(lost, 0); /* the stream did leave a tag in a REP */
 	size_t excused;
 	opf_check_next_min(!row->op.window_every && row->op.count_ops, 1, &excused, what);
-	fprintf(stderr, "%s: %zu samples, %zu intervals ran out in a REP left, %zu next_min values excused by REPs\n",
-		what, opf_ngot, lost, excused);
+	fprintf(stderr,
+	        "%s: %zu samples, %zu intervals ran out in a REP left, %zu next_min values excused "
+	        "by REPs\n",
+	        what, opf_ngot, lost, excused);
 	pmu_free(p);
 	opf_free();
 }
@@ -176,17 +199,21 @@ static const struct nm_row {
 	uint32_t refill;
 	int others;
 } nm_rows[] = {
-	{__LINE__, {.period = 128}, 0, 0, 0},
-	{__LINE__, {.period = 16, .no_random = 1}, 0, 0, 0},
-	{__LINE__, {.period = 128}, 0, 40, 0},
-	{__LINE__, {.period = 128}, 0, 40, 1},
-	{__LINE__, {.period = 16, .no_random = 1}, 0, 40, 1},
-	{__LINE__, {.period = 128, .window_on = 40, .window_every = 100}, 0, 0, 0},
-	{__LINE__, {.period = 16, .no_random = 1, .window_on = 40, .window_every = 100}, 0, 0, 0},
-	{__LINE__, {.period = 16, .no_random = 1, .window_on = 5, .window_every = 60}, 0, 0, 0},
-	{__LINE__, {.period = 16, .count_ops = 1, .no_random = 1, .window_on = 40, .window_every = 100}, 1, 0, 0},
-	{__LINE__, {.period = 128, .count_ops = 1, .window_on = 200, .window_every = 300}, 1, 40, 1},
-	{__LINE__, {.period = 128, .window_on = 300, .window_every = 1000}, 0, 40, 1},
+    {__LINE__, {.period = 128}, 0, 0, 0},
+    {__LINE__, {.period = 16, .no_random = 1}, 0, 0, 0},
+    {__LINE__, {.period = 128}, 0, 40, 0},
+    {__LINE__, {.period = 128}, 0, 40, 1},
+    {__LINE__, {.period = 16, .no_random = 1}, 0, 40, 1},
+    {__LINE__, {.period = 128, .window_on = 40, .window_every = 100}, 0, 0, 0},
+    {__LINE__, {.period = 16, .no_random = 1, .window_on = 40, .window_every = 100}, 0, 0, 0},
+    {__LINE__, {.period = 16, .no_random = 1, .window_on = 5, .window_every = 60}, 0, 0, 0},
+    {__LINE__,
+     {.period = 16, .count_ops = 1, .no_random = 1, .window_on = 40, .window_every = 100},
+     1,
+     0,
+     0},
+    {__LINE__, {.period = 128, .count_ops = 1, .window_on = 200, .window_every = 300}, 1, 40, 1},
+    {__LINE__, {.period = 128, .window_on = 300, .window_every = 1000}, 0, 40, 1},
 };
 
 /* pmu_op_next_min before every block is at most the next tag's number, on
@@ -197,9 +224,11 @@ static const struct nm_row {
 START_TEST(next_min_is_a_lower_bound)
 {
 	const struct nm_row *row = &nm_rows[_i];
-	struct opf_opts o = {.seed = 300 + (uint64_t)_i, .nsteps = 60000, .reps = row->reps, .cut = 1};
+	struct opf_opts o = {
+	    .seed = 300 + (uint64_t)_i, .nsteps = 60000, .reps = row->reps, .cut = 1};
 	opf_stream(&o);
-	struct pmu_config cfg = {.op = row->op, .seed = 4, .cpu = opf_cpu(), .refill_cycles = row->refill};
+	struct pmu_config cfg = {
+	    .op = row->op, .seed = 4, .cpu = opf_cpu(), .refill_cycles = row->refill};
 	if (row->others) {
 		cfg.nctr = 2;
 		cfg.ctr[0] = (struct pmu_counter_config){EV_CYCLES, 211, 0};
@@ -210,7 +239,7 @@ START_TEST(next_min_is_a_lower_bound)
 	char what[64];
 	snprintf(what, sizeof(what), "row at line %d", row->line);
 	size_t excused;
-	opf_check_next_min(0, 0, &excused, what);
+	opf_check_next_min(0, row->reps, &excused, what);
 	pmu_free(p);
 	opf_free();
 }
@@ -220,10 +249,10 @@ END_TEST
  * from the test's cost table: the whole cycles each instruction adds are
  * 0, 24, 0, 2, 0, 1, 0, 1, 3, 1. */
 static const uint16_t loop_off[11] = {0, 2, 5, 7, 11, 14, 15, 19, 23, 25, 27};
-static const uint8_t loop_cls[10] = {IC_ALU, IC_DIV, IC_ALU, IC_STORE, IC_MUL, IC_NOP, IC_SIMD, IC_LOAD, IC_OTHER,
-				     IC_BRANCH};
-static const struct block_info loop_bi = {0x600000, 0x60001b, 0x600019, 0x600000, 0, 10, BK_COND, CC_NE, 0, 2,
-					  loop_off, loop_cls};
+static const uint8_t loop_cls[10] = {IC_ALU, IC_DIV,  IC_ALU,  IC_STORE, IC_MUL,
+                                     IC_NOP, IC_SIMD, IC_LOAD, IC_OTHER, IC_BRANCH};
+static const struct block_info loop_bi = {
+    0x600000, 0x60001b, 0x600019, 0x600000, 0, 10, BK_COND, CC_NE, 0, 2, loop_off, loop_cls};
 static uint64_t loop_hits[10];
 
 static void on_loop_op(void *ctx, const struct pmu_op_sample *s)
@@ -270,21 +299,25 @@ START_TEST(cycle_shares_of_a_loop)
 		uint64_t period, seed;
 	} runs[] = {{128, 1}, {128, 2}, {4096, 3}};
 	for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
-		struct pmu_config cfg = {.op = {.period = runs[r].period}, .seed = runs[r].seed, .cpu = opf_cpu()};
+		struct pmu_config cfg = {
+		    .op = {.period = runs[r].period}, .seed = runs[r].seed, .cpu = opf_cpu()};
 		struct pmu *p = NULL;
 		char msg[200] = "";
-		ck_assert_msg(pmu_new(&cfg, (struct pmu_sample_sink){.op_sample = on_loop_op}, &p, msg, sizeof(msg)) == 0,
-			      "%s", msg);
+		ck_assert_msg(pmu_new(&cfg, (struct pmu_sample_sink){.op_sample = on_loop_op}, &p,
+		                      msg, sizeof(msg)) == 0,
+		              "%s", msg);
 		memset(loop_hits, 0, sizeof(loop_hits));
 		struct block_sink sk = pmu_block_sink(p);
 		while (pmu_op_samples(p) < 100000)
-			sk.whole(sk.ctx, &loop_bi, loop_bi.start, 0, 7, RB_WHOLE_TAKEN | RB_WHOLE_RUN_START);
+			sk.whole(sk.ctx, &loop_bi, loop_bi.start, 0, 7,
+			         RB_WHOLE_TAKEN | RB_WHOLE_RUN_START);
 		double n = (double)pmu_op_samples(p), x2 = 0, worst = 0;
 		int dof = -1;
 		for (int j = 0; j < 10; j++) {
 			if (!w[j]) {
-				ck_assert_msg(loop_hits[j] == 0, "instruction %d adds no cycle, %llu samples", j,
-					      (unsigned long long)loop_hits[j]);
+				ck_assert_msg(loop_hits[j] == 0,
+				              "instruction %d adds no cycle, %llu samples", j,
+				              (unsigned long long)loop_hits[j]);
 				continue;
 			}
 			double e = n * (double)w[j] / 32;
@@ -294,11 +327,16 @@ START_TEST(cycle_shares_of_a_loop)
 			dof++;
 		}
 		double crit = chi2_critical(dof);
-		ck_assert_msg(x2 < crit, "period %llu seed %llu: chi-square %.2f over %d dof, critical %.2f",
-			      (unsigned long long)runs[r].period, (unsigned long long)runs[r].seed, x2, dof, crit);
-		fprintf(stderr, "cycle shares: period %llu seed %llu: chi-square %.2f (%d dof, 0.001: %.2f), "
-				"worst share off by %+.2f %%\n",
-			(unsigned long long)runs[r].period, (unsigned long long)runs[r].seed, x2, dof, crit, 100 * worst);
+		ck_assert_msg(x2 < crit,
+		              "period %llu seed %llu: chi-square %.2f over %d dof, critical %.2f",
+		              (unsigned long long)runs[r].period, (unsigned long long)runs[r].seed,
+		              x2, dof, crit);
+		fprintf(
+		    stderr,
+		    "cycle shares: period %llu seed %llu: chi-square %.2f (%d dof, 0.001: %.2f), "
+		    "worst share off by %+.2f %%\n",
+		    (unsigned long long)runs[r].period, (unsigned long long)runs[r].seed, x2, dof,
+		    crit, 100 * worst);
 		pmu_free(p);
 	}
 }
@@ -316,7 +354,8 @@ START_TEST(rep_left_is_never_sampled)
 {
 	static const uint16_t s_off[3] = {0, 4, 6};
 	static const uint8_t s_cls[2] = {IC_STORE, IC_STRING};
-	static struct opf_run srun = {.bi = {0x700000, 0x700006, 0x700004, 0, 1, 2, BK_REP, 0, 0, 2, NULL, NULL}};
+	static struct opf_run srun = {
+	    .bi = {0x700000, 0x700006, 0x700004, 0, 1, 2, BK_REP, 0, 0, 2, NULL, NULL}};
 	memcpy(srun.off, s_off, sizeof(s_off));
 	memcpy(srun.cls, s_cls, sizeof(s_cls));
 	srun.bi.off = srun.off;
@@ -332,10 +371,20 @@ START_TEST(rep_left_is_never_sampled)
 	opf_steps = calloc(opf_nsteps, sizeof(*opf_steps));
 	ck_assert_ptr_nonnull(opf_steps);
 	for (size_t k = 0; k < opf_nsteps; k++)
-		opf_steps[k] = (struct opf_step){.run = &lrun, .next = loop_bi.start, .tid = 7, .n = 10, .kind = BK_COND,
-						 .taken = 1, .whole = 1};
-	opf_steps[3] = (struct opf_step){.run = &srun, .next = 0x700004, .rep_iters = 1000, .tid = 7, .n = 1,
-					 .kind = BK_NONE, .rep_left = 1};
+		opf_steps[k] = (struct opf_step){.run = &lrun,
+		                                 .next = loop_bi.start,
+		                                 .tid = 7,
+		                                 .n = 10,
+		                                 .kind = BK_COND,
+		                                 .taken = 1,
+		                                 .whole = 1};
+	opf_steps[3] = (struct opf_step){.run = &srun,
+	                                 .next = 0x700004,
+	                                 .rep_iters = 1000,
+	                                 .tid = 7,
+	                                 .n = 1,
+	                                 .kind = BK_NONE,
+	                                 .rep_left = 1};
 	opf_walk_all();
 	struct pmu_config cfg = {.op = {.period = 64, .no_random = 1}, .cpu = opf_cpu()};
 	struct pmu *p = run(&cfg);
@@ -358,8 +407,10 @@ int main(void)
 	Suite *s = suite_create("pmu_op_cycles");
 	TCase *tc = tcase_create("pmu_op_cycles");
 	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, samples_follow_the_walk, 0, (int)(sizeof(walk_rows) / sizeof(walk_rows[0])));
-	tcase_add_loop_test(tc, next_min_is_a_lower_bound, 0, (int)(sizeof(nm_rows) / sizeof(nm_rows[0])));
+	tcase_add_loop_test(tc, samples_follow_the_walk, 0,
+	                    (int)(sizeof(walk_rows) / sizeof(walk_rows[0])));
+	tcase_add_loop_test(tc, next_min_is_a_lower_bound, 0,
+	                    (int)(sizeof(nm_rows) / sizeof(nm_rows[0])));
 	tcase_add_test(tc, cycle_shares_of_a_loop);
 	tcase_add_test(tc, rep_left_is_never_sampled);
 	suite_add_tcase(s, tc);

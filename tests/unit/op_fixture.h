@@ -24,17 +24,21 @@
 /* A check inside a loop over every instruction or sample: Check's passing
  * assertions each write a progress record to the runner (millions here), so
  * only a failure reaches it. */
-#define OPF_CHECK(cond, ...)                       \
-	do {                                       \
-		if (!(cond))                       \
-			ck_abort_msg(__VA_ARGS__); \
+#define OPF_CHECK(cond, ...)                                                                       \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			ck_abort_msg(__VA_ARGS__);                                                 \
 	} while (0)
 
-/* Quarter cycles per class (enum insn_class order), chosen here: some classes
+/* Quarter cycles per class, chosen here: some classes
  * add no whole cycle at most phases (ALU, NOP), DIV is the costliest (97 q: 25
  * whole cycles when it starts 3 quarters into a cycle), several are not
  * multiples of 4 so that whole cycles per instruction vary with the phase. */
-static const uint16_t opf_cost[IC_COUNT] = {1, 3, 97, 2, 5, 2, 6, 3, 41, 1, 13};
+static const uint16_t opf_cost[IC_COUNT] = {
+	[IC_ALU] = 1,    [IC_MUL] = 3,   [IC_DIV] = 97,     [IC_LOAD] = 2,
+	[IC_STORE] = 5,  [IC_BRANCH] = 2, [IC_STRING] = 6,  [IC_SIMD] = 3,
+	[IC_SYSCALL] = 41, [IC_NOP] = 1, [IC_OTHER] = 13,
+};
 #define OPF_REP_Q 3 /* quarter cycles per REP iteration */
 
 /* A cpu model with the test's costs; the predictor's sizes are the default
@@ -66,25 +70,35 @@ struct opf_run {
 
 /* A run of n instructions at start, of sizes 1..7 bytes (2 for a REP), whose
  * body classes come from rnd and whose terminator's class fits kind. */
-static inline void opf_make_run(struct opf_run *r, uint32_t id, uint64_t start, uint32_t n, int kind,
-				uint64_t target, uint64_t *rnd)
+static inline void opf_make_run(struct opf_run *r, uint32_t id, uint64_t start, uint32_t n,
+                                int kind, uint64_t target, uint64_t *rnd)
 {
-	static const uint8_t body[] = {IC_ALU, IC_ALU, IC_ALU, IC_ALU, IC_NOP, IC_LOAD, IC_LOAD, IC_STORE,
-				       IC_MUL, IC_SIMD, IC_SIMD, IC_DIV, IC_OTHER};
+	static const uint8_t body[] = {IC_ALU,   IC_ALU, IC_ALU,  IC_ALU,  IC_NOP, IC_LOAD, IC_LOAD,
+	                               IC_STORE, IC_MUL, IC_SIMD, IC_SIMD, IC_DIV, IC_OTHER};
 	uint16_t o = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		r->off[i] = o;
 		int last = i + 1 == n;
 		o = (uint16_t)(o + (last && kind == BK_REP ? 2 : 1 + opf_rand(rnd) % 7));
 		r->cls[i] = !last || kind == BK_NONE ? body[opf_rand(rnd) % sizeof(body)]
-			    : kind == BK_REP	     ? IC_STRING
-			    : kind == BK_SYSCALL     ? IC_SYSCALL
-			    : kind == BK_TRAP	     ? IC_OTHER
-						     : IC_BRANCH;
+		            : kind == BK_REP         ? IC_STRING
+		            : kind == BK_SYSCALL     ? IC_SYSCALL
+		            : kind == BK_TRAP        ? IC_OTHER
+		                                     : IC_BRANCH;
 	}
 	r->off[n] = o;
-	r->bi = (struct block_info){start, start + o, start + r->off[n - 1], target, id, (uint16_t)n, (uint8_t)kind,
-				    kind == BK_COND ? CC_NE : 0, 0, (uint8_t)(o - r->off[n - 1]), r->off, r->cls};
+	r->bi = (struct block_info){start,
+	                            start + o,
+	                            start + r->off[n - 1],
+	                            target,
+	                            id,
+	                            (uint16_t)n,
+	                            (uint8_t)kind,
+	                            kind == BK_COND ? CC_NE : 0,
+	                            0,
+	                            (uint8_t)(o - r->off[n - 1]),
+	                            r->off,
+	                            r->cls};
 }
 
 static struct opf_run opf_runs[OPF_NRUNS];
@@ -98,15 +112,15 @@ static inline uint64_t opf_run_start(uint32_t r)
  * run 7 is a REP alone (a REP left in it retires nothing). */
 static inline void opf_layout(uint64_t seed)
 {
-	static const uint8_t kinds[] = {BK_COND, BK_JMP, BK_JMP_IND, BK_CALL, BK_CALL_IND,
-					BK_RET,  BK_SYSCALL, BK_REP, BK_COND};
+	static const uint8_t kinds[] = {BK_COND, BK_JMP,     BK_JMP_IND, BK_CALL, BK_CALL_IND,
+	                                BK_RET,  BK_SYSCALL, BK_REP,     BK_COND};
 	uint64_t rnd = seed;
 	for (uint32_t r = 0; r < OPF_NRUNS; r++) {
 		int kind = kinds[r % sizeof(kinds)];
 		uint32_t n = r == 7 ? 1 : 1 + opf_rand(&rnd) % OPF_MAXI;
 		int direct = kind == BK_COND || kind == BK_JMP || kind == BK_CALL;
 		opf_make_run(&opf_runs[r], r, opf_run_start(r), n, kind,
-			     direct ? opf_run_start((r * 5 + 3) % OPF_NRUNS) : 0, &rnd);
+		             direct ? opf_run_start((r * 5 + 3) % OPF_NRUNS) : 0, &rnd);
 	}
 }
 
@@ -116,10 +130,11 @@ struct opf_step {
 	uint64_t next, rep_iters;
 	uint32_t tid, n;
 	uint8_t kind, taken, new_context;
-	uint8_t whole;    /* handed over by block_sink.whole */
-	uint8_t rep_left; /* the REP (last of the run) ran rep_iters iterations and did not retire */
-	uint64_t base;    /* instructions retired before it */
-	uint64_t q0, q1;  /* the test's quarter cycles before and after it */
+	uint8_t whole; /* handed over by block_sink.whole */
+	uint8_t
+	    rep_left;    /* the REP (last of the run) ran rep_iters iterations and did not retire */
+	uint64_t base;   /* instructions retired before it */
+	uint64_t q0, q1; /* the test's quarter cycles before and after it */
 };
 
 /* What the stream options ask for. */
@@ -248,11 +263,13 @@ static inline void opf_stream(const struct opf_opts *o)
 			continue;
 		}
 		st->whole = opf_rand(&rnd) % 3 != 0;
-		st->taken = br_kind_is_branch(bi->kind) && (bi->kind != BK_COND || opf_rand(&rnd) % 2);
-		int indirect = bi->kind == BK_JMP_IND || bi->kind == BK_CALL_IND || bi->kind == BK_RET;
+		st->taken =
+		    br_kind_is_branch(bi->kind) && (bi->kind != BK_COND || opf_rand(&rnd) % 2);
+		int indirect =
+		    bi->kind == BK_JMP_IND || bi->kind == BK_CALL_IND || bi->kind == BK_RET;
 		st->next = !st->taken ? bi->end
-			   : indirect ? opf_run_start(opf_rand(&rnd) % OPF_NRUNS)
-				      : bi->target;
+		           : indirect ? opf_run_start(opf_rand(&rnd) % OPF_NRUNS)
+		                      : bi->target;
 	}
 	opf_nsteps = o->nsteps;
 	opf_walk_all();
@@ -268,16 +285,19 @@ struct opf_got {
 
 static struct opf_got *opf_got;
 static size_t opf_ngot, opf_capgot;
-static size_t opf_cur;          /* the step being fed */
-static uint64_t *opf_nm;        /* pmu_op_next_min before each step */
-static uint64_t opf_pmis;       /* the counters' samples */
+static size_t opf_cur;    /* the step being fed */
+static uint64_t *opf_nm;  /* pmu_op_next_min before each step */
+static uint64_t opf_pmis; /* the counters' samples */
 
 /* Memory facts the op_memory callback makes up from the instruction number
  * (addr set even when not valid: the PMU must clear it). */
 static inline struct pmu_op_mem opf_mem_of(uint64_t insn)
 {
-	return (struct pmu_op_mem){.load = insn & 1, .store = (insn >> 1) & 1, .width = (uint8_t)(1u << (insn % 4)),
-				   .addr_valid = insn % 3 != 0, .addr = 0xdead0000ULL + insn * 8};
+	return (struct pmu_op_mem){.load = insn & 1,
+	                           .store = (insn >> 1) & 1,
+	                           .width = (uint8_t)(1u << (insn % 4)),
+	                           .addr_valid = insn % 3 != 0,
+	                           .addr = 0xdead0000ULL + insn * 8};
 }
 
 static uint64_t opf_mem_calls;            /* op_memory calls */
@@ -293,6 +313,25 @@ static inline void opf_on_memory(void *ctx, uint64_t insn, uint64_t ip, struct p
 	*m = opf_mem_of(insn);
 }
 
+/* The branch facts the sample of instruction j of step st carries (all but
+ * the misprediction, which the predictor decides): its run's kind, branch or
+ * not, taken, return, REP, target, when it is the retired terminator; none
+ * otherwise. */
+static inline int opf_facts_ok(const struct pmu_op_sample *s, const struct opf_step *st, uint32_t j)
+{
+	int term = j + 1 == st->n && st->kind != BK_NONE;
+	int branch = term && (st->kind == BK_COND || st->kind == BK_JMP || st->kind == BK_JMP_IND ||
+	                      st->kind == BK_CALL || st->kind == BK_CALL_IND || st->kind == BK_RET);
+	uint64_t target = !branch               ? 0
+	                  : st->taken           ? st->next
+	                  : st->kind == BK_COND ? st->run->bi.target
+	                                        : 0;
+	return s->kind == (term ? st->kind : BK_NONE) && s->branch == branch &&
+	       s->taken == (branch && st->taken) && s->ret == (term && st->kind == BK_RET) &&
+	       s->microcoded == (term && st->kind == BK_REP) && s->target == target &&
+	       (branch || !s->mispredicted);
+}
+
 static inline void opf_on_op(void *ctx, const struct pmu_op_sample *s)
 {
 	(void)ctx;
@@ -301,14 +340,23 @@ static inline void opf_on_op(void *ctx, const struct pmu_op_sample *s)
 	uint32_t j = 0;
 	while (j < st->n && r->bi.start + r->off[j] != s->ip)
 		j++;
-	OPF_CHECK(j < st->n, "op sample at %#llx, not an instruction of block %zu (%#llx, %u retired)",
-		      (unsigned long long)s->ip, opf_cur, (unsigned long long)r->bi.start, st->n);
+	OPF_CHECK(j < st->n,
+	          "op sample at %#llx, not an instruction of block %zu (%#llx, %u retired)",
+	          (unsigned long long)s->ip, opf_cur, (unsigned long long)r->bi.start, st->n);
+	OPF_CHECK(opf_facts_ok(s, st, j),
+	          "op sample at %#llx (block %zu, instruction %u of %u): kind %u branch %u taken "
+	          "%u mispredicted %u ret %u "
+	          "microcoded %u target %#llx",
+	          (unsigned long long)s->ip, opf_cur, j, st->n, s->kind, s->branch, s->taken,
+	          s->mispredicted, s->ret, s->microcoded, (unsigned long long)s->target);
 	if (opf_mem_on) /* asked once for this sample, just before it */
-		OPF_CHECK(opf_mem_calls == opf_ngot + 1 && opf_mem_insn == s->insn && opf_mem_ip == s->ip,
-			      "op sample %zu (insn %llu at %#llx): %llu op_memory calls, the last for %llu at %#llx",
-			      opf_ngot, (unsigned long long)s->insn, (unsigned long long)s->ip,
-			      (unsigned long long)opf_mem_calls, (unsigned long long)opf_mem_insn,
-			      (unsigned long long)opf_mem_ip);
+		OPF_CHECK(opf_mem_calls == opf_ngot + 1 && opf_mem_insn == s->insn &&
+		              opf_mem_ip == s->ip,
+		          "op sample %zu (insn %llu at %#llx): %llu op_memory calls, the last for "
+		          "%llu at %#llx",
+		          opf_ngot, (unsigned long long)s->insn, (unsigned long long)s->ip,
+		          (unsigned long long)opf_mem_calls, (unsigned long long)opf_mem_insn,
+		          (unsigned long long)opf_mem_ip);
 	if (opf_ngot == opf_capgot) {
 		opf_capgot = opf_capgot ? 2 * opf_capgot : 4096;
 		opf_got = realloc(opf_got, opf_capgot * sizeof(*opf_got));
@@ -332,8 +380,8 @@ static inline struct pmu *opf_pmu(const struct pmu_config *cfg, int mem, char *m
 	opf_ngot = 0;
 	opf_pmis = 0;
 	opf_mem_calls = 0;
-	struct pmu_sample_sink sink = {.sample = opf_on_pmi, .op_sample = opf_on_op,
-				       .op_memory = mem ? opf_on_memory : NULL};
+	struct pmu_sample_sink sink = {
+	    .sample = opf_on_pmi, .op_sample = opf_on_op, .op_memory = mem ? opf_on_memory : NULL};
 	int r = pmu_new(cfg, sink, &p, msg, ml);
 	return r == 0 ? p : NULL;
 }
@@ -350,16 +398,23 @@ static inline void opf_feed_range(struct pmu *p, size_t from, size_t to)
 		const struct opf_step *st = &opf_steps[k];
 		opf_cur = k;
 		opf_nm[k] = pmu_op_next_min(p);
-		if (st->whole && sk.whole) { /* a consumer without whole() gets every block by retire() */
+		if (st->whole &&
+		    sk.whole) { /* a consumer without whole() gets every block by retire() */
 			unsigned flags = (st->taken ? RB_WHOLE_TAKEN : 0) | RB_WHOLE_RUN_START |
-					 (st->new_context ? RB_WHOLE_NEW_CONTEXT : 0);
+			                 (st->new_context ? RB_WHOLE_NEW_CONTEXT : 0);
 			sk.whole(sk.ctx, &st->run->bi, st->next, 0, st->tid, flags);
 			continue;
 		}
 		struct retired_block rb = {
-			.info = &st->run->bi, .next = st->next, .rep_iters = st->rep_iters, .tid = st->tid,
-			.ninsns = st->n, .kind = st->kind, .taken = st->taken, .run_start = 1,
-			.new_context = st->new_context,
+		    .info = &st->run->bi,
+		    .next = st->next,
+		    .rep_iters = st->rep_iters,
+		    .tid = st->tid,
+		    .ninsns = st->n,
+		    .kind = st->kind,
+		    .taken = st->taken,
+		    .run_start = 1,
+		    .new_context = st->new_context,
 		};
 		if (st->run->bi.kind == BK_REP && (st->kind == BK_REP || st->rep_left)) {
 			rb.rep_part = (uint8_t)(RB_REP_RAN | (st->rep_left ? RB_REP_LEFT : 0));
@@ -379,11 +434,12 @@ static inline void opf_feed(struct pmu *p)
 
 /* pmu_op_next_min before every block against the next tag's number T (the
  * test's, from the first sample at or after the block): at most T, equal when
- * exact. pmu.h allows one exception in cycle mode: a REP's iterations may
- * bring the tag earlier than the bound, so a value is excused when REP
- * iterations ran between it and the tag (a REP left in the middle before the
- * tag's block, or the tagged REP itself); *excused counts those that needed
- * it. Blocks after the last tag are not checked. */
+ * exact. pmu.h allows one exception where the bound counts cycles (cycle
+ * mode, windows): a REP's iterations may bring the tag earlier, so with
+ * rep_excuse a value is excused when REP iterations ran between it and the
+ * tag (a REP retired or left in the middle in a block before the tag's, or
+ * the tagged REP itself); *excused counts those that needed it. Blocks after
+ * the last tag are not checked. */
 static inline void opf_check_next_min(int exact, int rep_excuse, size_t *excused, const char *what)
 {
 	size_t i = 0;
@@ -399,12 +455,15 @@ static inline void opf_check_next_min(int exact, int rep_excuse, size_t *excused
 		int rep = 0;
 		for (size_t u = k; rep_excuse && u <= opf_got[i].step; u++)
 			rep |= opf_steps[u].rep_iters &&
-			       (u < opf_got[i].step ? opf_steps[u].rep_left || opf_steps[u].kind == BK_REP
-						    : opf_got[i].s.microcoded);
-		OPF_CHECK(rep, "%s: before block %zu (after insn %llu), next_min %llu; the next tag is insn %llu "
-				   "(block %zu)",
-			      what, k, (unsigned long long)opf_steps[k].base, (unsigned long long)opf_nm[k],
-			      (unsigned long long)t, opf_got[i].step);
+			       (u < opf_got[i].step
+			            ? opf_steps[u].rep_left || opf_steps[u].kind == BK_REP
+			            : opf_got[i].s.microcoded);
+		OPF_CHECK(rep,
+		          "%s: before block %zu (after insn %llu), next_min %llu; the next tag is "
+		          "insn %llu "
+		          "(block %zu)",
+		          what, k, (unsigned long long)opf_steps[k].base,
+		          (unsigned long long)opf_nm[k], (unsigned long long)t, opf_got[i].step);
 		++*excused;
 	}
 }
