@@ -206,8 +206,10 @@ uint64_t pmu_mispredicts(const struct pmu *p);
 /* Op sampling: the smallest number (1-based, among all retired instructions)
  * the next tagged instruction can have, from what p has retired so far: in op
  * mode without windows exactly the next tag's; otherwise a lower bound (in
- * cycle mode from the most cycles one instruction other than a REP can add: a
- * REP's iterations may bring the tag earlier). UINT64_MAX without op sampling.
+ * cycle mode, and for the next window's opening, from the most cycles one
+ * instruction other than a REP can add, refills owed included: a REP's
+ * iterations, retired or left in the middle, may bring the tag earlier).
+ * UINT64_MAX without op sampling.
  * The machine uses it to watch the instructions where a tag can fall, so that
  * it knows their data addresses (pmu_sample_sink.op_memory). */
 uint64_t pmu_op_next_min(const struct pmu *p);

@@ -42,10 +42,16 @@ int pmu_op_init(struct pmu *p, char *msg, size_t ml)
 	uint16_t max_q = 0;
 	for (int k = 0; k < IC_COUNT; k++)
 		max_q = p->cpu->cost_q[k] > max_q ? p->cpu->cost_q[k] : max_q;
+	/* refills owed at once: an op sample's, and a PMI's when a sampling
+	 * counter's lands at the same instruction */
+	uint64_t refills = 1;
+	for (uint32_t i = 0; i < p->cfg.nctr; i++)
+		if (p->cfg.ctr[i].period || p->cfg.ctr[i].freq)
+			refills = 2;
 	/* whole cycles an instruction adds: its quarter cycles (cost, a branch's
-	 * misprediction and redirect, a refill owed) over 4, plus one for the
+	 * misprediction and redirect, the refills owed) over 4, plus one for the
 	 * rounding of the cycle it starts in */
-	p->op.cmax = (max_q + p->mis_q + p->taken_q + (uint64_t)p->cfg.refill_cycles * 4) / 4 + 1;
+	p->op.cmax = (max_q + p->mis_q + p->taken_q + refills * p->cfg.refill_cycles * 4) / 4 + 1;
 	/* its own stream: adding or removing other counters leaves its draws alone */
 	rng_init(&p->op.rng, p->cfg.seed ^ 0x49425320u /* "IBS " */ ^ 0x4f502d6f70ULL << 24);
 	p->op.on = 1;
@@ -113,19 +119,30 @@ static void take_sample(struct pmu *p, const struct blk *b, uint32_t i, uint64_t
 	p->debt_q += (uint64_t)p->cfg.refill_cycles * 4;
 }
 
+/* Whether the counter counts what ends at cycle c1: always without windows;
+ * with them, only inside a window, and the first thing to end in a window
+ * arms the unit afresh (the service re-arms it when the window opens). */
+static int counting(struct pmu *p, uint64_t c1)
+{
+	const struct pmu_op_config *c = &p->cfg.op;
+	if (!c->window_every)
+		return 1;
+	if (!in_window(c, c1))
+		return 0;
+	uint64_t w = c1 / c->window_every + 1;
+	if (p->op.win != w) {
+		p->op.win = w;
+		p->op.left = p->op.cur = draw(p);
+	}
+	return 1;
+}
+
 void pmu_op_step(struct pmu *p, const struct blk *b, uint32_t i, uint64_t q0)
 {
 	const struct pmu_op_config *c = &p->cfg.op;
 	uint64_t c0 = q0 >> 2, c1 = p->q >> 2;
-	if (c->window_every) {
-		if (!in_window(c, c1))
-			return;
-		uint64_t w = c1 / c->window_every + 1;
-		if (p->op.win != w) { /* the window opened: the unit is armed afresh */
-			p->op.win = w;
-			p->op.left = p->op.cur = draw(p);
-		}
-	}
+	if (!counting(p, c1))
+		return;
 	uint64_t ev = c->count_ops ? 1 : c1 - c0;
 	if (!ev)
 		return;
@@ -142,7 +159,9 @@ void pmu_op_lost(struct pmu *p, uint64_t q0)
 {
 	const struct pmu_op_config *c = &p->cfg.op;
 	uint64_t c0 = q0 >> 2, c1 = p->q >> 2;
-	if (c->count_ops || (c->window_every && !in_window(c, c1)))
+	/* a window that opened since the interval began replaces it first, as
+	 * for an instruction that retires */
+	if (c->count_ops || !counting(p, c1))
 		return;
 	if (c1 - c0 < p->op.left) {
 		p->op.left -= c1 - c0;
@@ -167,7 +186,10 @@ uint64_t pmu_op_next_min(const struct pmu *p)
 		uint64_t w = now / c->window_every + 1;
 		int running = in_window(c, now) && p->op.win == w;
 		uint64_t until = in_window(c, now) && !running ? 0 : c->window_every - now % c->window_every;
-		uint64_t later = p->insns + 1 + until / p->op.cmax;
+		/* the instructions it takes to add `until` cycles, at least one: the
+		 * one that reaches the opening retires in the window, and in cycle
+		 * mode all its cycles count, so it may be tagged itself */
+		uint64_t later = p->insns + (until > p->op.cmax ? (until + p->op.cmax - 1) / p->op.cmax : 1);
 		return running && run < later ? run : later;
 	}
 	return run;
