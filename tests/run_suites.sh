@@ -13,8 +13,10 @@ trap 'rm -f "$log"' EXIT
 trap 'exit 130' INT TERM # the EXIT trap removes the log of a run cut short
 for suite in "$@"; do
 	log=$(mktemp)
+	start=$SECONDS
 	"$suite" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
+	echo "run_suites: ${suite##*/} took $((SECONDS - start)) s"
 	line=$(grep -E '^[0-9]+%: Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' "$log" | tail -n 1)
 	rm -f "$log"
 	if [ -n "$line" ]; then
