@@ -152,6 +152,9 @@ int cpi_args_load(struct cpi_args *a, const struct profile_args *pa, struct cpi 
 			       "%s: %s holds no samples of the cycles event (record -e cycles/period=N/ with "
 			       "--delta 255, or give --cycles-input, or --cycles-from lbr)\n",
 			       cmd, a->cycles_input ? a->cycles_input : pa->input), 1;
+	if (a->o.cycles_from == CPI_CYCLES_LBR && !st->ranges)
+		return fprintf(stderr, "%s: %s holds no taken-branch samples with a branch stack for --cycles-from lbr "
+				       "(record -e br_inst_retired.near_taken -b)\n", cmd, pa->input), 1;
 	if (a->o.cycles_from == CPI_CYCLES_LBR && st->ranges && st->lbr_no_cycles == st->ranges)
 		return fprintf(stderr, "%s: %s: no LBR entry carries a cycle count\n", cmd, pa->input), 1;
 	return 0;
