@@ -278,8 +278,8 @@ asan-unit:
 # The end-to-end suite against pmusim built with ASan+UBSan.
 e2e-asan: $(E2E_BIN) workloads
 	$(MAKE) MODE=asan build/asan/pmusim build/asan/tests/ptrace_edges build/asan/tests/ptrace_rep
-	@PMUSIM=build/asan/pmusim PTRACE_EDGES=build/asan/tests/ptrace_edges PTRACE_REP=build/asan/tests/ptrace_rep \
-		WORKLOADS=$(WL_DIR) tests/run_suites.sh $(E2E_BIN)
+	@E2E_SANITIZED=1 PMUSIM=build/asan/pmusim PTRACE_EDGES=build/asan/tests/ptrace_edges \
+		PTRACE_REP=build/asan/tests/ptrace_rep WORKLOADS=$(WL_DIR) tests/run_suites.sh $(E2E_BIN)
 
 # All tests: unit suites and end-to-end suite with ASan+UBSan, then in the release
 # build (tests/test_all.sh). Ends with the total of every suite: "total: N passed, N failed".

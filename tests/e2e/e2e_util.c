@@ -18,6 +18,7 @@ static struct {
 	pid_t owner; /* the process that made dir and removes it */
 	char pmusim[1024], workloads[1024], shared[1024];
 	char dir[64];
+	int sanitized; /* E2E_SANITIZED: pmusim is the ASan build (make e2e-asan) */
 } cfg;
 
 static void copy_env(char *dst, size_t len, const char *name, const char *dflt)
@@ -63,6 +64,7 @@ static void fixed_environment(void)
 void e2e_init(void)
 {
 	copy_env(cfg.pmusim, sizeof(cfg.pmusim), "PMUSIM", "build/release/pmusim");
+	cfg.sanitized = getenv("E2E_SANITIZED") && *getenv("E2E_SANITIZED") == '1';
 	copy_env(cfg.workloads, sizeof(cfg.workloads), "WORKLOADS", "build/workloads");
 	copy_env(cfg.shared, sizeof(cfg.shared), "PMUSIM_SHARED", "../shared");
 	/* always directly in /tmp, so that the guests' environment has the same length
@@ -82,6 +84,12 @@ const char *pmusim(void)
 {
 	assert(cfg.ready && "e2e_init() first");
 	return cfg.pmusim;
+}
+
+int e2e_sanitized(void)
+{
+	assert(cfg.ready && "e2e_init() first");
+	return cfg.sanitized;
 }
 
 const char *shared_dir(void)

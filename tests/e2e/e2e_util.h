@@ -64,6 +64,12 @@ int truth_records(const char *path, struct truth_rec **out, size_t *n);
 /* The top-level "instructions" count of a truth JSON, or -1. */
 long long truth_instructions(const char *path);
 
+/* 1 when pmusim is the ASan build (E2E_SANITIZED=1, make e2e-asan): the suites whose
+ * figures need millions of samples on many programs then run one program of their
+ * list, so that ASan sees every code path; the figures are the release run's (make
+ * e2e), which runs them all. The outputs are the same in both builds. */
+int e2e_sanitized(void);
+
 /* The shared/ folder beside the repository: $PMUSIM_SHARED, default ../shared. */
 const char *shared_dir(void);
 
