@@ -67,26 +67,49 @@ struct terms {
 	size_t name_len;
 };
 
+/* One term of pmu/terms/: KEY or KEY=VALUE, VALUE also as a number (st). */
+struct term {
+	const char *text, *eq;  /* eq: its '=', NULL without one */
+	size_t n, klen;         /* the term's length, the key's */
+	char val[64];
+	uint64_t v;
+	int st;                 /* number_parse's verdict on val (NUMBER_SYNTAX without '=') */
+};
+
+/* The term at *i of the blen bytes at body into t, *i moved past it and its
+ * comma: 1, or 0 at the end. */
+static int next_term(const char *body, size_t blen, size_t *i, struct term *t)
+{
+	if (*i >= blen)
+		return 0;
+	memset(t, 0, sizeof(*t));
+	t->text = body + *i;
+	t->n = strcspn(t->text, ",/");
+	if (t->n > blen - *i)
+		t->n = blen - *i;
+	t->eq = memchr(t->text, '=', t->n);
+	t->klen = t->eq ? (size_t)(t->eq - t->text) : t->n;
+	t->st = NUMBER_SYNTAX;
+	if (t->eq) {
+		snprintf(t->val, sizeof(t->val), "%.*s", (int)(t->n - t->klen - 1), t->eq + 1);
+		t->st = number_parse(t->val, &t->v);
+	}
+	*i += t->n + (*i + t->n < blen);
+	return 1;
+}
+
 /* The terms between the slashes of pmu/terms/ or NAME/terms/. */
 static int parse_terms(const struct scan *s, const char *body, size_t blen, int pmu, struct terms *t)
 {
 	memset(t, 0, sizeof(*t));
 	if (blen == 0)
 		return fail(s, "no terms between the slashes", (int)blen, body, "");
-	for (size_t i = 0; i < blen;) {
-		const char *term = body + i;
-		size_t n = strcspn(term, ",/");
-		if (n > blen - i)
-			n = blen - i;
-		const char *eq = memchr(term, '=', n);
-		size_t klen = eq ? (size_t)(eq - term) : n;
-		char val[64];
-		uint64_t v = 0;
-		int st = NUMBER_SYNTAX;
-		if (eq) {
-			snprintf(val, sizeof(val), "%.*s", (int)(n - klen - 1), eq + 1);
-			st = number_parse(val, &v);
-		}
+	struct term tm;
+	for (size_t i = 0; next_term(body, blen, &i, &tm);) {
+		const char *term = tm.text, *eq = tm.eq;
+		size_t n = tm.n, klen = tm.klen;
+		uint64_t v = tm.v;
+		int st = tm.st;
 #define KEY(k) (klen == strlen(k) && strncasecmp(term, k, klen) == 0)
 		if (eq && KEY("name")) {
 			t->name = eq + 1, t->name_len = n - klen - 1;
@@ -116,7 +139,6 @@ static int parse_terms(const struct scan *s, const char *body, size_t blen, int 
 					: " (terms: period=, name=)");
 		}
 #undef KEY
-		i += n + (i + n < blen);
 	}
 	return 0;
 }
@@ -128,24 +150,18 @@ static int parse_ibs_op(const struct scan *s, const char *text, size_t len, cons
 	struct eventlist *el = s->el;
 	if (el->op)
 		return fail(s, "a second", (int)len, text, ": the model has one op sampling unit");
-	for (size_t i = 0; i < blen;) {
-		const char *term = body + i;
-		size_t n = strcspn(term, ",/");
-		if (n > blen - i)
-			n = blen - i;
-		const char *eq = memchr(term, '=', n);
-		size_t klen = eq ? (size_t)(eq - term) : n;
-		char val[64];
-		uint64_t v = 0;
-		if (eq)
-			snprintf(val, sizeof(val), "%.*s", (int)(n - klen - 1), eq + 1);
+	struct term tm;
+	for (size_t i = 0; next_term(body, blen, &i, &tm);) {
+		const char *term = tm.text, *eq = tm.eq;
+		size_t n = tm.n, klen = tm.klen;
+		uint64_t v = tm.v;
 #define KEY(k) (klen == strlen(k) && strncasecmp(term, k, klen) == 0)
 		if (eq && KEY("name")) {
 			snprintf(el->op_name, EVENTLIST_NAME_MAX, "%.*s", (int)(n - klen - 1), eq + 1);
 		} else if (KEY("cnt_ctl") || KEY("config") || KEY("period")) {
 			if (!eq)
 				v = 1; /* perf: a format term alone is set to 1 */
-			else if (number_parse(val, &v) != NUMBER_OK)
+			else if (tm.st != NUMBER_OK)
 				return fail(s, "term", (int)n, term, ": not a number");
 			if (KEY("cnt_ctl") && v > 1)
 				return fail(s, "term", (int)n, term, ": cnt_ctl is one bit (config:19)");
@@ -166,7 +182,6 @@ static int parse_ibs_op(const struct scan *s, const char *text, size_t len, cons
 			return fail(s, "unsupported term", (int)n, term, " (ibs_op terms: cnt_ctl, config, period, name)");
 		}
 #undef KEY
-		i += n + (i + n < blen);
 	}
 	for (size_t i = 0; i < mlen; i++)
 		if (mods[i] != 'u' && mods[i] != 'p')
