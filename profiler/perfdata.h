@@ -277,8 +277,14 @@ const struct perfdata_event *perfdata_event(const struct perfdata *pd, size_t i)
 int perfdata_event_of_id(const struct perfdata *pd, uint64_t id);
 
 /* Next SAMPLE, COMM, MMAP, MMAP2, FORK, EXIT or TEXT_POKE record of the data
- * section (other types are skipped): 1 and *rec filled, 0 at the end, or a negative pmusim_err (message
- * in msg) when a record is corrupt. */
+ * section (other types are skipped) in perf's order, not the file's: records with a
+ * time by time (equal times in file order), each round (FINISHED_ROUND) flushed up to
+ * the previous round's latest time, records without one (time 0) at once
+ * (perfdata_order.c has perf's rules). A file written in time order, as pmusim's are,
+ * comes out in file order. Memory: 16 bytes per record queued, about two rounds.
+ * 1 and *rec filled, 0 at the end, or a negative pmusim_err (message in msg) when a
+ * record is corrupt; after that error the next call goes on with the records after
+ * it, or, after a bad record size, with those read before it and still queued. */
 int perfdata_next(struct perfdata *pd, struct perf_record *rec, char *msg, size_t msglen);
 
 /* The name of PMU type `type` in the file's PMU_MAPPINGS ("cpu" for 4 when mapped),

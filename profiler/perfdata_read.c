@@ -383,6 +383,7 @@ void perfdata_close(struct perfdata *pd)
 	free(pd->br);
 	free(pd->bids);
 	free(pd->pmus);
+	free(pd->queue);
 	free(pd);
 }
 

@@ -12,6 +12,20 @@
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the reader decodes little-endian perf.data in place"
+/* The records of the data section (perfdata_records.c). The size of the record at
+ * off (0, or PMUSIM_ERR_FORMAT when it is below 8 or runs past the data section). */
+int perfdata_record_size(const struct perfdata *pd, uint64_t off, uint16_t *size);
+/* 1 when perfdata_next hands records of this type out. */
+int perfdata_record_carried(uint32_t type);
+/* The time perf orders a carried record by (evsel__parse_sample_timestamp): a
+ * sample's TIME, another record's sample_id_all trailer time (for FORK and EXIT too,
+ * not the body's), 0 when it has none. 0 or PMUSIM_ERR_FORMAT (unknown event). */
+int perfdata_record_time(const struct perfdata *pd, uint64_t off, uint16_t size, uint64_t *time);
+/* Decodes the carried record at off of the given size: 0, or a negative pmusim_err.
+ * Pointers into the file stay valid while pd is open; the branch stack lives in pd
+ * until the next decode. */
+int perfdata_record_at(struct perfdata *pd, uint64_t off, uint16_t size, struct perf_record *rec);
+
 #endif
 
 struct idmap {
@@ -28,6 +42,11 @@ struct build_id {
 	const uint8_t *id;
 	size_t len;
 	const char *file;
+};
+
+/* A record waiting in the time-order queue (perfdata_order.c). */
+struct order_entry {
+	uint64_t time, off;
 };
 
 struct perfdata {
@@ -48,6 +67,12 @@ struct perfdata {
 	const char *hostname, *version; /* HOSTNAME and VERSION features, or NULL */
 	struct pmu_name *pmus;          /* PMU_MAPPINGS feature */
 	size_t npmus;
+	/* perfdata_order.c: records read but not yet handed out, and perf's flush state */
+	struct order_entry *queue;
+	size_t nqueue, queue_cap;
+	size_t ready, next_ready; /* queue[next_ready..ready) are flushed, sorted, due */
+	uint64_t flush_limit;     /* ordered_events next_flush */
+	uint64_t queue_max;       /* ordered_events max_timestamp */
 };
 
 /* A bounded cursor: reading past end sets bad and yields zeros. */
@@ -92,5 +117,19 @@ static inline uint64_t u64_at(const uint8_t *p)
 	memcpy(&v, p, 8);
 	return v;
 }
+
+/* The records of the data section (perfdata_records.c). The size of the record at
+ * off (0, or PMUSIM_ERR_FORMAT when it is below 8 or runs past the data section). */
+int perfdata_record_size(const struct perfdata *pd, uint64_t off, uint16_t *size);
+/* 1 when perfdata_next hands records of this type out. */
+int perfdata_record_carried(uint32_t type);
+/* The time perf orders a carried record by (evsel__parse_sample_timestamp): a
+ * sample's TIME, another record's sample_id_all trailer time (for FORK and EXIT too,
+ * not the body's), 0 when it has none. 0 or PMUSIM_ERR_FORMAT (unknown event). */
+int perfdata_record_time(const struct perfdata *pd, uint64_t off, uint16_t size, uint64_t *time);
+/* Decodes the carried record at off of the given size: 0, or a negative pmusim_err.
+ * Pointers into the file stay valid while pd is open; the branch stack lives in pd
+ * until the next decode. */
+int perfdata_record_at(struct perfdata *pd, uint64_t off, uint16_t size, struct perf_record *rec);
 
 #endif

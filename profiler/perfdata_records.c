@@ -1,5 +1,5 @@
-/* perf.data records (profiler/perfdata.h, perfdata_next): walks the data section, checks
- * every record's size, and decodes SAMPLE by its event's sample_type and COMM, MMAP, MMAP2,
+/* perf.data records (profiler/perfdata.h; perfdata_order.c hands them out): checks a
+ * record's size, finds the time perf orders it by, and decodes SAMPLE by its event's sample_type and COMM, MMAP, MMAP2,
  * FORK, EXIT and TEXT_POKE with their sample_id_all trailer. Layouts: include/uapi/linux/perf_event.h (record bodies,
  * sample field order, read_format, struct sample_id). */
 #include <stdint.h>
@@ -144,11 +144,11 @@ static int parse_trailer(const struct perfdata *pd, const uint8_t *p, uint16_t s
 	if (*len > size - 8)
 		return PMUSIM_ERR_FORMAT;
 	const uint8_t *t = p + size - *len;
-	if ((st & PERF_SAMPLE_TID) && pid_tid)
+	if (*len && (st & PERF_SAMPLE_TID) && pid_tid)
 		memcpy(pid_tid, t, 8);
 	if (st & PERF_SAMPLE_TID)
 		t += 8;
-	*time = st & PERF_SAMPLE_TIME ? u64_at(t) : 0;
+	*time = *len && (st & PERF_SAMPLE_TIME) ? u64_at(t) : 0; /* no trailer: no time */
 	return 0;
 }
 
@@ -204,49 +204,72 @@ static int parse_text_poke(const struct perfdata *pd, const uint8_t *p, uint16_t
 	return 0;
 }
 
-int perfdata_next(struct perfdata *pd, struct perf_record *rec, char *msg, size_t msglen)
+int perfdata_record_size(const struct perfdata *pd, uint64_t off, uint16_t *size)
 {
-	while (pd->pos < pd->data_end) {
-		uint64_t off = pd->pos;
-		const uint8_t *p = pd->map + off;
-		uint16_t size = 0;
-		if (pd->data_end - off >= 8)
-			memcpy(&size, p + 6, 2);
-		if (size < 8 || size > pd->data_end - off) {
-			pd->pos = pd->data_end; /* nothing after a broken size can be trusted */
-			return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT,
-			                   "perf.data: record at %#llx has a bad size",
-			                   (unsigned long long)off);
-		}
-		pd->pos += size;
-		memset(rec, 0, sizeof(*rec));
-		memcpy(&rec->type, p, 4);
-		memcpy(&rec->misc, p + 4, 2);
-		rec->offset = off;
-		int rc;
-		if (rec->type == PERF_RECORD_SAMPLE) {
-			rc = parse_sample(pd, p, size, &rec->u.sample);
-			rec->time = rec->u.sample.time;
-		} else if (rec->type == PERF_RECORD_COMM || rec->type == PERF_RECORD_MMAP ||
-		           rec->type == PERF_RECORD_MMAP2) {
-			rc = parse_task_record(pd, p, size, rec);
-		} else if (rec->type == PERF_RECORD_FORK || rec->type == PERF_RECORD_EXIT) {
-			/* pid, ppid, tid, ptid, time (perf_event.h) */
-			uint16_t tlen;
-			rc = size < 32 || parse_trailer(pd, p, size, &tlen, &rec->time, NULL) ? PMUSIM_ERR_FORMAT : 0;
-			memcpy(&rec->u.task, p + 8, 16);
-			if (!rc)
-				rec->time = u64_at(p + 24);
-		} else if (rec->type == PERF_RECORD_TEXT_POKE) {
-			rc = parse_text_poke(pd, p, size, rec);
-		} else {
-			continue; /* records the interface does not carry */
-		}
-		if (rc)
-			return pmusim_fail(msg, msglen, rc,
-			                   "perf.data: record %u at %#llx is corrupt", rec->type,
-			                   (unsigned long long)off);
-		return 1;
+	*size = 0;
+	if (off > pd->data_end || pd->data_end - off < 8)
+		return PMUSIM_ERR_FORMAT;
+	memcpy(size, pd->map + off + 6, 2);
+	return *size < 8 || *size > pd->data_end - off ? PMUSIM_ERR_FORMAT : 0;
+}
+
+int perfdata_record_carried(uint32_t type)
+{
+	return type == PERF_RECORD_SAMPLE || type == PERF_RECORD_COMM || type == PERF_RECORD_MMAP ||
+	       type == PERF_RECORD_MMAP2 || type == PERF_RECORD_FORK || type == PERF_RECORD_EXIT ||
+	       type == PERF_RECORD_TEXT_POKE;
+}
+
+int perfdata_record_time(const struct perfdata *pd, uint64_t off, uint16_t size, uint64_t *time)
+{
+	const uint8_t *p = pd->map + off;
+	uint32_t type;
+	memcpy(&type, p, 4);
+	*time = 0;
+	if (type != PERF_RECORD_SAMPLE) {
+		uint16_t tlen;
+		return parse_trailer(pd, p, size, &tlen, time, NULL);
 	}
+	int ev = sample_event(pd, p, size);
+	if (ev < 0)
+		return PMUSIM_ERR_FORMAT;
+	uint64_t st = pd->ev[ev].sample_type;
+	if (!(st & PERF_SAMPLE_TIME))
+		return 0;
+	/* IDENTIFIER, IP and TID come before TIME (perf_event.h field order) */
+	uint64_t at = 8 + 8 * (uint64_t)(!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+	                                 !!(st & PERF_SAMPLE_TID));
+	if (at + 8 > size)
+		return PMUSIM_ERR_FORMAT;
+	*time = u64_at(p + at);
 	return 0;
+}
+
+int perfdata_record_at(struct perfdata *pd, uint64_t off, uint16_t size, struct perf_record *rec)
+{
+	const uint8_t *p = pd->map + off;
+	memset(rec, 0, sizeof(*rec));
+	memcpy(&rec->type, p, 4);
+	memcpy(&rec->misc, p + 4, 2);
+	rec->offset = off;
+	if (rec->type == PERF_RECORD_SAMPLE) {
+		int rc = parse_sample(pd, p, size, &rec->u.sample);
+		rec->time = rec->u.sample.time;
+		return rc;
+	}
+	if (rec->type == PERF_RECORD_COMM || rec->type == PERF_RECORD_MMAP ||
+	    rec->type == PERF_RECORD_MMAP2)
+		return parse_task_record(pd, p, size, rec);
+	if (rec->type == PERF_RECORD_FORK || rec->type == PERF_RECORD_EXIT) {
+		/* pid, ppid, tid, ptid, time (perf_event.h) */
+		uint16_t tlen;
+		if (size < 32 || parse_trailer(pd, p, size, &tlen, &rec->time, NULL))
+			return PMUSIM_ERR_FORMAT;
+		memcpy(&rec->u.task, p + 8, 16);
+		rec->time = u64_at(p + 24);
+		return 0;
+	}
+	if (rec->type == PERF_RECORD_TEXT_POKE)
+		return parse_text_poke(pd, p, size, rec);
+	return PMUSIM_ERR_ARG; /* not a type the interface carries */
 }

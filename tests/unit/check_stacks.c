@@ -290,7 +290,7 @@ START_TEST(fork_and_exec)
 	ck_assert_int_eq(perfdata_write_task(w, PERF_RECORD_FORK, 300, SF_PID, 300, SF_PID, 11), 0);
 	ck_assert_int_eq(sf_put(w, &prog, 1, 200, 200, 1, "main;mid", SF_RET_END, 0), 0);
 	ck_assert_int_eq(sf_put(w, &prog, 1, 300, 300, 1, "main;other", SF_RET_END, 0), 0);
-	ck_assert_int_eq(perfdata_write_comm_exec(w, 300, 300, "sh", 20), 0);
+	ck_assert_int_eq(perfdata_write_comm_exec(w, 300, 300, "sh", sf_time++), 0);
 	ck_assert_int_eq(sf_put(w, &prog, 1, 300, 300, 1, "main;leaf", SF_RET_END, 0), 0);
 	ck_assert_int_eq(sf_put(w, &prog, 1, 400, 400, 1, "main", SF_RET_END, 0),
 	                 0); /* never mapped */

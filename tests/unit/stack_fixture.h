@@ -186,14 +186,17 @@ static struct perfdata_writer *sf_open(const char *path, const struct sf_prog *p
 	return w;
 }
 
+/* The time of the next sample sf_put writes (one more each): other records written
+ * between samples take theirs from here, so that file order and time order agree. */
+static uint64_t sf_time = 100;
+
 /* One sample of event id with the stack's callchain; 0 or a negative pmusim_err. */
 static int sf_put(struct perfdata_writer *w, const struct sf_prog *p, uint64_t id, uint32_t pid,
                   uint32_t tid, uint64_t period, const char *stack, int ret, int kernel)
 {
-	static uint64_t time = 100;
 	uint64_t chain[SF_MAX_CHAIN];
 	struct perf_sample s = {.id = id,
-	                        .time = time++,
+	                        .time = sf_time++,
 	                        .pid = pid,
 	                        .tid = tid,
 	                        .period = period,
