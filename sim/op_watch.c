@@ -180,8 +180,9 @@ static int is_string_op(const cs_x86 *x)
 	       ((x->opcode[0] >= 0xa4 && x->opcode[0] <= 0xaf) || (x->opcode[0] >= 0x6c && x->opcode[0] <= 0x6f));
 }
 
-/* What instruction in will access, before it runs with registers g (one access:
- * an explicit memory operand first, else the implicit stack slot). */
+/* What instruction in will access, before it runs with registers g (one
+ * address: an explicit memory operand's first, else the implicit stack
+ * slot's; load and store say every access the instruction makes). */
 static void note_access(const struct regs *g, const cs_insn *in, struct pmu_op_mem *m)
 {
 	const cs_x86 *x = &in->detail->x86;
@@ -199,6 +200,13 @@ static void note_access(const struct regs *g, const cs_insn *in, struct pmu_op_m
 		if (!m->load && !m->store) /* no access flags from Capstone: unknown */
 			return;
 		m->width = op->size;
+		/* the implicit stack access besides the operand's: call [mem] and push
+		 * [mem] also store to the stack, pop [mem] also loads from it (SDM vol.
+		 * 2); load and store say every access, the address stays the operand's */
+		if (in->id == X86_INS_CALL || in->id == X86_INS_PUSH)
+			m->store = 1;
+		else if (in->id == X86_INS_POP)
+			m->load = 1;
 		int rep = x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE;
 		if (rep && is_string_op(x))
 			return; /* a REP string op: many addresses, none of them the op's */
