@@ -51,8 +51,9 @@ static uint64_t reg(struct sim *s, int r)
 	return v;
 }
 
-/* What the instruction at ip, about to run, will access (one access: an
- * explicit memory operand first, else the implicit stack slot). */
+/* What the instruction at ip, about to run, will access (one address: an
+ * explicit memory operand's first, else the implicit stack slot's; load and
+ * store say every access the instruction makes). */
 static void note_access(struct sim *s, struct op_watch *o, uint64_t ip, struct pmu_op_mem *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -85,6 +86,13 @@ static void note_access(struct sim *s, struct op_watch *o, uint64_t ip, struct p
 			ea &= 0xffffffffu;
 		m->addr = ea;
 		m->addr_valid = 1;
+		/* the implicit stack access besides the operand's: call [mem] and push [mem]
+		 * also store to the stack, pop [mem] also loads from it (SDM vol. 2); the
+		 * address stays the operand's */
+		if (in->id == X86_INS_CALL || in->id == X86_INS_PUSH)
+			m->store = 1;
+		else if (in->id == X86_INS_POP)
+			m->load = 1;
 		return;
 	}
 	uint64_t sp = reg(s, UC_X86_REG_RSP);
