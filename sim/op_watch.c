@@ -16,6 +16,16 @@
 #include "sim/sim.h"
 #include "sim/sim_state.h"
 
+/* Guest instructions the watches may have had translated again (twice per watch: with
+ * the hook, and without it once unwatched) before the translation cache is emptied from
+ * outside emulation (op_watch_restarting). Unicorn 2.0.1 empties a full cache (1 GB of
+ * host code) by itself in the middle of emulation, and its next uc_ctl_remove_cache
+ * then faults in page_collection_lock (measured: record -e ibs_op// -c 160 of ibs_ops
+ * 250000 died so after 1.08 million watches, at 1.17 GB); emptied at a restart, it
+ * does not (the same run completes). About 230 bytes of host code per hooked
+ * instruction were measured; 2^19 of them stay far below the 1 GB. */
+#define RETRANSLATE_BUDGET (1u << 19)
+
 /* Instructions noted and not yet asked for: a block's worth and more. */
 #define NOTES 4096
 /* Watched ranges at once (normally one or two blocks). */
@@ -35,6 +45,7 @@ struct op_watch {
 	const struct pmu *pmu;
 	uint64_t at;          /* instruction count from which the slow path looks */
 	uint32_t max_run;     /* most instructions of a run seen: a TB pending and the next */
+	uint64_t retranslated; /* instructions translated again since the cache was emptied */
 	csh cs;
 	cs_insn *insn;
 	uc_engine *uc;        /* the engine the watches are in */
@@ -211,12 +222,22 @@ int op_watch_block(struct sim *s, const struct block_info *bi, uint64_t addr)
 	w->lo = lo, w->hi = hi;
 	o->uc = s->p->uc;
 	o->nw++;
+	o->retranslated += 2 * (uint64_t)o->max_run; /* the TB is at most the longest run */
 	/* the TB was translated before the hook existed: translate it again */
 	uc_ctl_remove_cache(s->p->uc, lo, hi + 1);
 	s->restart = 1;
 	s->restart_pc = addr;
 	uc_emu_stop(s->p->uc);
 	return 1;
+}
+
+void op_watch_restarting(struct sim *s)
+{
+	struct op_watch *o = s->opw;
+	if (!o || o->retranslated < RETRANSLATE_BUDGET)
+		return;
+	uc_ctl(s->p->uc, UC_CTL_WRITE(UC_CTL_TB_FLUSH, 0)); /* hooks stay: they are not TBs */
+	o->retranslated = 0;
 }
 
 uint64_t op_watch_at(const struct sim *s)

@@ -23,6 +23,9 @@ struct block_info;
  * when emulation was stopped to translate bi again with a watch (the caller
  * returns at once), 0 to go on. */
 int op_watch_block(struct sim *s, const struct block_info *bi, uint64_t addr);
+/* The run loop, about to restart emulation a hook stopped (outside Unicorn): empties
+ * the translation cache when the watches' retranslations may be filling it. */
+void op_watch_restarting(struct sim *s);
 /* The first instruction count at which the block hook must look again. */
 uint64_t op_watch_at(const struct sim *s);
 void op_watch_free(struct sim *s);

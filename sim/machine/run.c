@@ -11,6 +11,7 @@
 #include "sim/machine/machine.h"
 #include "sim/machine/rep_patch.h"
 #include "sim/machine/sigill.h"
+#include "sim/op_watch.h"
 #include "sim/rep_ref.h"
 #include "sim/sim_state.h"
 
@@ -157,6 +158,7 @@ int sim_run(struct sim *s, struct sim_result *res)
 			continue;
 		}
 		if (s->restart && !s->stop_reason) {
+			op_watch_restarting(s);
 			if (s->patch_pending && s->p == s->procs[0])
 				rep_patch_arm(s);
 			pc = s->restart_pc;
