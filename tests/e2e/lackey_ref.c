@@ -241,7 +241,7 @@ int lackey_walk(const char *const argv[], const char *stdout_path, lackey_visit_
 		return fail(msg, msglen, "no program to run");
 	char logarg[32];
 	snprintf(logarg, sizeof(logarg), "--log-fd=%d", LOG_FD);
-	const char **vargv = calloc(nargs + 7, sizeof(*vargv));
+	const char **vargv = calloc(nargs + 8, sizeof(*vargv));
 	if (!vargv)
 		return fail(msg, msglen, "out of memory");
 	vargv[0] = "valgrind", vargv[1] = "--tool=lackey", vargv[2] = "--trace-mem=yes";
@@ -254,7 +254,11 @@ int lackey_walk(const char *const argv[], const char *stdout_path, lackey_visit_
 	/* no gdbserver FIFOs in $TMPDIR: a run the visitor stops is killed and could
 	 * not remove them */
 	vargv[5] = "--vgdb=no";
-	memcpy(vargv + 6, argv, nargs * sizeof(*argv));
+	/* VEX's IR optimiser removes a load whose value is never used (ibs_ops' pop rcx,
+	 * whose rcx is overwritten before it is read): lackey, instrumenting the
+	 * optimised IR, would print no L line for an access the CPU makes */
+	vargv[6] = "--vex-iropt-level=0";
+	memcpy(vargv + 7, argv, nargs * sizeof(*argv));
 
 	int pfd[2], err_fd = memfd_create("lackey-stderr", MFD_CLOEXEC);
 	if (err_fd < 0 || pipe2(pfd, O_CLOEXEC) < 0) {
