@@ -93,9 +93,14 @@ enum pmu_reload {
  * It counts retired instructions (count_ops, perf's cnt_ctl=1) or cycles;
  * when the count reaches the interval, the instruction at which it does is
  * tagged (cycles: the instruction while whose cycles the count is reached;
- * an instruction that adds no whole cycle cannot be). The counter then stands
- * still until the tagged instruction retires (one tag in flight) and starts
- * the next interval with the instruction after it. Each interval is the period
+ * an instruction that adds no whole cycle cannot be). The next interval
+ * counts from there: in op mode from the instruction after the tagged one,
+ * in cycle mode from the cycle after the one the count was reached in, so the
+ * tagged instruction's later cycles count toward it and each cycle is as
+ * likely as any to be tagged. One tag is in flight at a time: an interval
+ * that runs out before the tagged instruction retires (its later cycles, or a
+ * REP left in the middle, which never retires) is lost, and the next counts
+ * from there (pmu_op_lost_tags). Each interval is the period
  * less U{0..127} (the hardware's random low 7 bits of the initial count),
  * drawn from the op sampler's own generator, or exactly the period with
  * no_random. So, in op mode without randomness, sample i is the
@@ -224,6 +229,9 @@ int pmu_op_may_tag(const struct pmu *p, const struct block_info *pend, uint32_t 
 		   const struct block_info *bi, uint32_t *first);
 /* Op samples taken so far. */
 uint64_t pmu_op_samples(const struct pmu *p);
+/* Intervals that ran out with no sample: during a tagged instruction after
+ * its own tag, or in a REP left in the middle. */
+uint64_t pmu_op_lost_tags(const struct pmu *p);
 
 /* Program cycles per code run: from now on p adds to run id's figure exactly
  * the cycles its cycles counter counts while a block of that run retires (the

@@ -137,6 +137,20 @@ static int counting(struct pmu *p, uint64_t c1)
 	return 1;
 }
 
+/* Counts x cycles that follow an expiry, the tag of which is in flight (or
+ * never retires): the next interval counts from the expiry on, so they count
+ * toward it, and an interval they run out is lost (one tag in flight). */
+static void count_after_expiry(struct pmu *p, uint64_t x)
+{
+	p->op.left = p->op.cur = draw(p);
+	while (x >= p->op.left) {
+		x -= p->op.left;
+		p->op.lost++;
+		p->op.left = p->op.cur = draw(p);
+	}
+	p->op.left -= x;
+}
+
 void pmu_op_step(struct pmu *p, const struct blk *b, uint32_t i, uint64_t q0)
 {
 	const struct pmu_op_config *c = &p->cfg.op;
@@ -150,9 +164,17 @@ void pmu_op_step(struct pmu *p, const struct blk *b, uint32_t i, uint64_t q0)
 		p->op.left -= ev;
 		return;
 	}
-	/* cycle mode: the count was reached left cycles into the instruction */
-	take_sample(p, b, i, c->count_ops ? c1 - c0 : c1 - (c0 + p->op.left));
-	p->op.left = p->op.cur = draw(p);
+	if (c->count_ops) {
+		take_sample(p, b, i, c1 - c0);
+		p->op.left = p->op.cur = draw(p);
+		return;
+	}
+	/* the count was reached left cycles into the instruction; the cycles
+	 * after that count toward the next interval (no dead time: each cycle is
+	 * as likely to be the one an interval runs out in) */
+	uint64_t after = ev - p->op.left;
+	take_sample(p, b, i, after);
+	count_after_expiry(p, after);
 }
 
 void pmu_op_lost(struct pmu *p, uint64_t q0)
@@ -167,8 +189,9 @@ void pmu_op_lost(struct pmu *p, uint64_t q0)
 		p->op.left -= c1 - c0;
 		return;
 	}
-	/* the tagged op never retired (the REP was left): no sample, the unit re-arms */
-	p->op.left = p->op.cur = draw(p);
+	/* the tagged op never retires (the REP was left): no sample */
+	p->op.lost++;
+	count_after_expiry(p, c1 - c0 - p->op.left);
 }
 
 uint64_t pmu_op_next_min(const struct pmu *p)
@@ -198,6 +221,11 @@ uint64_t pmu_op_next_min(const struct pmu *p)
 uint64_t pmu_op_samples(const struct pmu *p)
 {
 	return p->op.samples;
+}
+
+uint64_t pmu_op_lost_tags(const struct pmu *p)
+{
+	return p->op.lost;
 }
 
 /* Whole cycles counted from quarter cycle q0 on once x more quarter cycles passed. */
@@ -241,14 +269,15 @@ int pmu_op_may_tag(const struct pmu *p, const struct block_info *pend, uint32_t 
 		pend_rep = pend->kind == BK_REP;
 	}
 	if (!pend_rep && counted(p->q, hi) >= left) {
-		/* the tag may fall in the pending block; then a fresh interval starts */
+		/* the tag may fall in the pending block; the next interval counts
+		 * from there, the rest of the pending block's cycles included */
 		uint64_t bhi = extra;
 		for (uint32_t i = 0; i < bi->ninsns; i++)
 			bhi += p->cpu->cost_q[bi->cls[i] < IC_COUNT ? bi->cls[i] : IC_OTHER];
 		/* (with windows, cycles outside them do not count: no certainty) */
 		if (!c->window_every && counted(p->q, lo) >= left &&
-		    (bhi >> 2) + 1 < c->period - (c->no_random ? 0 : OP_RANDOM_BITS))
-			return 0; /* it does for sure, and the next is longer than bi */
+		    counted(p->q, hi + bhi) - left < c->period - (c->no_random ? 0 : OP_RANDOM_BITS))
+			return 0; /* it does for sure, and the next runs out after bi */
 		return 1;
 	}
 	if (pend_rep)

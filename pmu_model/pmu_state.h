@@ -40,6 +40,7 @@ struct op_state {
 	uint64_t win;       /* windows: index of the window the interval started in, + 1 (0: none) */
 	uint64_t cmax;      /* cycle mode: most whole cycles one instruction other than a REP adds */
 	uint64_t samples;
+	uint64_t lost;      /* intervals run out with a tag in flight, or in a REP left */
 	struct rng rng;
 };
 
