@@ -372,10 +372,11 @@ void eventlist_print_known(FILE *f)
 		const struct pmu_event_desc *d = pmu_event_desc((enum pmu_event)i);
 		uint64_t enc = pmu_event_encoding((enum pmu_event)i);
 		const char *intel = d->perf_type == PERF_TYPE_HARDWARE ? d->alias : d->name;
-		fprintf(f, "  %s\n       [%c%s%s%s. cpu/event=0x%02llx,umask=0x%02llx/ = r%04llx]\n",
+		fprintf(f, "  %s\n       [%c%s%s%s%s%s. cpu/event=0x%02llx,umask=0x%02llx/ = r%04llx]\n",
 			intel ? intel : d->name, toupper((unsigned char)d->what[0]), d->what + 1,
 			d->perf_type == PERF_TYPE_HARDWARE ? "; also " : "",
-			d->perf_type == PERF_TYPE_HARDWARE ? d->name : "", (unsigned long long)(enc & 0xff),
+			d->perf_type == PERF_TYPE_HARDWARE ? d->name : "", d->amd ? "; AMD: " : "",
+			d->amd ? d->amd : "", (unsigned long long)(enc & 0xff),
 			(unsigned long long)(enc >> 8), (unsigned long long)enc);
 	}
 	fprintf(f, "\nModifiers: u (user level: the only one the model runs), p/pp/ppp (precise).\n"

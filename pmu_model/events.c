@@ -3,7 +3,12 @@
  * are PERF_TYPE_RAW umask<<8|event with the Ice Lake BR_INST_RETIRED (0xC4)
  * umasks (Intel SDM vol. 3B, 19.5 and perfmon icelake_core.json). rep_iterations
  * has no hardware counterpart; it uses raw config 0x5250 ("RP"), named in the
- * perf.data EVENT_DESC section. */
+ * perf.data EVENT_DESC section. The AMD names are perf's for Zen 2 and 3
+ * (tools/perf/pmu-events/arch/x86/amdzen3/core.json, branch.json: ex_ret_instr
+ * 0xc0, ex_ret_brn 0xc2, ex_ret_brn_misp 0xc3, ex_ret_brn_tkn 0xc4,
+ * ex_ret_near_ret 0xc8, ex_ret_cond 0xd1, ls_not_halted_cyc 0x76), given only
+ * where they count what the model's event counts in user code; they select
+ * the same event, recorded under its canonical encoding. */
 #include "pmu_model/events.h"
 
 #include <string.h>
@@ -12,27 +17,27 @@
 #include "common/err.h"
 
 static const struct pmu_event_desc table[EV_COUNT] = {
-	[EV_INSTRUCTIONS] = {"instructions", "inst_retired.any", NULL, 0, 1,
+	[EV_INSTRUCTIONS] = {"instructions", "inst_retired.any", NULL, "ex_ret_instr", 0, 1,
 			     "instructions retired (a REP string instruction counts once)"},
-	[EV_CYCLES] = {"cycles", "cpu_clk_unhalted.thread", "cpu-cycles", 0, 0,
+	[EV_CYCLES] = {"cycles", "cpu_clk_unhalted.thread", "cpu-cycles", "ls_not_halted_cyc", 0, 0,
 		       "core cycles of the timing model"},
-	[EV_BRANCHES] = {"branches", "br_inst_retired.all_branches", "branch-instructions", 0, 4,
+	[EV_BRANCHES] = {"branches", "br_inst_retired.all_branches", "branch-instructions", "ex_ret_brn", 0, 4,
 			 "branch instructions retired (conditional, jumps, calls, returns)"},
-	[EV_BRANCH_MISSES] = {"branch-misses", "br_misp_retired.all_branches", NULL, 0, 5,
+	[EV_BRANCH_MISSES] = {"branch-misses", "br_misp_retired.all_branches", NULL, "ex_ret_brn_misp", 0, 5,
 			      "mispredicted branches retired"},
-	[EV_NEAR_TAKEN] = {"br_inst_retired.near_taken", NULL, NULL, 4, 0x20c4,
+	[EV_NEAR_TAKEN] = {"br_inst_retired.near_taken", NULL, NULL, "ex_ret_brn_tkn", 4, 0x20c4,
 			   "taken branches retired"},
-	[EV_COND] = {"br_inst_retired.cond", "br_inst_retired.conditional", NULL, 4, 0x11c4,
+	[EV_COND] = {"br_inst_retired.cond", "br_inst_retired.conditional", NULL, "ex_ret_cond", 4, 0x11c4,
 		     "conditional branches retired"},
-	[EV_COND_TAKEN] = {"br_inst_retired.cond_taken", NULL, NULL, 4, 0x01c4,
+	[EV_COND_TAKEN] = {"br_inst_retired.cond_taken", NULL, NULL, NULL, 4, 0x01c4,
 			   "taken conditional branches retired"},
-	[EV_NEAR_CALL] = {"br_inst_retired.near_call", NULL, NULL, 4, 0x02c4,
+	[EV_NEAR_CALL] = {"br_inst_retired.near_call", NULL, NULL, NULL, 4, 0x02c4,
 			  "near calls retired (direct and indirect)"},
-	[EV_NEAR_RETURN] = {"br_inst_retired.near_return", NULL, NULL, 4, 0x08c4,
+	[EV_NEAR_RETURN] = {"br_inst_retired.near_return", NULL, NULL, "ex_ret_near_ret", 4, 0x08c4,
 			    "near returns retired"},
-	[EV_INDIRECT] = {"br_inst_retired.indirect", NULL, NULL, 4, 0x80c4,
+	[EV_INDIRECT] = {"br_inst_retired.indirect", NULL, NULL, NULL, 4, 0x80c4,
 			 "indirect jumps and calls retired (returns excluded)"},
-	[EV_REP_ITERATIONS] = {"rep_iterations", NULL, NULL, 4, 0x5250,
+	[EV_REP_ITERATIONS] = {"rep_iterations", NULL, NULL, NULL, 4, 0x5250,
 			       "iterations of REP string instructions (an encoding of pmusim's own: no "
 			       "CPU counts this event)"},
 };
@@ -73,7 +78,7 @@ int pmu_event_lookup(const char *text, size_t len, enum pmu_event *ev)
 {
 	for (int i = 0; i < EV_COUNT; i++)
 		if (name_is(table[i].name, text, len) || name_is(table[i].alias, text, len) ||
-		    name_is(table[i].alias2, text, len))
+		    name_is(table[i].alias2, text, len) || name_is(table[i].amd, text, len))
 			return *ev = (enum pmu_event)i, 0;
 	return PMUSIM_ERR_ARG;
 }

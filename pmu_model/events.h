@@ -1,4 +1,4 @@
-/* The modelled events: names (perf's generic names and Intel-style names, with
+/* The modelled events: names (perf's generic names, Intel-style and AMD names, with
  * an optional ":u"/":p" modifier), their perf_event_attr encoding, and what each
  * counts in a retired block. The table is data (events.c). */
 #ifndef PMUSIM_PMU_MODEL_EVENTS_H
@@ -26,6 +26,7 @@ struct pmu_event_desc {
 	const char *name;       /* canonical name */
 	const char *alias;      /* Intel-style name, or NULL */
 	const char *alias2;     /* another accepted name, or NULL */
+	const char *amd;        /* the AMD Zen name of the same count, or NULL */
 	uint32_t perf_type;     /* PERF_TYPE_HARDWARE (0) or PERF_TYPE_RAW (4) */
 	uint64_t perf_config;
 	const char *what;       /* one line for --help and `pmusim stat -e list` */

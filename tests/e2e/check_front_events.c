@@ -333,8 +333,8 @@ START_TEST(list_prints_the_events)
 	char *text = run_capture(argv, &st);
 	ck_assert_int_eq(st, 0);
 	ck_assert_ptr_nonnull(strstr(text, "  cpu-cycles OR cycles                               [Hardware event]\n"));
-	ck_assert_ptr_nonnull(strstr(text, "  br_inst_retired.near_taken\n       [Taken branches retired. "
-					   "cpu/event=0xc4,umask=0x20/ = r20c4]\n"));
+	ck_assert_ptr_nonnull(strstr(text, "  br_inst_retired.near_taken\n       [Taken branches retired; "
+					   "AMD: ex_ret_brn_tkn. cpu/event=0xc4,umask=0x20/ = r20c4]\n"));
 	ck_assert_ptr_nonnull(strstr(text, "every count is exact"));
 	free(text);
 }
