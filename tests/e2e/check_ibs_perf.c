@@ -79,8 +79,8 @@ static void read_program(struct program *p, const char *name)
 			continue;
 		x.addr = a, x.size = s;
 		if (p->nsyms == cap)
-			ck_assert_ptr_nonnull(p->syms = realloc(p->syms, (cap = 2 * cap + 256) *
-			                                                         sizeof(x)));
+			ck_assert_ptr_nonnull(
+			    p->syms = realloc(p->syms, (cap = 2 * cap + 256) * sizeof(x)));
 		p->syms[p->nsyms++] = x;
 	}
 	free(text);
@@ -488,11 +488,13 @@ START_TEST(report_and_validate_method_ibs)
 	/* the hottest edges' ends are functions nm knows */
 	int edges = 0;
 	char *save;
-	for (char *l = strtok_r(text, "\n", &save); l && edges < 5; l = strtok_r(NULL, "\n", &save)) {
+	for (char *l = strtok_r(text, "\n", &save); l && edges < 5;
+	     l = strtok_r(NULL, "\n", &save)) {
 		double share;
 		unsigned long long count;
 		char kind[32], from[160], to[160];
-		if (sscanf(l, " %lf%% %llu %31s %159s -> %159s", &share, &count, kind, from, to) != 5)
+		if (sscanf(l, " %lf%% %llu %31s %159s -> %159s", &share, &count, kind, from, to) !=
+		    5)
 			continue;
 		*strchr(from, '+') = 0, *strchr(to, '+') = 0;
 		ck_assert_msg(is_function(&prog, from) && is_function(&prog, to), "edge %s", l);
@@ -501,8 +503,8 @@ START_TEST(report_and_validate_method_ibs)
 	ck_assert_int_eq(edges, 5);
 	free(text);
 
-	char *val[] = {(char *)pmusim(), "validate", "-i",  (char *)file, "--truth",
-	               truth,            "--method", "ibs", NULL};
+	char *val[] = {(char *)pmusim(), "validate", "-i", (char *)file, "--truth", truth,
+	               "--method",       "ibs",      NULL};
 	text = run_capture(val, &st);
 	ck_assert_msg(text, "validate printed nothing");
 	double overlap = -1;
