@@ -202,7 +202,7 @@ static int record_option(void *ctx, int c, char *arg)
 	case O_REP_TBE: a->rep_tbe = 1; return 0;
 	case O_REP_SSE: a->rep_sse = 1; return 0;
 	case O_TSTACK: a->ts.on = 1; return 0;
-	case O_TSTACK_PERIOD: a->ts.on = 1; return tstack_parse_period(arg, &a->ts.period_ns);
+	case O_TSTACK_PERIOD: a->ts.on = 1; return tstack_parse_period("--tstack-period", arg, &a->ts.period_ns);
 	case O_TSTACK_THREADS: a->ts.on = 1; return tstack_parse_threads(arg, &a->ts.threads);
 	case O_TSTACK_MODE: a->ts.on = 1; return tstack_parse_mode(arg, &a->ts.mode);
 	case O_TSTACK_AREA:

@@ -14,7 +14,8 @@ int ibs_parse_window(const char *cmd, const char *arg, struct ibs_options *o)
 	if (!slash || (size_t)(slash - arg) >= sizeof(on))
 		return fprintf(stderr, "%s: --ibs-window needs ON/EVERY, e.g. 1ms/10ms, not '%s'\n", cmd, arg), -1;
 	snprintf(on, sizeof(on), "%.*s", (int)(slash - arg), arg);
-	if (tstack_parse_period(on, &o->win_on_ns) < 0 || tstack_parse_period(slash + 1, &o->win_every_ns) < 0)
+	if (tstack_parse_period("--ibs-window", on, &o->win_on_ns) < 0 ||
+	    tstack_parse_period("--ibs-window", slash + 1, &o->win_every_ns) < 0)
 		return -1;
 	if (!o->win_on_ns || o->win_on_ns > o->win_every_ns)
 		return fprintf(stderr, "%s: --ibs-window %s: on for more than 0 and at most EVERY\n", cmd, arg), -1;

@@ -12,7 +12,7 @@
 
 #define MAX_THREADS 512
 
-int tstack_parse_period(const char *arg, uint64_t *ns)
+int tstack_parse_period(const char *opt, const char *arg, uint64_t *ns)
 {
 	char *end;
 	double v = strtod(arg, &end);
@@ -28,8 +28,8 @@ int tstack_parse_period(const char *arg, uint64_t *ns)
 	else
 		unit = -1;
 	if (end == arg || unit < 0 || !(v * unit >= 1) || v * unit > 1e15) {
-		fprintf(stderr, "pmusim record: --tstack-period needs a time such as 10ms, 250us, 5000ns or 0.5 "
-				"(ms), not '%s'\n", arg);
+		fprintf(stderr, "pmusim record: %s needs a time such as 10ms, 250us, 5000ns or 0.5 "
+				"(ms), not '%s'\n", opt, arg);
 		return -1;
 	}
 	*ns = (uint64_t)(v * unit + 0.5);

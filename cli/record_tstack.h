@@ -87,8 +87,9 @@ struct tstack_recording {
 	size_t nreplay, capreplay;
 };
 
-/* Parses the option values: 0 or -1 (message printed). */
-int tstack_parse_period(const char *arg, uint64_t *ns);
+/* Parses the option values: 0 or -1 (message printed). tstack_parse_period reads a
+ * time; opt names the option in the message (--ibs-window reads its times with it). */
+int tstack_parse_period(const char *opt, const char *arg, uint64_t *ns);
 int tstack_parse_threads(const char *arg, int *which);
 int tstack_parse_mode(const char *arg, enum tstack_mode *mode);
 
