@@ -39,8 +39,8 @@ static const char script_usage[] =
 	"\n"
 	"options:\n"
 	"  -i, --input FILE   perf.data to read (default ./perf.data)\n"
-	"  -F, --fields LIST  comm, tid, pid, time, period, event, ip, sym, symoff, dso,\n"
-	"                     brstack, brstacksym, brstackinsn, brstackdisasm, ibs\n"
+	"  -F, --fields LIST  comm, tid, pid, time, period, event, addr, ip, sym, symoff,\n"
+	"                     dso, brstack, brstacksym, brstackinsn, brstackdisasm, ibs\n"
 	"                     (default: comm,tid,time,period,event,ip,sym,symoff,dso,ibs)\n"
 	"  --max-stack N      frames printed per callchain (default 127, as perf's\n"
 	"                     kernel.perf_event_max_stack)\n"
@@ -82,12 +82,12 @@ enum {
 	F_COMM = 1 << 0, F_TID = 1 << 1, F_PID = 1 << 2, F_TIME = 1 << 3, F_PERIOD = 1 << 4,
 	F_EVENT = 1 << 5, F_IP = 1 << 6, F_SYM = 1 << 7, F_DSO = 1 << 8, F_BRSTACK = 1 << 9,
 	F_BRSTACKSYM = 1 << 10, F_SYMOFF = 1 << 11, F_BRSTACKINSN = 1 << 12,
-	F_BRSTACKDISASM = 1 << 13, F_IBS = 1 << 14,
+	F_BRSTACKDISASM = 1 << 13, F_IBS = 1 << 14, F_ADDR = 1 << 15,
 };
 
 static const char *const field_names[] = {"comm", "tid", "pid", "time", "period", "event",
 					  "ip", "sym", "dso", "brstack", "brstacksym", "symoff",
-					  "brstackinsn", "brstackdisasm", "ibs"};
+					  "brstackinsn", "brstackdisasm", "ibs", "addr"};
 
 static int parse_fields(const char *spec, unsigned *out)
 {
@@ -286,6 +286,8 @@ static int print_sample(FILE *f, struct script *sc, const struct perf_record *re
 		fprintf(f, "%10llu ", (unsigned long long)s->period);
 	if (fl & F_EVENT)
 		fprintf(f, "%*s: ", sc->name_width, ev && ev->name ? ev->name : "unknown");
+	if (fl & F_ADDR) /* perf_sample__fprintf_addr: no space after it, the IP's comes before */
+		fprintf(f, "%16llx", (unsigned long long)s->addr);
 	if (chain) {
 		if (ibs && print_ibs(f, rec, msg, msglen) < 0)
 			return PMUSIM_ERR_FORMAT;
@@ -413,6 +415,15 @@ int cmd_script(int argc, char **argv)
 				"needs a recording made with -b (or -j any)\n", in);
 		perfdata_close(sc.pd);
 		return EXIT_PMUSIM_ERROR;
+	}
+	for (size_t i = 0; (sc.fields & F_ADDR) && i < perfdata_nevents(sc.pd); i++) {
+		const struct perfdata_event *ev = perfdata_event(sc.pd, i);
+		if (!(ev->sample_type & PERF_SAMPLE_ADDR)) { /* perf's evsel__check_attr line */
+			fprintf(stderr, "pmusim script: Samples for '%s' event do not have ADDR attribute set. "
+					"Cannot print 'addr' field.\n", ev->name ? ev->name : "unknown");
+			perfdata_close(sc.pd);
+			return EXIT_PMUSIM_ERROR;
+		}
 	}
 	sc.is_ibs_op = calloc(perfdata_nevents(sc.pd), 1);
 	for (size_t i = 0; sc.is_ibs_op && i < perfdata_nevents(sc.pd); i++) {

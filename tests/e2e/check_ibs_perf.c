@@ -12,7 +12,7 @@
  *      - `perf script -F ip,sym,addr` names, for every sample in loops' .text (objdump
  *        -h), a function nm -S says covers the ip, and equals `pmusim script -F
  *        ip,sym,ibs` field by field (ip, sym, and perf's addr against ibs's data=,
- *        "-" being 0): pmusim script has no addr field;
+ *        "-" being 0), and `pmusim script -F ip,sym,addr` byte for byte;
  *      - `perf report --stdio`: every function with >= 1 % is an nm symbol, its share
  *        is the period-weighted share of the samples nm puts in it (within 0.01 %),
  *        and those functions hold >= 95 % of the weight;
@@ -390,6 +390,24 @@ START_TEST(perf_script_names_the_functions_as_pmusim_script)
 	       mode_name[_i], i, in_text, named, mismatches);
 	ck_assert_uint_eq(i, n);
 	ck_assert_uint_eq(mismatches, 0);
+	/* the same fields, perf's layout: the same bytes */
+	char *ptext2 = run_capture(perf, &st);
+	ck_assert_msg(st == 0 && ptext2, "perf script failed");
+	char *pm2[] = {(char *)pmusim(), "script", "-i", (char *)file, "-F", "ip,sym,addr", NULL};
+	char *mtext2 = run_capture(pm2, &st);
+	ck_assert_msg(st == 0 && mtext2, "pmusim script -F ip,sym,addr failed");
+	size_t same = 0;
+	while (ptext2[same] && ptext2[same] == mtext2[same])
+		same++;
+	ck_assert_msg(strcmp(ptext2, mtext2) == 0,
+	              "pmusim script -F ip,sym,addr differs from perf's at byte %zu: perf \"%.60s\", "
+	              "pmusim \"%.60s\"",
+	              same, ptext2 + same, mtext2 + same);
+	printf("check_ibs_perf: %s mode: perf script -F ip,sym,addr = pmusim script -F ip,sym,addr "
+	       "(%zu bytes)\n",
+	       mode_name[_i], strlen(ptext2));
+	free(ptext2);
+	free(mtext2);
 	/* loops is static: its own code is nearly everything it runs */
 	ck_assert_uint_ge(in_text, n * 99 / 100);
 	free(ptext);
