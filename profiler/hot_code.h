@@ -1,0 +1,66 @@
+/* The hot code a region selector sees (profiler/region_cfg.h): the instruction
+ * addresses of one process with their weights, the directions its conditional
+ * branches were seen to take, and the targets its indirect branches were seen
+ * to reach, merged by address. Two sources give the same record, so that one
+ * selector gives both the sampled regions and the ideal ones:
+ *   - op samples of a perf.data (`record -e ibs_op//`, pmusim's or a real AMD
+ *     machine's): each sample adds its period to its IP, its branch facts to
+ *     its branch (IbsOpBrnTaken; IbsBrTarget for indirect jumps and calls);
+ *   - the exact counts of a truth JSON (`run --truth-json`): every instruction
+ *     of every block its executions, every branch its exact taken and
+ *     fall-through counts, every indirect transfer its count.
+ * Weights are in instructions (a sample's period estimates the instructions it
+ * stands for; in cycle mode, cycles), so shares compare across the sources. */
+#ifndef PMUSIM_PROFILER_HOT_CODE_H
+#define PMUSIM_PROFILER_HOT_CODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* An instruction address and the weight on it. */
+struct hot_ip {
+	uint64_t ip;
+	double weight;
+};
+
+/* A conditional branch at ip: the weight of its executions that went each way. */
+struct hot_branch {
+	uint64_t ip;
+	double taken, fall;
+};
+
+/* An indirect jump or call at from that went to to, with the weight of that. */
+struct hot_target {
+	uint64_t from, to;
+	double weight;
+};
+
+struct hot_code {
+	uint32_t pid;                /* the process (0 in a truth: the program pmusim started) */
+	char *program;               /* its program's path as the source names it; may be NULL */
+	struct hot_ip *ip;           /* sorted by ip, each ip once */
+	size_t nip;
+	struct hot_branch *branch;   /* sorted by ip, each ip once */
+	size_t nbranch;
+	struct hot_target *target;   /* sorted by (from, to), each pair once */
+	size_t ntarget;
+	double total;                /* sum of the weights of ip[] */
+	uint64_t samples;            /* op samples merged (0 for a truth) */
+};
+
+/* The op samples of process pid in the perf.data at path (pid 0: the process
+ * with the most op samples), merged. 0, or a negative pmusim_err with a one-line
+ * reason in msg (PMUSIM_ERR_FORMAT: not a perf.data, no ibs_op event, or no op
+ * sample of that process). */
+int hot_code_from_ops(const char *path, uint32_t pid, struct hot_code **out, char *msg, size_t msglen);
+
+/* The exact counts of a truth JSON (pmusim run --truth-json) of the program pmusim
+ * started. 0, or a negative pmusim_err with a reason in msg. */
+int hot_code_from_truth(const char *path, struct hot_code **out, char *msg, size_t msglen);
+
+void hot_code_free(struct hot_code *h);
+
+/* The weight on ip, 0 when none. */
+double hot_code_weight(const struct hot_code *h, uint64_t ip);
+
+#endif
