@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -330,6 +331,18 @@ static void unload(const uint8_t *p, size_t len)
 }
 #endif
 
+/* The parsers name the format ("perf.data: ..."); a user with several files
+ * wants the one at fault named instead. */
+static void name_the_file(char *msg, size_t msglen, const char *path)
+{
+	static const char prefix[] = "perf.data: ";
+	if (!msg || !msglen || strncmp(msg, prefix, sizeof(prefix) - 1) != 0)
+		return;
+	char rest[512];
+	snprintf(rest, sizeof(rest), "%s", msg + sizeof(prefix) - 1);
+	snprintf(msg, msglen, "%s: %s", path, rest);
+}
+
 int perfdata_open(const char *path, struct perfdata **out, char *msg, size_t msglen)
 {
 	*out = NULL;
@@ -365,6 +378,7 @@ int perfdata_open(const char *path, struct perfdata **out, char *msg, size_t msg
 		rc = parse_features(pd, feat_map, msg, msglen);
 	if (rc) {
 		perfdata_close(pd);
+		name_the_file(msg, msglen, path);
 		return rc;
 	}
 	*out = pd;
