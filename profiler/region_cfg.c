@@ -16,16 +16,16 @@
 /* What exploration knows of one address. */
 #define S_EXPLORED 0x01 /* start of an explored run */
 #define S_INTERIOR 0x02 /* an instruction boundary inside an explored run, not its start */
-#define S_TARGET   0x04 /* target of an edge from an explored run */
+#define S_TARGET 0x04   /* target of an edge from an explored run */
 #define S_CONVERGE 0x08 /* two streams reach it with different instructions before it */
-#define S_QUEUED   0x10
-#define S_LIMIT    0x20 /* max_blocks kept it from being explored */
-#define S_HASPREV  0x40
+#define S_QUEUED 0x10
+#define S_LIMIT 0x20 /* max_blocks kept it from being explored */
+#define S_HASPREV 0x40
 
 struct site {
-	uint64_t addr; /* EMPTY: free slot */
-	uint64_t prev; /* S_HASPREV: the instruction before it in a run covering it */
-	uint32_t dist; /* fewest hops found to a run starting here */
+	uint64_t addr;  /* EMPTY: free slot */
+	uint64_t prev;  /* S_HASPREV: the instruction before it in a run covering it */
+	uint32_t dist;  /* fewest hops found to a run starting here */
 	uint32_t cover; /* fewest hops of the explored runs it is a boundary of */
 	uint8_t flags;
 };
@@ -146,7 +146,8 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void *sorted_copy(const void *src, size_t n, size_t size, int (*cmp)(const void *, const void *))
+static void *sorted_copy(const void *src, size_t n, size_t size,
+                         int (*cmp)(const void *, const void *))
 {
 	void *p = malloc(n ? n * size : 1);
 	if (p && n) {
@@ -289,7 +290,8 @@ static int visit(struct work *w, uint64_t a)
 	for (size_t i = 0; i < n && !err; i++)
 		err = offer(w, sc[i].to, d + sc[i].cost, 1);
 	if (r->kind == BK_JMP_IND)
-		for (size_t i = targets_of(w, r->term); i < w->ntg && w->tg[i].from == r->term && !err; i++)
+		for (size_t i = targets_of(w, r->term);
+		     i < w->ntg && w->tg[i].from == r->term && !err; i++)
 			err = offer(w, w->tg[i].to, d, 1);
 	return err;
 }
@@ -389,7 +391,8 @@ static int block_edges(const struct work *w, struct rcfg *g, size_t bi, uint64_t
 		}
 	}
 	b->nedge = g->nedge - b->first_edge;
-	int leaves = b->kind == BK_RET || b->kind == BK_TRAP || (b->kind == BK_JMP_IND && !b->nedge);
+	int leaves =
+	    b->kind == BK_RET || b->kind == BK_TRAP || (b->kind == BK_JMP_IND && !b->nedge);
 	for (size_t i = b->first_edge; i < g->nedge; i++)
 		leaves |= g->edge[i].out != RCFG_IN;
 	if (leaves)
@@ -449,7 +452,7 @@ static void work_fini(struct work *w)
 }
 
 static int work_init(struct work *w, struct binary *code, const struct hot_code *hot,
-		     const struct rcfg_options *opt)
+                     const struct rcfg_options *opt)
 {
 	memset(w, 0, sizeof(*w));
 	w->code = code;
@@ -486,11 +489,12 @@ static int build(struct work *w, struct rcfg *g)
 }
 
 int rcfg_discover(struct binary *code, const struct hot_code *hot, const struct rcfg_options *opt,
-		  struct rcfg **out, char *msg, size_t msglen)
+                  struct rcfg **out, char *msg, size_t msglen)
 {
 	*out = NULL;
 	if (opt && opt->max_blocks == 0)
-		return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG, "rcfg: max_blocks must be at least 1");
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG,
+		                   "rcfg: max_blocks must be at least 1");
 	struct work w;
 	struct rcfg *g = calloc(1, sizeof(*g));
 	int err = g ? work_init(&w, code, hot, opt) : PMUSIM_ERR_NOMEM;

@@ -70,63 +70,64 @@ void rcfg_options_init(struct rcfg_options *o);
 
 /* Flags of a block. */
 #define RCFG_SAMPLED 0x1 /* one of its instructions is in hot->ip */
-#define RCFG_CALL    0x2 /* ends in a call (BK_CALL or BK_CALL_IND) */
-#define RCFG_EXIT    0x4 /* control may leave the graph here: return, trap, indirect
-                          * jump without a recorded target, or an edge that leaves */
+#define RCFG_CALL 0x2    /* ends in a call (BK_CALL or BK_CALL_IND) */
+/* RCFG_EXIT: control may leave the graph here (a return, a trap, an indirect
+ * jump without a recorded target, or an out-edge that leaves). */
+#define RCFG_EXIT 0x4
 
 struct rcfg_block {
-	uint64_t start;   /* its first instruction */
-	uint64_t end;     /* just past its last instruction */
-	uint64_t target;  /* direct target of its terminator (jcc, jmp, call); 0 otherwise */
-	uint64_t callee;  /* a direct call's target; 0 otherwise */
-	uint16_t *off;    /* off[i]: offset of instruction i from start, off[ninsns] =
-	                   * end - start; owned by the graph */
+	uint64_t start;  /* its first instruction */
+	uint64_t end;    /* just past its last instruction */
+	uint64_t target; /* direct target of its terminator (jcc, jmp, call); 0 otherwise */
+	uint64_t callee; /* a direct call's target; 0 otherwise */
+	uint16_t *off;   /* off[i]: offset of instruction i from start, off[ninsns] =
+	                  * end - start; owned by the graph */
 	uint32_t ninsns;
-	uint32_t hops;    /* conditional branches from sampled code (see above) */
-	uint8_t kind;     /* enum br_kind of its last instruction; BK_NONE when the
-	                   * block stops at the start of the next one */
-	uint8_t flags;    /* RCFG_SAMPLED | RCFG_CALL | RCFG_EXIT */
-	double weight;    /* sum of the hot weights of its instructions */
+	uint32_t hops;            /* conditional branches from sampled code (see above) */
+	uint8_t kind;             /* enum br_kind of its last instruction; BK_NONE when the
+	                           * block stops at the start of the next one */
+	uint8_t flags;            /* RCFG_SAMPLED | RCFG_CALL | RCFG_EXIT */
+	double weight;            /* sum of the hot weights of its instructions */
 	size_t first_edge, nedge; /* its out-edges: rcfg.edge[first_edge ..] */
 };
 
 enum rcfg_edge_kind {
-	RCFG_FALL = 0,       /* fall-through: jcc not taken, syscall, REP, split block */
-	RCFG_TAKEN,          /* direct jump, or jcc taken */
-	RCFG_INDIRECT,       /* indirect jump to a target hot->target records */
-	RCFG_CALL_RETURN,    /* from a call to its return point */
+	RCFG_FALL = 0,    /* fall-through: jcc not taken, syscall, REP, split block */
+	RCFG_TAKEN,       /* direct jump, or jcc taken */
+	RCFG_INDIRECT,    /* indirect jump to a target hot->target records */
+	RCFG_CALL_RETURN, /* from a call to its return point */
 };
 
 /* Why an edge leaves the graph. */
 enum rcfg_out {
-	RCFG_IN = 0,      /* it does not: to is a block */
-	RCFG_OUT_HOPS,    /* its target is more than max_hops away from sampled code */
-	RCFG_OUT_NOCODE,  /* binary_run cannot give code at its target */
-	RCFG_OUT_LIMIT,   /* max_blocks stopped exploration before its target */
+	RCFG_IN = 0,     /* it does not: to is a block */
+	RCFG_OUT_HOPS,   /* its target is more than max_hops away from sampled code */
+	RCFG_OUT_NOCODE, /* binary_run cannot give code at its target */
+	RCFG_OUT_LIMIT,  /* max_blocks stopped exploration before its target */
 };
 
 #define RCFG_NO_BLOCK SIZE_MAX
 
 struct rcfg_edge {
-	size_t from;        /* index of its source block */
-	size_t to;          /* index of its target block, RCFG_NO_BLOCK when it leaves */
-	uint64_t to_addr;   /* its target address */
-	uint8_t kind;       /* enum rcfg_edge_kind */
-	uint8_t out;        /* enum rcfg_out */
-	uint8_t observed;   /* 1 when hot says its weight: a jcc's taken or fall
-	                     * weight in hot->branch, an indirect target's in hot->target */
-	double weight;      /* that weight; 0 when not observed */
+	size_t from;      /* index of its source block */
+	size_t to;        /* index of its target block, RCFG_NO_BLOCK when it leaves */
+	uint64_t to_addr; /* its target address */
+	uint8_t kind;     /* enum rcfg_edge_kind */
+	uint8_t out;      /* enum rcfg_out */
+	uint8_t observed; /* 1 when hot says its weight: a jcc's taken or fall
+	                   * weight in hot->branch, an indirect target's in hot->target */
+	double weight;    /* that weight; 0 when not observed */
 };
 
 struct rcfg {
 	struct rcfg_block *block; /* sorted by start, each start once */
 	size_t nblock;
-	struct rcfg_edge *edge;   /* sorted by (from, kind, to_addr) */
+	struct rcfg_edge *edge; /* sorted by (from, kind, to_addr) */
 	size_t nedge;
-	double weight;            /* sum of the blocks' weights (of hot->total, the rest
-	                           * lies on code not in the graph) */
-	size_t runs;              /* code runs explored */
-	int partial;              /* 1 when max_blocks cut the exploration short */
+	double weight; /* sum of the blocks' weights (of hot->total, the rest
+	                * lies on code not in the graph) */
+	size_t runs;   /* code runs explored */
+	int partial;   /* 1 when max_blocks cut the exploration short */
 };
 
 /* Discovers the graph around hot's sampled IPs in code (opt NULL: defaults).
@@ -135,7 +136,7 @@ struct rcfg {
  * PMUSIM_ERR_ARG for max_blocks 0, PMUSIM_ERR_NOMEM. code's decode cache is used
  * and may grow; hot is not kept. */
 int rcfg_discover(struct binary *code, const struct hot_code *hot, const struct rcfg_options *opt,
-		  struct rcfg **out, char *msg, size_t msglen);
+                  struct rcfg **out, char *msg, size_t msglen);
 
 void rcfg_free(struct rcfg *g);
 

@@ -41,13 +41,17 @@ struct hot_in {
 	size_t ntg;
 };
 
-static struct rcfg *discover(const uint8_t *code, size_t len, uint64_t base, const struct hot_in *in,
-			     const struct rcfg_options *opt, struct binary **bin)
+static struct rcfg *discover(const uint8_t *code, size_t len, uint64_t base,
+                             const struct hot_in *in, const struct rcfg_options *opt,
+                             struct binary **bin)
 {
 	ck_assert_int_eq(binary_from_code(code, len, base, bin), 0);
-	struct hot_code hot = {.ip = (struct hot_ip *)in->ip, .nip = in->nip,
-			       .branch = (struct hot_branch *)in->br, .nbranch = in->nbr,
-			       .target = (struct hot_target *)in->tg, .ntarget = in->ntg};
+	struct hot_code hot = {.ip = (struct hot_ip *)in->ip,
+	                       .nip = in->nip,
+	                       .branch = (struct hot_branch *)in->br,
+	                       .nbranch = in->nbr,
+	                       .target = (struct hot_target *)in->tg,
+	                       .ntarget = in->ntg};
 	for (size_t i = 0; i < in->nip; i++)
 		hot.total += in->ip[i].weight;
 	struct rcfg *g = NULL;
@@ -61,20 +65,21 @@ static struct rcfg *discover(const uint8_t *code, size_t len, uint64_t base, con
 /* The graph in full when RCFG_DUMP is set (to write a failing table's rows). */
 static void print_graph(const char *name, const struct rcfg *g)
 {
-	printf("%s: %zu blocks, %zu edges, %zu runs explored, weight %g\n", name, g->nblock, g->nedge,
-	       g->runs, g->weight);
+	printf("%s: %zu blocks, %zu edges, %zu runs explored, weight %g\n", name, g->nblock,
+	       g->nedge, g->runs, g->weight);
 	if (!getenv("RCFG_DUMP"))
 		return;
 	for (size_t i = 0; i < g->nblock; i++) {
 		const struct rcfg_block *b = &g->block[i];
-		printf("  block %#llx-%#llx n=%u %s hops=%u flags=%#x w=%g\n", (unsigned long long)b->start,
-		       (unsigned long long)b->end, b->ninsns, br_kind_name(b->kind), b->hops, b->flags, b->weight);
+		printf("  block %#llx-%#llx n=%u %s hops=%u flags=%#x w=%g\n",
+		       (unsigned long long)b->start, (unsigned long long)b->end, b->ninsns,
+		       br_kind_name(b->kind), b->hops, b->flags, b->weight);
 	}
 	for (size_t i = 0; i < g->nedge; i++) {
 		const struct rcfg_edge *e = &g->edge[i];
-		printf("  edge %#llx -> %#llx %s %s obs=%d w=%g\n", (unsigned long long)g->block[e->from].start,
-		       (unsigned long long)e->to_addr, rcfg_edge_kind_name(e->kind), rcfg_out_name(e->out),
-		       e->observed, e->weight);
+		printf("  edge %#llx -> %#llx %s %s obs=%d w=%g\n",
+		       (unsigned long long)g->block[e->from].start, (unsigned long long)e->to_addr,
+		       rcfg_edge_kind_name(e->kind), rcfg_out_name(e->out), e->observed, e->weight);
 	}
 }
 
@@ -85,13 +90,16 @@ static void check_blocks(const struct rcfg *g, const struct xblock *xb, size_t n
 		const struct rcfg_block *b = &g->block[i];
 		const struct xblock *x = &xb[i];
 		ck_assert_msg(b->start == x->start && b->end == x->end && b->ninsns == x->ninsns,
-			      "line %d: block %#llx-%#llx n=%u", x->line, (unsigned long long)b->start,
-			      (unsigned long long)b->end, b->ninsns);
+		              "line %d: block %#llx-%#llx n=%u", x->line,
+		              (unsigned long long)b->start, (unsigned long long)b->end, b->ninsns);
 		for (uint32_t k = 0; k <= x->ninsns; k++)
-			ck_assert_msg(b->off[k] == x->off[k], "line %d: off[%u] %u", x->line, k, b->off[k]);
-		ck_assert_msg(b->kind == x->kind, "line %d: kind %s", x->line, br_kind_name(b->kind));
-		ck_assert_msg(b->target == x->target && b->callee == x->callee, "line %d: target %#llx callee %#llx",
-			      x->line, (unsigned long long)b->target, (unsigned long long)b->callee);
+			ck_assert_msg(b->off[k] == x->off[k], "line %d: off[%u] %u", x->line, k,
+			              b->off[k]);
+		ck_assert_msg(b->kind == x->kind, "line %d: kind %s", x->line,
+		              br_kind_name(b->kind));
+		ck_assert_msg(b->target == x->target && b->callee == x->callee,
+		              "line %d: target %#llx callee %#llx", x->line,
+		              (unsigned long long)b->target, (unsigned long long)b->callee);
 		ck_assert_msg(b->hops == x->hops, "line %d: hops %u", x->line, b->hops);
 		ck_assert_msg(b->flags == x->flags, "line %d: flags %#x", x->line, b->flags);
 		ck_assert_msg(b->weight == x->weight, "line %d: weight %g", x->line, b->weight);
@@ -105,17 +113,19 @@ static void check_edges(const struct rcfg *g, const struct xedge *xe, size_t nxe
 	for (size_t i = 0; i < nxe; i++) {
 		const struct rcfg_edge *e = &g->edge[i];
 		const struct xedge *x = &xe[i];
-		ck_assert_msg(g->block[e->from].start == x->from && e->to_addr == x->to && e->kind == x->kind,
-			      "line %d: edge %#llx -> %#llx %s", x->line,
-			      (unsigned long long)g->block[e->from].start, (unsigned long long)e->to_addr,
-			      rcfg_edge_kind_name(e->kind));
+		ck_assert_msg(g->block[e->from].start == x->from && e->to_addr == x->to &&
+		                  e->kind == x->kind,
+		              "line %d: edge %#llx -> %#llx %s", x->line,
+		              (unsigned long long)g->block[e->from].start,
+		              (unsigned long long)e->to_addr, rcfg_edge_kind_name(e->kind));
 		ck_assert_msg(e->out == x->out, "line %d: out %s", x->line, rcfg_out_name(e->out));
 		if (x->out == RCFG_IN)
-			ck_assert_msg(e->to < g->nblock && g->block[e->to].start == x->to, "line %d: to", x->line);
+			ck_assert_msg(e->to < g->nblock && g->block[e->to].start == x->to,
+			              "line %d: to", x->line);
 		else
 			ck_assert_msg(e->to == RCFG_NO_BLOCK, "line %d: to a block", x->line);
-		ck_assert_msg(e->observed == x->observed && e->weight == x->weight, "line %d: obs %d w %g",
-			      x->line, e->observed, e->weight);
+		ck_assert_msg(e->observed == x->observed && e->weight == x->weight,
+		              "line %d: obs %d w %g", x->line, e->observed, e->weight);
 	}
 	/* each block's out-edges are the run of edges from it */
 	for (size_t i = 0; i < g->nblock; i++)
@@ -123,11 +133,11 @@ static void check_edges(const struct rcfg *g, const struct xedge *xe, size_t nxe
 			ck_assert_uint_eq(g->edge[g->block[i].first_edge + k].from, i);
 }
 
-#define CHECK_GRAPH(g, xb, xe)                                                                         \
-	do {                                                                                           \
-		print_graph(__func__, g);                                                                      \
-		check_blocks(g, xb, N(xb));                                                            \
-		check_edges(g, xe, N(xe));                                                             \
+#define CHECK_GRAPH(g, xb, xe)                                                                     \
+	do {                                                                                       \
+		print_graph(__func__, g);                                                          \
+		check_blocks(g, xb, N(xb));                                                        \
+		check_edges(g, xe, N(xe));                                                         \
 	} while (0)
 
 #define BLK(start, end, n, ...) __LINE__, start, end, n, __VA_ARGS__
@@ -139,7 +149,8 @@ static void check_edges(const struct rcfg *g, const struct xedge *xe, size_t nxe
  * 1005: 48 39 c8    cmp rax, rcx
  * 1008: 75 f8       jne 1002
  * 100a: c3          ret */
-static const uint8_t loop_code[] = {0x31, 0xc0, 0x48, 0xff, 0xc0, 0x48, 0x39, 0xc8, 0x75, 0xf8, 0xc3};
+static const uint8_t loop_code[] = {0x31, 0xc0, 0x48, 0xff, 0xc0, 0x48,
+                                    0x39, 0xc8, 0x75, 0xf8, 0xc3};
 static const struct hot_ip loop_ip[] = {{0x1005, 10}, {0x1008, 10}};
 static const struct hot_branch loop_br[] = {{0x1008, 9, 1}};
 static const struct xblock loop_blocks[] = {
@@ -176,8 +187,8 @@ END_TEST
  * 2008: eb 03       jmp 200d
  * 200a: 83 c0 02    add eax, 2
  * 200d: c3          ret */
-static const uint8_t diamond_code[] = {0x48, 0x39, 0xc8, 0x74, 0x05, 0x83, 0xc0, 0x01,
-                                       0xeb, 0x03, 0x83, 0xc0, 0x02, 0xc3};
+static const uint8_t diamond_code[] = {0x48, 0x39, 0xc8, 0x74, 0x05, 0x83, 0xc0,
+                                       0x01, 0xeb, 0x03, 0x83, 0xc0, 0x02, 0xc3};
 static const struct hot_ip diamond_ip[] = {{0x2000, 5}, {0x2005, 3}};
 static const struct hot_branch diamond_br[] = {{0x2003, 2, 3}};
 static const struct xblock diamond_blocks[] = {
@@ -243,7 +254,8 @@ END_TEST
  * 4005: 48 39 c8         cmp rax, rcx
  * 4008: 75 f7            jne 4001
  * 400a: c3               ret */
-static const uint8_t imm_code[] = {0xb8, 0x48, 0xff, 0xc0, 0x90, 0x48, 0x39, 0xc8, 0x75, 0xf7, 0xc3};
+static const uint8_t imm_code[] = {0xb8, 0x48, 0xff, 0xc0, 0x90, 0x48,
+                                   0x39, 0xc8, 0x75, 0xf7, 0xc3};
 static const struct hot_ip imm_ip[] = {{0x4000, 1}, {0x4008, 4}};
 static const struct hot_branch imm_br[] = {{0x4008, 3, 1}};
 static const struct xblock imm_blocks[] = {
@@ -317,7 +329,8 @@ END_TEST
  * 6008: c3          ret */
 static const uint8_t ind_code[] = {0xff, 0xe0, 0xc3, 0x48, 0xff, 0xc0, 0xff, 0xe1, 0xc3};
 static const struct hot_ip ind_ip[] = {{0x6000, 5}, {0x6003, 1}};
-static const struct hot_target ind_tg[] = {{0x6000, 0x6002, 4}, {0x6000, 0x6003, 1}, {0x6000, 0x9000, 0.5}};
+static const struct hot_target ind_tg[] = {
+    {0x6000, 0x6002, 4}, {0x6000, 0x6003, 1}, {0x6000, 0x9000, 0.5}};
 static const struct xblock ind_blocks[] = {
     {BLK(0x6000, 0x6002, 1, {0, 2}, BK_JMP_IND, 0, 0, 0, RCFG_SAMPLED | RCFG_EXIT, 5)},
     {BLK(0x6002, 0x6003, 1, {0, 1}, BK_RET, 0, 0, 0, RCFG_EXIT, 0)},
@@ -435,8 +448,8 @@ END_TEST
  * 8009: 75 f5      jne 8000
  * 800b: 74 f9      je 8006
  * 800d: c3         ret */
-static const uint8_t split_code[] = {0x48, 0xff, 0xc0, 0x48, 0xff, 0xc0, 0x48, 0x39,
-                                     0xc8, 0x75, 0xf5, 0x74, 0xf9, 0xc3};
+static const uint8_t split_code[] = {0x48, 0xff, 0xc0, 0x48, 0xff, 0xc0, 0x48,
+                                     0x39, 0xc8, 0x75, 0xf5, 0x74, 0xf9, 0xc3};
 static const struct hot_ip split_ip[] = {{0x8000, 1}, {0x8003, 1}, {0x8009, 1}};
 static const struct xblock split_blocks[] = {
     {BLK(0x8000, 0x8006, 2, {0, 3, 6}, BK_NONE, 0, 0, 0, RCFG_SAMPLED, 2)},
@@ -468,8 +481,8 @@ END_TEST
  * 9000: 48 39 c8            cmp rax, rcx
  * 9003: 0f 84 f7 0f 00 00   je a000
  * 9009: e9 f2 1f 00 00      jmp b000 */
-static const uint8_t out_code[] = {0x48, 0x39, 0xc8, 0x0f, 0x84, 0xf7, 0x0f, 0x00,
-                                   0x00, 0xe9, 0xf2, 0x1f, 0x00, 0x00};
+static const uint8_t out_code[] = {0x48, 0x39, 0xc8, 0x0f, 0x84, 0xf7, 0x0f,
+                                   0x00, 0x00, 0xe9, 0xf2, 0x1f, 0x00, 0x00};
 static const struct hot_ip out_ip[] = {{0x9000, 1}, {0xc000, 7}};
 static const struct xblock out_blocks[] = {
     {BLK(0x9000, 0x9009, 2, {0, 3, 9}, BK_COND, 0xa000, 0, 0, RCFG_SAMPLED | RCFG_EXIT, 1)},
@@ -505,7 +518,8 @@ START_TEST(input_order)
 	rcfg_free(g);
 	binary_free(bin);
 
-	const struct hot_target tg[] = {{0x6000, 0x9000, 0.5}, {0x6000, 0x6003, 1}, {0x6000, 0x6002, 4}};
+	const struct hot_target tg[] = {
+	    {0x6000, 0x9000, 0.5}, {0x6000, 0x6003, 1}, {0x6000, 0x6002, 4}};
 	const struct hot_ip ip2[] = {{0x6003, 1}, {0x6000, 5}};
 	struct hot_in in2 = {ip2, N(ip2), NULL, 0, tg, N(tg)};
 	g = discover(ind_code, sizeof(ind_code), 0x6000, &in2, NULL, &bin);
