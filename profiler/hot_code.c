@@ -38,7 +38,8 @@ int hot_acc_ip(struct hot_acc *a, uint64_t ip, double w)
 
 int hot_acc_branch(struct hot_acc *a, uint64_t ip, double taken, double fall)
 {
-	struct hot_branch *g = grow_array(a->h->branch, &a->capbranch, a->h->nbranch + 1, sizeof(*g));
+	struct hot_branch *g =
+	    grow_array(a->h->branch, &a->capbranch, a->h->nbranch + 1, sizeof(*g));
 	if (!g)
 		return PMUSIM_ERR_NOMEM;
 	a->h->branch = g;
@@ -48,7 +49,8 @@ int hot_acc_branch(struct hot_acc *a, uint64_t ip, double taken, double fall)
 
 int hot_acc_target(struct hot_acc *a, uint64_t from, uint64_t to, double w)
 {
-	struct hot_target *g = grow_array(a->h->target, &a->captarget, a->h->ntarget + 1, sizeof(*g));
+	struct hot_target *g =
+	    grow_array(a->h->target, &a->captarget, a->h->ntarget + 1, sizeof(*g));
 	if (!g)
 		return PMUSIM_ERR_NOMEM;
 	a->h->target = g;
@@ -178,13 +180,15 @@ static int ops_open(struct ops *o, const char *path, char *msg, size_t ml)
 		const struct perfdata_event *ev = perfdata_event(o->pd, i);
 		/* perf's own test (amd-sample-raw.c evlist__has_amd_ibs): the PMU's name
 		 * starts so; without PERF_SAMPLE_RAW a sample has no registers */
-		o->is_op[i] = ev->pmu && strncmp(ev->pmu, IBS_OP_PMU_NAME, strlen(IBS_OP_PMU_NAME)) == 0 &&
-			      (ev->sample_type & PERF_SAMPLE_RAW);
+		o->is_op[i] = ev->pmu &&
+		              strncmp(ev->pmu, IBS_OP_PMU_NAME, strlen(IBS_OP_PMU_NAME)) == 0 &&
+		              (ev->sample_type & PERF_SAMPLE_RAW);
 		nop += o->is_op[i];
 	}
 	if (!nop) {
 		ops_close(o);
-		return pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT, "%s has no ibs_op event (record -e ibs_op//)", path);
+		return pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT,
+		                   "%s has no ibs_op event (record -e ibs_op//)", path);
 	}
 	return 0;
 }
@@ -242,14 +246,15 @@ static int busiest_pid(struct ops *o, uint32_t *pid, char *msg, size_t ml)
 /* One op sample of the process: its period on its IP; a branch's direction or
  * target when its code says it is a conditional or an indirect jump or call. */
 static int add_op(struct hot_acc *a, struct proc_code *pc, const struct perfdata_event *ev,
-		  const struct perf_record *r, char *msg, size_t ml)
+                  const struct perf_record *r, char *msg, size_t ml)
 {
 	const struct perf_sample *s = &r->u.sample;
 	struct ibs_op op;
 	char why[160] = "a payload ibs_op_decode refuses";
-	if (ibs_op_problem(s->raw, s->raw_size, why, sizeof(why)) || ibs_op_decode(s->raw, s->raw_size, &op) < 0)
+	if (ibs_op_problem(s->raw, s->raw_size, why, sizeof(why)) ||
+	    ibs_op_decode(s->raw, s->raw_size, &op) < 0)
 		return pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT, "op sample at file offset %#llx: %s",
-				   (unsigned long long)r->offset, why);
+		                   (unsigned long long)r->offset, why);
 	/* the period the counter ran for (PERF_SAMPLE_PERIOD; a fixed period stands in
 	 * when the attr has none) */
 	double w = (double)(s->period ? s->period : ev->sample_period ? ev->sample_period : 1);
@@ -287,8 +292,10 @@ static int merge_ops(struct ops *o, uint32_t pid, struct hot_acc *a, char *msg, 
 		if (!s)
 			err = symbolizer_record(z, &r);
 		else if (s->pid == pid)
-			err = add_op(a, pc, perfdata_event(o->pd, (size_t)perfdata_event_of_id(o->pd, s->id)), &r,
-				     msg, ml);
+			err = add_op(
+			    a, pc,
+			    perfdata_event(o->pd, (size_t)perfdata_event_of_id(o->pd, s->id)), &r,
+			    msg, ml);
 	}
 	struct sym_file f;
 	if (!err && symbolizer_files(z, pid, &f, 1, NULL) > 0 && !(a->h->program = strdup(f.path)))
@@ -298,7 +305,8 @@ static int merge_ops(struct ops *o, uint32_t pid, struct hot_acc *a, char *msg, 
 	return err;
 }
 
-int hot_code_from_ops(const char *path, uint32_t pid, struct hot_code **out, char *msg, size_t msglen)
+int hot_code_from_ops(const char *path, uint32_t pid, struct hot_code **out, char *msg,
+                      size_t msglen)
 {
 	*out = NULL;
 	struct ops o;
@@ -321,7 +329,8 @@ int hot_code_from_ops(const char *path, uint32_t pid, struct hot_code **out, cha
 	ops_close(&o);
 	struct hot_code *h = hot_acc_finish(&a);
 	if (!err && h->samples == 0)
-		err = pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT, "%s has no op sample of process %u", path, pid);
+		err = pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT,
+		                  "%s has no op sample of process %u", path, pid);
 	if (err < 0) {
 		hot_code_free(h);
 		return err;

@@ -47,25 +47,26 @@ struct hot_target {
 };
 
 struct hot_code {
-	uint32_t pid;                /* the process (0 in a truth: the program pmusim started) */
-	char *program;               /* its program's path as the source names it; may be NULL */
-	struct hot_ip *ip;           /* sorted by ip, each ip once */
+	uint32_t pid;      /* the process (0 in a truth: the program pmusim started) */
+	char *program;     /* its program's path as the source names it; may be NULL */
+	struct hot_ip *ip; /* sorted by ip, each ip once */
 	size_t nip;
-	struct hot_branch *branch;   /* sorted by ip, each ip once */
+	struct hot_branch *branch; /* sorted by ip, each ip once */
 	size_t nbranch;
-	struct hot_target *target;   /* sorted by (from, to), each pair once */
+	struct hot_target *target; /* sorted by (from, to), each pair once */
 	size_t ntarget;
-	double total;                /* sum of the weights of ip[] */
-	uint64_t samples;            /* op samples merged (0 for a truth) */
-	uint64_t unresolved;         /* of those, branches whose instruction could not be read,
-	                              * so neither branch[] nor target[] has them (see above) */
+	double total;        /* sum of the weights of ip[] */
+	uint64_t samples;    /* op samples merged (0 for a truth) */
+	uint64_t unresolved; /* of those, branches whose instruction could not be read,
+	                      * so neither branch[] nor target[] has them (see above) */
 };
 
 /* The op samples of process pid in the perf.data at path (pid 0: the process
  * with the most op samples), merged. 0, or a negative pmusim_err with a one-line
  * reason in msg (PMUSIM_ERR_FORMAT: not a perf.data, no ibs_op event, or no op
  * sample of that process). */
-int hot_code_from_ops(const char *path, uint32_t pid, struct hot_code **out, char *msg, size_t msglen);
+int hot_code_from_ops(const char *path, uint32_t pid, struct hot_code **out, char *msg,
+                      size_t msglen);
 
 /* The exact counts of a truth JSON (pmusim run --truth-json) of the program pmusim
  * started. 0, or a negative pmusim_err with a reason in msg. total is the truth's
@@ -85,7 +86,7 @@ int hot_code_from_truth(const char *path, struct hot_code **out, char *msg, size
  * (profiler/proc_code.h) holds the shared libraries a dynamic program ran too. */
 struct binary;
 int hot_code_from_truth_code(const char *path, struct binary *code, struct hot_code **out,
-			     char *msg, size_t msglen);
+                             char *msg, size_t msglen);
 
 void hot_code_free(struct hot_code *h);
 

@@ -63,7 +63,12 @@ static char *json_str(const char *p)
 			*o++ = (char)strtoul(hex, NULL, 16);
 			p += 4;
 		} else {
-			*o++ = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c == 'b' ? '\b' : c == 'f' ? '\f' : c;
+			*o++ = c == 'n'   ? '\n'
+			       : c == 't' ? '\t'
+			       : c == 'r' ? '\r'
+			       : c == 'b' ? '\b'
+			       : c == 'f' ? '\f'
+			                  : c;
 		}
 	}
 	if (s)
@@ -99,21 +104,25 @@ static int has_kind(const char *line, const char *kind)
 enum section { S_NONE, S_BRANCHES, S_TRANSFERS, S_FUNCTIONS, S_BLOCKS };
 
 /* One entry line of section sec; 0, or a negative pmusim_err with msg. */
-static int entry(struct tdoc *d, struct hot_acc *a, enum section sec, const char *line, char *msg, size_t ml)
+static int entry(struct tdoc *d, struct hot_acc *a, enum section sec, const char *line, char *msg,
+                 size_t ml)
 {
 	uint64_t x, y, t, f;
 	switch (sec) {
 	case S_BRANCHES:
 		if (!has_kind(line, "cond"))
 			return 0;
-		if (!field(line, "addr", &x) || !field(line, "taken", &t) || !field(line, "not_taken", &f))
-			return pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT, "a branch without addr, taken and not_taken");
+		if (!field(line, "addr", &x) || !field(line, "taken", &t) ||
+		    !field(line, "not_taken", &f))
+			return pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT,
+			                   "a branch without addr, taken and not_taken");
 		return hot_acc_branch(a, x, (double)t, (double)f);
 	case S_TRANSFERS:
 		if (!has_kind(line, "jmp_ind") && !has_kind(line, "call_ind"))
 			return 0;
 		if (!field(line, "from", &x) || !field(line, "to", &y) || !field(line, "count", &t))
-			return pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT, "a transfer without from, to and count");
+			return pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT,
+			                   "a transfer without from, to and count");
 		return hot_acc_target(a, x, y, (double)t);
 	case S_FUNCTIONS: {
 		const char *n = strstr(line, "\"name\": \"");
@@ -129,9 +138,10 @@ static int entry(struct tdoc *d, struct hot_acc *a, enum section sec, const char
 		return 0;
 	}
 	case S_BLOCKS: {
-		if (!field(line, "start", &x) || !field(line, "instructions", &y) || !field(line, "executions", &t) ||
-		    y > UINT32_MAX)
-			return pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT, "a block without start, instructions and executions");
+		if (!field(line, "start", &x) || !field(line, "instructions", &y) ||
+		    !field(line, "executions", &t) || y > UINT32_MAX)
+			return pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT,
+			                   "a block without start, instructions and executions");
 		struct tblock *g = grow_array(d->b, &d->capb, d->nb + 1, sizeof(*g));
 		if (!g)
 			return PMUSIM_ERR_NOMEM;
@@ -151,13 +161,14 @@ static enum section top(struct tdoc *d, const char *line, int *err)
 		const char *head;
 		enum section sec;
 	} heads[] = {{"  \"branches\": [", S_BRANCHES},
-		     {"  \"transfers\": [", S_TRANSFERS},
-		     {"  \"functions\": [", S_FUNCTIONS},
-		     {"  \"blocks\": [", S_BLOCKS}};
+	             {"  \"transfers\": [", S_TRANSFERS},
+	             {"  \"functions\": [", S_FUNCTIONS},
+	             {"  \"blocks\": [", S_BLOCKS}};
 	for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++)
 		if (strncmp(line, heads[i].head, strlen(heads[i].head)) == 0)
 			return heads[i].sec;
-	if (strncmp(line, "  \"program\": \"", 14) == 0 && !d->program && !(d->program = json_str(line + 14)))
+	if (strncmp(line, "  \"program\": \"", 14) == 0 && !d->program &&
+	    !(d->program = json_str(line + 14)))
 		*err = PMUSIM_ERR_NOMEM;
 	if (strncmp(line, "  \"instructions\": ", 18) == 0)
 		d->have_instructions = field(line, "instructions", &d->instructions);
@@ -168,7 +179,8 @@ static int read_doc(const char *path, struct tdoc *d, struct hot_acc *a, char *m
 {
 	FILE *fp = fopen(path, "r");
 	if (!fp)
-		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot open %s: %s", path,
+		                   strerror(errno));
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
 	enum section sec = S_NONE;
@@ -195,8 +207,9 @@ static int read_doc(const char *path, struct tdoc *d, struct hot_acc *a, char *m
 	fclose(fp);
 	if (!err && (!seen_blocks || !d->have_instructions))
 		err = pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT,
-				  "%s has no \"blocks\" or no \"instructions\" (a truth JSON of pmusim run --truth-json)",
-				  path);
+		                  "%s has no \"blocks\" or no \"instructions\" (a truth JSON of "
+		                  "pmusim run --truth-json)",
+		                  path);
 	return err;
 }
 
@@ -219,33 +232,37 @@ static uint64_t program_bias(const struct tdoc *d, const struct symtab *st)
 	return 0;
 }
 
-static int open_program(const struct tdoc *d, const char *path, struct binary **bin, char *msg, size_t ml)
+static int open_program(const struct tdoc *d, const char *path, struct binary **bin, char *msg,
+                        size_t ml)
 {
 	if (!d->program)
 		return pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT, "%s names no program", path);
 	struct symtab *st = NULL;
 	int err = symtab_load(d->program, 0, &st);
 	if (err < 0)
-		return pmusim_fail(msg, ml, err, "%s: cannot read the symbols of %s: %s", path, d->program,
-				   pmusim_strerror(err));
+		return pmusim_fail(msg, ml, err, "%s: cannot read the symbols of %s: %s", path,
+		                   d->program, pmusim_strerror(err));
 	uint64_t bias = program_bias(d, st);
 	symtab_free(st);
 	return binary_open(d->program, bias, bin, msg, ml);
 }
 
 /* Every instruction of every block gets the block's executions. */
-static int add_blocks(const struct tdoc *d, struct binary *code, struct hot_acc *a, char *msg, size_t ml)
+static int add_blocks(const struct tdoc *d, struct binary *code, struct hot_acc *a, char *msg,
+                      size_t ml)
 {
 	for (size_t i = 0; i < d->nb; i++) {
 		const struct tblock *b = &d->b[i];
 		const struct block_info *run = b->n ? binary_run(code, b->start) : NULL;
 		if (b->n && !run)
-			return pmusim_fail(msg, ml, PMUSIM_ERR_UNSUPPORTED, "block at %#llx is outside the code of %s",
-					   (unsigned long long)b->start, binary_path(code));
+			return pmusim_fail(msg, ml, PMUSIM_ERR_UNSUPPORTED,
+			                   "block at %#llx is outside the code of %s",
+			                   (unsigned long long)b->start, binary_path(code));
 		if (run && b->n > run->ninsns)
 			return pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT,
-					   "block at %#llx has %u instructions, the code there %u: another program?",
-					   (unsigned long long)b->start, b->n, run->ninsns);
+			                   "block at %#llx has %u instructions, the code there %u: "
+			                   "another program?",
+			                   (unsigned long long)b->start, b->n, run->ninsns);
 		for (uint32_t k = 0; k < b->n; k++) {
 			int err = hot_acc_ip(a, b->start + run->off[k], (double)b->executions);
 			if (err < 0)
@@ -255,8 +272,8 @@ static int add_blocks(const struct tdoc *d, struct binary *code, struct hot_acc 
 	return 0;
 }
 
-int hot_code_from_truth_code(const char *path, struct binary *code, struct hot_code **out, char *msg,
-			     size_t msglen)
+int hot_code_from_truth_code(const char *path, struct binary *code, struct hot_code **out,
+                             char *msg, size_t msglen)
 {
 	*out = NULL;
 	struct tdoc d = {0};

@@ -31,10 +31,12 @@ static struct insn *insns_of(const char *json, size_t *n)
 	struct insn *v = NULL;
 	size_t cap = 0;
 	*n = 0;
-	for (p = p ? strstr(p, "\n    {\"addr\": \"") : NULL; p; p = strstr(p + 1, "\n    {\"addr\": \"")) {
+	for (p = p ? strstr(p, "\n    {\"addr\": \"") : NULL; p;
+	     p = strstr(p + 1, "\n    {\"addr\": \"")) {
 		unsigned long long a, r;
 		const char *q = strstr(p, "\"retired\": ");
-		if (!q || sscanf(p, "\n    {\"addr\": \"%llx\"", &a) != 1 || sscanf(q, "\"retired\": %llu", &r) != 1)
+		if (!q || sscanf(p, "\n    {\"addr\": \"%llx\"", &a) != 1 ||
+		    sscanf(q, "\"retired\": %llu", &r) != 1)
 			break;
 		if (!r)
 			continue;
@@ -52,8 +54,9 @@ static struct insn *insns_of(const char *json, size_t *n)
 START_TEST(loops_truth_and_ops)
 {
 	const char *tj = tmp_path("t.json"), *od = tmp_path("o.data");
-	char *ra[] = {(char *)pmusim(), "run", "-q", "--truth-insns", "--truth-json", (char *)tj, "--",
-		      (char *)wl("loops"), NULL};
+	char *ra[] = {
+	    (char *)pmusim(),    "run", "-q", "--truth-insns", "--truth-json", (char *)tj, "--",
+	    (char *)wl("loops"), NULL};
 	ck_assert_int_eq(run_cmd(ra, NULL, NULL, NULL), 0);
 	long long ins = truth_instructions(tj);
 	size_t ni;
@@ -68,16 +71,28 @@ START_TEST(loops_truth_and_ops)
 	for (size_t i = 0; i < ni; i++)
 		bad += h->ip[i].ip != in[i].addr || h->ip[i].weight != (double)in[i].retired;
 	ck_assert_msg(bad == 0, "%zu of %zu instructions differ", bad, ni);
-	fprintf(stderr, "loops truth: %zu instructions, total %.0f, %zu conditional branches, %zu indirect pairs\n",
-		h->nip, h->total, h->nbranch, h->ntarget);
+	fprintf(stderr,
+	        "loops truth: %zu instructions, total %.0f, %zu conditional branches, %zu indirect "
+	        "pairs\n",
+	        h->nip, h->total, h->nbranch, h->ntarget);
 
-	char *rec[] = {(char *)pmusim(), "record", "-q", "-e", "ibs_op/cnt_ctl=1/", "-c", "256", "-o", (char *)od,
-		       "--", (char *)wl("loops"), NULL};
+	char *rec[] = {(char *)pmusim(),
+	               "record",
+	               "-q",
+	               "-e",
+	               "ibs_op/cnt_ctl=1/",
+	               "-c",
+	               "256",
+	               "-o",
+	               (char *)od,
+	               "--",
+	               (char *)wl("loops"),
+	               NULL};
 	ck_assert_int_eq(run_cmd(rec, NULL, NULL, NULL), 0);
 	ck_assert_msg(hot_code_from_ops(od, 0, &o, msg, sizeof(msg)) == 0, "%s", msg);
 	/* each period is an interval's instructions: the sum reaches the last sample */
-	ck_assert_msg(o->total <= (double)ins && o->total > (double)(ins - PERIOD), "ops %.0f, truth %lld", o->total,
-		      ins);
+	ck_assert_msg(o->total <= (double)ins && o->total > (double)(ins - PERIOD),
+	              "ops %.0f, truth %lld", o->total, ins);
 	size_t off = 0, foreign = 0;
 	for (size_t i = 0; i < o->nip; i++)
 		off += hot_code_weight(h, o->ip[i].ip) == 0;
@@ -86,11 +101,15 @@ START_TEST(loops_truth_and_ops)
 			k++;
 		foreign += k == h->nbranch || h->branch[k].ip != o->branch[i].ip;
 	}
-	ck_assert_msg(off == 0 && foreign == 0 && o->unresolved == 0,
-		      "%zu sampled ips never retired, %zu sampled conditionals not the truth's, %" PRIu64 " unresolved",
-		      off, foreign, o->unresolved);
-	fprintf(stderr, "loops ops: %" PRIu64 " samples, %zu ips, total %.0f (truth %lld), %zu conditional branches\n",
-		o->samples, o->nip, o->total, ins, o->nbranch);
+	ck_assert_msg(
+	    off == 0 && foreign == 0 && o->unresolved == 0,
+	    "%zu sampled ips never retired, %zu sampled conditionals not the truth's, %" PRIu64
+	    " unresolved",
+	    off, foreign, o->unresolved);
+	fprintf(stderr,
+	        "loops ops: %" PRIu64
+	        " samples, %zu ips, total %.0f (truth %lld), %zu conditional branches\n",
+	        o->samples, o->nip, o->total, ins, o->nbranch);
 	hot_code_free(o);
 	hot_code_free(h);
 	free(in);
