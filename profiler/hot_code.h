@@ -10,7 +10,18 @@
  *     of every block its executions, every branch its exact taken and
  *     fall-through counts, every indirect transfer its count.
  * Weights are in instructions (a sample's period estimates the instructions it
- * stands for; in cycle mode, cycles), so shares compare across the sources. */
+ * stands for; in cycle mode, cycles), so shares compare across the sources.
+ *
+ * Which branches are conditional: an op's facts say branch, taken, return and
+ * the target, not conditional or unconditional (IbsOpData, docs/ibs.md), and an
+ * always-taken jcc looks like a jmp. So the kind comes from the code: the
+ * instruction at the sample's IP is decoded from the files the process maps
+ * (profiler/proc_code.h, common/decode.h: the decoder the machine and the truth
+ * use). A branch sample whose instruction cannot be read (its file is not on this
+ * host) still weighs on its IP, but its direction and target are not merged: it
+ * is counted in `unresolved`, so that branch[] and target[] hold the same kinds
+ * of branch as a truth's. Samples in kernel mode (a real machine's: IBS cannot
+ * exclude the kernel) are not the process's code and are skipped. */
 #ifndef PMUSIM_PROFILER_HOT_CODE_H
 #define PMUSIM_PROFILER_HOT_CODE_H
 
@@ -36,27 +47,46 @@ struct hot_target {
 };
 
 struct hot_code {
-	uint32_t pid;                /* the process (0 in a truth: the program pmusim started) */
-	char *program;               /* its program's path as the source names it; may be NULL */
-	struct hot_ip *ip;           /* sorted by ip, each ip once */
+	uint32_t pid;      /* the process (0 in a truth: the program pmusim started) */
+	char *program;     /* its program's path as the source names it; may be NULL */
+	struct hot_ip *ip; /* sorted by ip, each ip once */
 	size_t nip;
-	struct hot_branch *branch;   /* sorted by ip, each ip once */
+	struct hot_branch *branch; /* sorted by ip, each ip once */
 	size_t nbranch;
-	struct hot_target *target;   /* sorted by (from, to), each pair once */
+	struct hot_target *target; /* sorted by (from, to), each pair once */
 	size_t ntarget;
-	double total;                /* sum of the weights of ip[] */
-	uint64_t samples;            /* op samples merged (0 for a truth) */
+	double total;        /* sum of the weights of ip[] */
+	uint64_t samples;    /* op samples merged (0 for a truth) */
+	uint64_t unresolved; /* of those, branches whose instruction could not be read,
+	                      * so neither branch[] nor target[] has them (see above) */
 };
 
 /* The op samples of process pid in the perf.data at path (pid 0: the process
  * with the most op samples), merged. 0, or a negative pmusim_err with a one-line
  * reason in msg (PMUSIM_ERR_FORMAT: not a perf.data, no ibs_op event, or no op
  * sample of that process). */
-int hot_code_from_ops(const char *path, uint32_t pid, struct hot_code **out, char *msg, size_t msglen);
+int hot_code_from_ops(const char *path, uint32_t pid, struct hot_code **out, char *msg,
+                      size_t msglen);
 
 /* The exact counts of a truth JSON (pmusim run --truth-json) of the program pmusim
- * started. 0, or a negative pmusim_err with a reason in msg. */
+ * started. 0, or a negative pmusim_err with a reason in msg. total is the truth's
+ * "instructions" where every execution of a block ran to its end; a block's
+ * "executions" counts its entries, so an execution cut short by a fault adds the
+ * instructions after the fault too (`signals`: 4 more than its 10,042,459; the JSON
+ * does not say where runs were cut). A block's instructions
+ * are consecutive from its start, so their addresses come from decoding the
+ * program's file (the truth's "program", placed where the truth's "functions"
+ * put its symbols: a PIE's load bias is not in the truth): PMUSIM_ERR_UNSUPPORTED
+ * when a block lies outside that file (a shared library's code: give the code
+ * with hot_code_from_truth_code), PMUSIM_ERR_FORMAT when a block is longer than
+ * the code at its start. */
 int hot_code_from_truth(const char *path, struct hot_code **out, char *msg, size_t msglen);
+
+/* The same with the code given (not owned): a recording's process code
+ * (profiler/proc_code.h) holds the shared libraries a dynamic program ran too. */
+struct binary;
+int hot_code_from_truth_code(const char *path, struct binary *code, struct hot_code **out,
+                             char *msg, size_t msglen);
 
 void hot_code_free(struct hot_code *h);
 
