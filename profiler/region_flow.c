@@ -63,8 +63,8 @@ static int check_graph(const struct rcfg *g, char *msg, size_t msglen)
 	for (size_t i = 0; i < g->nblock; i++) {
 		const struct rcfg_block *b = &g->block[i];
 		if (!b->ninsns)
-			return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG, "block %zu has no instruction",
-			                   i);
+			return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG,
+			                   "block %zu has no instruction", i);
 		if (b->first_edge > g->nedge || b->nedge > g->nedge - b->first_edge)
 			return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG,
 			                   "block %zu: edges past the graph's", i);
@@ -77,7 +77,8 @@ static int check_graph(const struct rcfg *g, char *msg, size_t msglen)
 	for (size_t i = 0; i < g->nedge; i++) {
 		const struct rcfg_edge *e = &g->edge[i];
 		if (e->from >= g->nblock || (e->to != RCFG_NO_BLOCK && e->to >= g->nblock))
-			return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG, "edge %zu: no such block", i);
+			return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG, "edge %zu: no such block",
+			                   i);
 	}
 	return 0;
 }
