@@ -595,7 +595,7 @@ static void random_graphs(int entry_model, const char *name)
 {
 	rng_state = 0x9e3779b97f4a7c15ULL + (uint64_t)entry_model;
 	struct tally t = {0};
-	for (int i = 0; i < 20000; i++)
+	for (int i = 0; i < 8000; i++)
 		check_random(entry_model, &t);
 	printf("random %s: %zu graphs, %zu edges: %zu observed, %zu decided, %zu known or fixed by "
 	       "the "
