@@ -232,26 +232,10 @@ static int natural_loop(struct rwork *w, size_t h, size_t *nat_of)
 }
 
 /* One component c of the graph without back edges (nodes in comp[]): its
- * entries, its header, and its body with the natural loops headed inside it. */
+ * body with the natural loops headed inside it, then its entries. */
 static int irreducible_loop(struct rwork *w, size_t c, const size_t *nat_of)
 {
 	struct lwork *l = NULL;
-	for (size_t v = 1; v <= w->nb; v++) {
-		if (w->comp[v] != c)
-			continue;
-		int entered = 0;
-		for (size_t k = w->pred.off[v]; k < w->pred.off[v + 1]; k++)
-			entered |= w->comp[w->pred.adj[k]] != c;
-		if (!entered)
-			continue;
-		if (!l) {
-			if (!(l = new_loop(w, v, 1)))
-				return PMUSIM_ERR_NOMEM;
-		} else if (svec_push(&l->entry, v)) {
-			return PMUSIM_ERR_NOMEM;
-		}
-	}
-	assert(l); /* every block is reached from the pseudo-entry */
 	for (size_t v = 1; v <= w->nb; v++) {
 		if (w->comp[v] != c)
 			continue;
@@ -262,6 +246,22 @@ static int irreducible_loop(struct rwork *w, size_t c, const size_t *nat_of)
 		for (size_t i = 0; i < nb->n; i++)
 			w->mark[nb->v[i]] = 1;
 	}
+	for (size_t v = 1; v <= w->nb; v++) {
+		if (!w->mark[v])
+			continue;
+		int entered = 0;
+		for (size_t k = w->pred.off[v]; k < w->pred.off[v + 1]; k++)
+			entered |= !w->mark[w->pred.adj[k]];
+		if (!entered)
+			continue;
+		if (!l) {
+			if (!(l = new_loop(w, v, 1)))
+				return PMUSIM_ERR_NOMEM;
+		} else if (svec_push(&l->entry, v)) {
+			return PMUSIM_ERR_NOMEM;
+		}
+	}
+	assert(l); /* every block is reached from the pseudo-entry */
 	for (size_t v = 1; v <= w->nb; v++)
 		if (w->mark[v]) {
 			w->mark[v] = 0;

@@ -37,9 +37,10 @@
  * entered at two blocks) survive the removal of back edges; each strongly
  * connected component of more than one block of the graph without back edges
  * is a loop flagged irreducible: its blocks are that component's and those of
- * the natural loops headed inside it, its entries the component's blocks with
- * a predecessor outside the component (the pseudo-entry included), its header
- * the lowest-indexed entry. The graph is reducible iff no loop is flagged.
+ * the natural loops headed inside it, its header the lowest-indexed of its
+ * entries (it has two or more). A loop's entries are its blocks with a
+ * predecessor outside it, the pseudo-entry included (a natural loop's: its
+ * header). The graph is reducible iff no loop is flagged.
  * Loops nest by inclusion (a loop's parent is the smallest loop holding it,
  * depth 1 for the outermost).
  *
