@@ -37,6 +37,13 @@ static int cmp_size(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* qsort's array may not be NULL, not even for no element (C11 7.22.5). */
+static void sort_svec(size_t *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_size);
+}
+
 /* One loop while it is built: nodes of the region's graph. */
 struct lwork {
 	size_t header;
@@ -135,7 +142,7 @@ static int add_entries(struct rwork *w, struct svec *entry, struct svec *cycle)
 	for (size_t i = 0; i < cycle->n; i++)
 		if (svec_push(entry, cycle->v[i]))
 			return PMUSIM_ERR_NOMEM;
-	qsort(entry->v, entry->n, sizeof(size_t), cmp_size);
+	sort_svec(entry->v, entry->n);
 	for (size_t i = 0; i < entry->n; i++)
 		if (add_edge(w, 0, entry->v[i]))
 			return PMUSIM_ERR_NOMEM;
@@ -163,7 +170,7 @@ static int add_exits(struct rwork *w, struct svec *exit_block, struct svec *sink
 	for (size_t i = 0; i < sink->n; i++)
 		if (svec_push(exit_block, sink->v[i]))
 			return PMUSIM_ERR_NOMEM;
-	qsort(exit_block->v, exit_block->n, sizeof(size_t), cmp_size);
+	sort_svec(exit_block->v, exit_block->n);
 	for (size_t i = 0; i < exit_block->n; i++)
 		if (add_edge(w, exit_block->v[i], w->nb + 1))
 			return PMUSIM_ERR_NOMEM;
@@ -227,53 +234,70 @@ static int natural_loop(struct rwork *w, size_t h, size_t *nat_of)
 		return 0;
 	for (size_t i = 0; i < l->body.n; i++)
 		w->mark[l->body.v[i]] = 0;
-	qsort(l->body.v, l->body.n, sizeof(size_t), cmp_size);
+	sort_svec(l->body.v, l->body.n);
 	return 0;
 }
 
-/* One component c of the graph without back edges (nodes in comp[]): its
- * body with the natural loops headed inside it, then its entries. */
-static int irreducible_loop(struct rwork *w, size_t c, const size_t *nat_of)
+/* One component of the graph without back edges (its nodes node[0 .. n]):
+ * its body with the natural loops headed inside it, then its entries. */
+static int irreducible_loop(struct rwork *w, const size_t *node, size_t n, const size_t *nat_of)
 {
+	struct svec body = {0};
 	struct lwork *l = NULL;
-	for (size_t v = 1; v <= w->nb; v++) {
-		if (w->comp[v] != c)
-			continue;
-		w->mark[v] = 1;
-		if (nat_of[v] == SIZE_MAX)
-			continue;
-		const struct svec *nb = &w->loop[nat_of[v]].body;
-		for (size_t i = 0; i < nb->n; i++)
-			w->mark[nb->v[i]] = 1;
+	int err = PMUSIM_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct svec *nb = NULL;
+		if (nat_of[node[i]] != SIZE_MAX)
+			nb = &w->loop[nat_of[node[i]]].body;
+		for (size_t k = 0; k < (nb ? nb->n : 1); k++) {
+			size_t v = nb ? nb->v[k] : node[i];
+			if (!w->mark[v] && svec_push(&body, v))
+				goto out;
+			w->mark[v] = 1;
+		}
 	}
-	for (size_t v = 1; v <= w->nb; v++) {
-		if (!w->mark[v])
-			continue;
+	sort_svec(body.v, body.n);
+	for (size_t i = 0; i < body.n; i++) {
+		size_t v = body.v[i];
 		int entered = 0;
 		for (size_t k = w->pred.off[v]; k < w->pred.off[v + 1]; k++)
 			entered |= !w->mark[w->pred.adj[k]];
-		if (!entered)
-			continue;
-		if (!l) {
-			if (!(l = new_loop(w, v, 1)))
-				return PMUSIM_ERR_NOMEM;
-		} else if (svec_push(&l->entry, v)) {
-			return PMUSIM_ERR_NOMEM;
-		}
+		if (entered && !l && !(l = new_loop(w, v, 1)))
+			goto out;
+		if (entered && l->header != v && svec_push(&l->entry, v))
+			goto out;
 	}
 	assert(l); /* every block is reached from the pseudo-entry */
+	for (size_t i = 0; i < body.n; i++)
+		w->mark[body.v[i]] = 0;
+	l->body = body;
+	return 0;
+out:
+	for (size_t i = 0; i < body.n; i++)
+		w->mark[body.v[i]] = 0;
+	free(body.v);
+	return err;
+}
+
+/* Groups the block nodes by component: node[start[c] .. start[c + 1]]. */
+static int by_component(const struct rwork *w, size_t ncomp, size_t **start, size_t **node)
+{
+	*start = calloc(ncomp + 2, sizeof(size_t));
+	*node = malloc(w->n * sizeof(size_t));
+	if (!*start || !*node)
+		return PMUSIM_ERR_NOMEM;
 	for (size_t v = 1; v <= w->nb; v++)
-		if (w->mark[v]) {
-			w->mark[v] = 0;
-			if (svec_push(&l->body, v))
-				return PMUSIM_ERR_NOMEM;
-		}
+		(*start)[w->comp[v] + 2]++;
+	for (size_t c = 0; c < ncomp; c++)
+		(*start)[c + 2] += (*start)[c + 1];
+	for (size_t v = 1; v <= w->nb; v++)
+		(*node)[(*start)[w->comp[v] + 1]++] = v;
 	return 0;
 }
 
 static int find_loops(struct rwork *w)
 {
-	size_t *nat_of = malloc(w->n * sizeof(*nat_of)), ncomp, *size = NULL;
+	size_t *nat_of = malloc(w->n * sizeof(*nat_of)), ncomp, *start = NULL, *node = NULL;
 	uint8_t *skip = calloc(w->succ.off[w->n] + 1, 1), *member = calloc(w->n, 1);
 	int err = PMUSIM_ERR_NOMEM;
 	if (!nat_of || !skip || !member)
@@ -290,20 +314,20 @@ static int find_loops(struct rwork *w)
 			skip[k] = is_block(w, w->succ.adj[k]) && dominates(w, w->succ.adj[k], u);
 	}
 	if (fg_scc(&w->succ, member, skip, w->comp, &ncomp) ||
-	    !(size = calloc(ncomp + 1, sizeof(*size))))
+	    by_component(w, ncomp, &start, &node))
 		goto out;
-	for (size_t v = 1; v <= w->nb; v++)
-		size[w->comp[v]]++;
 	/* a self-loop is a back edge: only a cycle of two or more blocks stays */
 	for (size_t c = 0; c < ncomp; c++)
-		if (size[c] > 1 && irreducible_loop(w, c, nat_of))
+		if (start[c + 1] - start[c] > 1 &&
+		    irreducible_loop(w, node + start[c], start[c + 1] - start[c], nat_of))
 			goto out;
 	err = 0;
 out:
 	free(nat_of);
 	free(skip);
 	free(member);
-	free(size);
+	free(start);
+	free(node);
 	return err;
 }
 
@@ -321,7 +345,8 @@ static int cmp_loop_out(const void *a, const void *b)
 static int nest_loops(struct rwork *w)
 {
 	struct rgraph_region *r = w->r;
-	qsort(w->loop, w->nloop, sizeof(*w->loop), cmp_loop_out);
+	if (w->nloop > 1)
+		qsort(w->loop, w->nloop, sizeof(*w->loop), cmp_loop_out);
 	size_t *by_size = malloc((w->nloop + 1) * sizeof(size_t));
 	size_t *inner = malloc(w->n * sizeof(size_t));
 	r->loop = calloc(w->nloop + 1, sizeof(*r->loop));
@@ -378,7 +403,7 @@ static int loops_out(struct rwork *w)
 	for (size_t i = 0; i < w->nloop; i++) {
 		struct lwork *l = &w->loop[i];
 		struct rgraph_loop *o = &w->r->loop[i];
-		qsort(l->entry.v, l->entry.n, sizeof(size_t), cmp_size);
+		sort_svec(l->entry.v, l->entry.n);
 		if (to_blocks(w, &l->body, &o->block, &o->nblock) ||
 		    to_blocks(w, &l->entry, &o->entry, &o->nentry))
 			return PMUSIM_ERR_NOMEM;
@@ -438,7 +463,7 @@ static int region_edges(struct rwork *w)
 			}
 		}
 	}
-	qsort(exit.v, exit.n, sizeof(size_t), cmp_size);
+	sort_svec(exit.v, exit.n);
 	w->r->exit = exit.v ? exit.v : malloc(sizeof(size_t));
 	w->r->nexit = exit.n;
 	return w->r->exit ? rebuild(w) : PMUSIM_ERR_NOMEM;
