@@ -98,8 +98,12 @@ int fg_scc(const struct fg_csr *c, const uint8_t *member, const uint8_t *skip, s
            size_t *ncomp)
 {
 	size_t n = c->n, sz = (n ? n : 1) * sizeof(size_t);
-	struct tarjan t = {.index = malloc(sz), .low = malloc(sz), .it = malloc(sz),
-	                   .stack = malloc(sz), .calls = malloc(sz), .on = calloc(n + 1, 1)};
+	struct tarjan t = {.index = malloc(sz),
+	                   .low = malloc(sz),
+	                   .it = malloc(sz),
+	                   .stack = malloc(sz),
+	                   .calls = malloc(sz),
+	                   .on = calloc(n + 1, 1)};
 	int err = PMUSIM_ERR_NOMEM;
 	if (!t.index || !t.low || !t.it || !t.stack || !t.calls || !t.on)
 		goto out;
@@ -227,7 +231,8 @@ out:
 
 int fg_dom_intervals(size_t n, const size_t *idom, size_t root, size_t *pre, size_t *last)
 {
-	size_t *from = malloc((n ? n : 1) * sizeof(size_t)), *to = malloc((n ? n : 1) * sizeof(size_t));
+	size_t *from = malloc((n ? n : 1) * sizeof(size_t)),
+	       *to = malloc((n ? n : 1) * sizeof(size_t));
 	size_t *stack = malloc((n ? n : 1) * sizeof(size_t)), m = 0, top = 0, k = 0;
 	struct fg_csr kids = {0};
 	int err = PMUSIM_ERR_NOMEM;

@@ -508,8 +508,8 @@ static int check_input(const struct rcfg *g, char *msg, size_t msglen)
 			const struct rcfg_edge *e = &g->edge[k];
 			if (e->from != i)
 				return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG,
-				                   "rgraph: edge %zu is block %zu's, from %zu", k, i,
-				                   e->from);
+				                   "rgraph: edge %zu is block %zu's, from %zu", k,
+				                   i, e->from);
 			if (e->out == RCFG_IN && e->to >= g->nblock)
 				return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG,
 				                   "rgraph: edge %zu goes to no block", k);

@@ -85,7 +85,8 @@ static void check_loops(const struct rgraph *rg, const struct xloop *x, size_t n
 			              l->header);
 			check_list(e->line, "loop blocks", l->block, l->nblock, e->block);
 			check_list(e->line, "loop entries", l->entry, l->nentry, e->entry);
-			ck_assert_msg(l->parent == node_of(e->parent) && l->depth == (unsigned)e->depth,
+			ck_assert_msg(l->parent == node_of(e->parent) &&
+			                  l->depth == (unsigned)e->depth,
 			              "line %d: parent %zu depth %u", e->line, l->parent, l->depth);
 			ck_assert_msg(l->irreducible == e->irreducible, "line %d: irreducible %d",
 			              e->line, l->irreducible);
@@ -100,8 +101,8 @@ static void print_rgraph(const char *name, const struct rgraph *rg)
 	printf("%s: %zu regions, %zu loops\n", name, rg->nregion, nloop);
 }
 
-static void run_case(const char *name, const struct tgraph *t, const struct xregion *xr,
-                     size_t nxr, const struct xloop *xl, size_t nxl)
+static void run_case(const char *name, const struct tgraph *t, const struct xregion *xr, size_t nxr,
+                     const struct xloop *xl, size_t nxl)
 {
 	struct rcfg *g = make_rcfg(t);
 	struct rgraph *rg = build(g);
@@ -117,13 +118,21 @@ static void run_case(const char *name, const struct tgraph *t, const struct xreg
 #define CASE(t, xr, xl) run_case(__func__, &(t), xr, N(xr), xl, N(xl))
 #define CASE_NO_LOOP(t, xr) run_case(__func__, &(t), xr, N(xr), NULL, 0)
 
-#define TG(flags, edges) {(int)N(flags), flags, edges, N(edges)}
+#define TG(flags, edges)                                                                           \
+	{                                                                                          \
+		(int)N(flags), flags, edges, N(edges)                                              \
+	}
 #define F RCFG_FALL
 #define T RCFG_TAKEN
 #define CR RCFG_CALL_RETURN
 #define IN RCFG_IN
 #define X RCFG_EXIT
 
+/* The tables' rows, one per region or loop (clang-format would put one field
+ * a line): a region's blocks, entries, cycle entries, exit edges (row numbers
+ * of the edge table), exit blocks, sinks, then idom and ipdom of each block;
+ * a loop's region, header, blocks, entries, parent, depth, irreducible. */
+/* clang-format off */
 /* 0 -> 1 <-> 2 -> 3 ret: the loop {1, 2}, 2 -> 1 its back edge. */
 static const int loop_flags[] = {0, 0, 0, X};
 static const struct tedge loop_e[] = {
@@ -291,6 +300,8 @@ START_TEST(edge_leaving)
 	CASE_NO_LOOP(t, out_r);
 }
 END_TEST
+
+/* clang-format on */
 
 START_TEST(bad_input_and_empty)
 {

@@ -135,8 +135,8 @@ static void check_partition(const struct rcfg *g, const struct rgraph *rg, uint6
 		}
 	}
 	for (size_t i = 0; i < g->nblock; i++)
-		CHECK(region[i] >= 0, "graph %llu: block %zu in no region", (unsigned long long)seed,
-		      i);
+		CHECK(region[i] >= 0, "graph %llu: block %zu in no region",
+		      (unsigned long long)seed, i);
 	for (size_t k = 0; k < g->nedge; k++)
 		if (g->edge[k].out == RCFG_IN)
 			CHECK(region[g->edge[k].from] == region[g->edge[k].to],
@@ -174,15 +174,16 @@ static void check_terminals(const struct rcfg *g, const struct rgraph_region *r,
 			haspred |= e->out == RCFG_IN && e->to == x;
 			if (e->from == x && e->out != RCFG_IN) {
 				leaves = 1;
-				CHECK(nexit < r->nexit && r->exit[nexit++] == k, "graph %llu: exit %zu",
-				      sd, k);
+				CHECK(nexit < r->nexit && r->exit[nexit++] == k,
+				      "graph %llu: exit %zu", sd, k);
 			}
 		}
 		int cyc = in_list(r->cycle_entry, r->ncycle_entry, x);
 		CHECK(in_list(r->entry, r->nentry, x) == (!haspred || cyc) && !(cyc && !haspred),
 		      "graph %llu: block %zu entry", sd, x);
 		int sink = in_list(r->sink, r->nsink, x);
-		CHECK(in_list(r->exit_block, r->nexit_block, x) == (leaves || sink) && !(sink && leaves),
+		CHECK(in_list(r->exit_block, r->nexit_block, x) == (leaves || sink) &&
+		          !(sink && leaves),
 		      "graph %llu: block %zu exit", sd, x);
 	}
 	CHECK(nexit == r->nexit, "graph %llu: %zu exits", sd, r->nexit);
@@ -240,7 +241,7 @@ static void check_tree(const struct rgraph_region *r, const struct bg *b, int ro
 			if (all)
 				idom = d;
 		}
-		size_t want = idom == 0 ? RGRAPH_ENTRY
+		size_t want = idom == 0          ? RGRAPH_ENTRY
 		              : idom == b->n - 1 ? RGRAPH_EXIT
 		                                 : r->block[idom - 1];
 		size_t got = rev ? r->ipdom[v - 1] : r->idom[v - 1];
@@ -353,8 +354,8 @@ static void check_nest(const struct rgraph_region *r, const struct bg *b, uint64
 			for (int p = 0; p < b->n; p++)
 				entered |= b->adj[p][v] && !loop_holds(l, b, p);
 			int entry = in_list(l->entry, l->nentry, r->block[v - 1]);
-			CHECK(entry == (entered && loop_holds(l, b, v)), "graph %llu: loop entry %d",
-			      sd, v);
+			CHECK(entry == (entered && loop_holds(l, b, v)),
+			      "graph %llu: loop entry %d", sd, v);
 		}
 		size_t parent = RGRAPH_NONE;
 		for (size_t j = 0; j < r->nloop; j++) {
