@@ -1,15 +1,14 @@
 /* Region candidates of a hot control-flow graph (profiler/region_graph.h):
  * components by union-find, terminal edges to one pseudo-entry and one
- * pseudo-exit, dominators and post-dominators (profiler/flowgraph.h), natural
- * loops of back edges (Aho, Lam, Sethi, Ullman, "Compilers", 2nd ed., 9.6), and
- * irreducible cycles as the cycles left once the back edges are removed (a
- * flow graph is reducible iff that leaves it acyclic, ibid. 9.7). */
+ * pseudo-exit, dominators and post-dominators (profiler/flowgraph.h), and the
+ * loop nest (profiler/loop_nest.h) of each region's graph. */
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/err.h"
 #include "profiler/flowgraph.h"
+#include "profiler/loop_nest.h"
 #include "profiler/region_graph.h"
 
 struct svec {
@@ -44,13 +43,6 @@ static void sort_svec(size_t *v, size_t n)
 		qsort(v, n, sizeof(*v), cmp_size);
 }
 
-/* One loop while it is built: nodes of the region's graph. */
-struct lwork {
-	size_t header;
-	struct svec body, entry;
-	int irreducible;
-};
-
 /* One region's graph: node 0 is the pseudo-entry, node 1 + i is block[i] of
  * the region, node nb + 1 the pseudo-exit. Node order is block order, so a
  * sorted list of nodes maps to a sorted list of blocks. */
@@ -63,14 +55,7 @@ struct rwork {
 	struct fg_csr succ, pred;
 	size_t *idom, *ipdom, *pre, *last, *stack, *comp;
 	uint8_t *mark;
-	struct lwork *loop;
-	size_t nloop;
 };
-
-static int is_block(const struct rwork *w, size_t v)
-{
-	return v >= 1 && v <= w->nb;
-}
 
 static int add_edge(struct rwork *w, size_t u, size_t v)
 {
@@ -177,213 +162,6 @@ static int add_exits(struct rwork *w, struct svec *exit_block, struct svec *sink
 	return 0;
 }
 
-static int dominates(const struct rwork *w, size_t a, size_t b)
-{
-	return w->pre[a] <= w->pre[b] && w->pre[b] <= w->last[a];
-}
-
-static struct lwork *new_loop(struct rwork *w, size_t header, int irreducible)
-{
-	struct lwork *l = realloc(w->loop, (w->nloop + 1) * sizeof(*l));
-	if (!l)
-		return NULL;
-	w->loop = l;
-	l = &w->loop[w->nloop++];
-	memset(l, 0, sizeof(*l));
-	l->header = header;
-	l->irreducible = irreducible;
-	return svec_push(&l->entry, header) ? NULL : l;
-}
-
-/* Walks back from the sources of h's back edges, stopping at h; nat_of[h] is
- * the loop's index. mark[] is left clear. */
-static int natural_loop(struct rwork *w, size_t h, size_t *nat_of)
-{
-	struct lwork *l = NULL;
-	size_t top = 0;
-	for (size_t k = w->pred.off[h]; k < w->pred.off[h + 1]; k++) {
-		size_t s = w->pred.adj[k];
-		if (!is_block(w, s) || !dominates(w, h, s))
-			continue;
-		if (!l) {
-			if (!(l = new_loop(w, h, 0)) || svec_push(&l->body, h))
-				return PMUSIM_ERR_NOMEM;
-			nat_of[h] = w->nloop - 1;
-			w->mark[h] = 1;
-		}
-		if (!w->mark[s]) {
-			w->mark[s] = 1;
-			w->stack[top++] = s;
-		}
-		while (top) {
-			size_t v = w->stack[--top];
-			if (v != h && svec_push(&l->body, v))
-				return PMUSIM_ERR_NOMEM;
-			for (size_t j = w->pred.off[v]; j < w->pred.off[v + 1]; j++) {
-				size_t p = w->pred.adj[j];
-				/* h dominates v: no path from the pseudo-entry avoids h */
-				assert(p != 0);
-				if (!w->mark[p]) {
-					w->mark[p] = 1;
-					w->stack[top++] = p;
-				}
-			}
-		}
-	}
-	if (!l)
-		return 0;
-	for (size_t i = 0; i < l->body.n; i++)
-		w->mark[l->body.v[i]] = 0;
-	sort_svec(l->body.v, l->body.n);
-	return 0;
-}
-
-/* One component of the graph without back edges (its nodes node[0 .. n]):
- * its body with the natural loops headed inside it, then its entries. */
-static int irreducible_loop(struct rwork *w, const size_t *node, size_t n, const size_t *nat_of)
-{
-	struct svec body = {0};
-	struct lwork *l = NULL;
-	int err = PMUSIM_ERR_NOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const struct svec *nb = NULL;
-		if (nat_of[node[i]] != SIZE_MAX)
-			nb = &w->loop[nat_of[node[i]]].body;
-		for (size_t k = 0; k < (nb ? nb->n : 1); k++) {
-			size_t v = nb ? nb->v[k] : node[i];
-			if (!w->mark[v] && svec_push(&body, v))
-				goto out;
-			w->mark[v] = 1;
-		}
-	}
-	sort_svec(body.v, body.n);
-	for (size_t i = 0; i < body.n; i++) {
-		size_t v = body.v[i];
-		int entered = 0;
-		for (size_t k = w->pred.off[v]; k < w->pred.off[v + 1]; k++)
-			entered |= !w->mark[w->pred.adj[k]];
-		if (entered && !l && !(l = new_loop(w, v, 1)))
-			goto out;
-		if (entered && l->header != v && svec_push(&l->entry, v))
-			goto out;
-	}
-	assert(l); /* every block is reached from the pseudo-entry */
-	for (size_t i = 0; i < body.n; i++)
-		w->mark[body.v[i]] = 0;
-	l->body = body;
-	return 0;
-out:
-	for (size_t i = 0; i < body.n; i++)
-		w->mark[body.v[i]] = 0;
-	free(body.v);
-	return err;
-}
-
-/* Groups the block nodes by component: node[start[c] .. start[c + 1]]. */
-static int by_component(const struct rwork *w, size_t ncomp, size_t **start, size_t **node)
-{
-	*start = calloc(ncomp + 2, sizeof(size_t));
-	*node = malloc(w->n * sizeof(size_t));
-	if (!*start || !*node)
-		return PMUSIM_ERR_NOMEM;
-	for (size_t v = 1; v <= w->nb; v++)
-		(*start)[w->comp[v] + 2]++;
-	for (size_t c = 0; c < ncomp; c++)
-		(*start)[c + 2] += (*start)[c + 1];
-	for (size_t v = 1; v <= w->nb; v++)
-		(*node)[(*start)[w->comp[v] + 1]++] = v;
-	return 0;
-}
-
-static int find_loops(struct rwork *w)
-{
-	size_t *nat_of = malloc(w->n * sizeof(*nat_of)), ncomp, *start = NULL, *node = NULL;
-	uint8_t *skip = calloc(w->succ.off[w->n] + 1, 1), *member = calloc(w->n, 1);
-	int err = PMUSIM_ERR_NOMEM;
-	if (!nat_of || !skip || !member)
-		goto out;
-	memset(w->mark, 0, w->n);
-	for (size_t v = 0; v < w->n; v++)
-		nat_of[v] = SIZE_MAX;
-	for (size_t h = 1; h <= w->nb; h++)
-		if (natural_loop(w, h, nat_of))
-			goto out;
-	for (size_t u = 1; u <= w->nb; u++) {
-		member[u] = 1;
-		for (size_t k = w->succ.off[u]; k < w->succ.off[u + 1]; k++)
-			skip[k] = is_block(w, w->succ.adj[k]) && dominates(w, w->succ.adj[k], u);
-	}
-	if (fg_scc(&w->succ, member, skip, w->comp, &ncomp) ||
-	    by_component(w, ncomp, &start, &node))
-		goto out;
-	/* a self-loop is a back edge: only a cycle of two or more blocks stays */
-	for (size_t c = 0; c < ncomp; c++)
-		if (start[c + 1] - start[c] > 1 &&
-		    irreducible_loop(w, node + start[c], start[c + 1] - start[c], nat_of))
-			goto out;
-	err = 0;
-out:
-	free(nat_of);
-	free(skip);
-	free(member);
-	free(start);
-	free(node);
-	return err;
-}
-
-static int cmp_loop_out(const void *a, const void *b)
-{
-	const struct lwork *x = a, *y = b;
-	if (x->header != y->header)
-		return (x->header > y->header) - (x->header < y->header);
-	return (x->body.n < y->body.n) - (x->body.n > y->body.n);
-}
-
-/* The loops' parents and depths, and the loops in the region's numbers. Loops
- * are taken largest first: each block's innermost loop so far is then the
- * smallest loop holding every loop still to come that holds the block. */
-static int nest_loops(struct rwork *w)
-{
-	struct rgraph_region *r = w->r;
-	if (w->nloop > 1)
-		qsort(w->loop, w->nloop, sizeof(*w->loop), cmp_loop_out);
-	size_t *by_size = malloc((w->nloop + 1) * sizeof(size_t));
-	size_t *inner = malloc(w->n * sizeof(size_t));
-	r->loop = calloc(w->nloop + 1, sizeof(*r->loop));
-	if (!by_size || !inner || !r->loop) {
-		free(by_size);
-		free(inner);
-		return PMUSIM_ERR_NOMEM;
-	}
-	r->nloop = w->nloop;
-	for (size_t i = 0; i < w->nloop; i++) {
-		/* insertion by (size descending, index): loops are few */
-		size_t j = i;
-		for (; j > 0 && w->loop[by_size[j - 1]].body.n < w->loop[i].body.n; j--)
-			by_size[j] = by_size[j - 1];
-		by_size[j] = i;
-	}
-	for (size_t v = 0; v < w->n; v++)
-		inner[v] = RGRAPH_NONE;
-	for (size_t i = 0; i < w->nloop; i++) {
-		size_t x = by_size[i];
-		const struct lwork *l = &w->loop[x];
-		struct rgraph_loop *o = &r->loop[x];
-		o->header = r->block[l->header - 1];
-		o->irreducible = l->irreducible;
-		o->parent = inner[l->header];
-		o->depth = o->parent == RGRAPH_NONE ? 1 : r->loop[o->parent].depth + 1;
-		for (size_t k = 0; k < l->body.n; k++) {
-			/* loops nest or are apart: each block of x has x's parent innermost */
-			assert(inner[l->body.v[k]] == o->parent);
-			inner[l->body.v[k]] = x;
-		}
-	}
-	free(by_size);
-	free(inner);
-	return 0;
-}
-
 /* Moves the nodes of s into a block list *out (sorted when s is). */
 static int to_blocks(const struct rwork *w, struct svec *s, size_t **out, size_t *n)
 {
@@ -396,18 +174,34 @@ static int to_blocks(const struct rwork *w, struct svec *s, size_t **out, size_t
 	return 0;
 }
 
+/* The loops of the blocks (nodes 1 .. nb), their node lists turned into
+ * block lists in place (the mapping keeps them sorted) and handed over. */
 static int loops_out(struct rwork *w)
 {
-	if (nest_loops(w))
+	struct loop_nest_loop *ln;
+	size_t n;
+	if (loop_nest_find(&w->succ, &w->pred, 1, w->nb, w->pre, w->last, &ln, &n))
 		return PMUSIM_ERR_NOMEM;
-	for (size_t i = 0; i < w->nloop; i++) {
-		struct lwork *l = &w->loop[i];
-		struct rgraph_loop *o = &w->r->loop[i];
-		sort_svec(l->entry.v, l->entry.n);
-		if (to_blocks(w, &l->body, &o->block, &o->nblock) ||
-		    to_blocks(w, &l->entry, &o->entry, &o->nentry))
-			return PMUSIM_ERR_NOMEM;
+	w->r->loop = calloc(n + 1, sizeof(*w->r->loop));
+	if (!w->r->loop) {
+		loop_nest_free(ln, n);
+		return PMUSIM_ERR_NOMEM;
 	}
+	w->r->nloop = n;
+	for (size_t i = 0; i < n; i++) {
+		struct rgraph_loop *o = &w->r->loop[i];
+		for (size_t k = 0; k < ln[i].nnode; k++)
+			ln[i].node[k] = w->r->block[ln[i].node[k] - 1];
+		for (size_t k = 0; k < ln[i].nentry; k++)
+			ln[i].entry[k] = w->r->block[ln[i].entry[k] - 1];
+		o->header = w->r->block[ln[i].header - 1];
+		o->block = ln[i].node, o->nblock = ln[i].nnode;
+		o->entry = ln[i].entry, o->nentry = ln[i].nentry;
+		o->parent = ln[i].parent == LOOP_NEST_NONE ? RGRAPH_NONE : ln[i].parent;
+		o->depth = ln[i].depth;
+		o->irreducible = ln[i].irreducible;
+	}
+	free(ln); /* its lists now belong to the region */
 	return 0;
 }
 
@@ -480,16 +274,10 @@ static int analyse(const struct rcfg *g, const size_t *gpos, struct rgraph_regio
 		goto out;
 	if (region_edges(&w) || terminals(&w) || fg_dominators(&w.succ, &w.pred, 0, w.idom) ||
 	    fg_dominators(&w.pred, &w.succ, w.nb + 1, w.ipdom) ||
-	    fg_dom_intervals(w.n, w.idom, 0, w.pre, w.last) || trees_out(&w) || find_loops(&w) ||
-	    loops_out(&w))
+	    fg_dom_intervals(w.n, w.idom, 0, w.pre, w.last) || trees_out(&w) || loops_out(&w))
 		goto out;
 	err = 0;
 out:
-	for (size_t i = 0; i < w.nloop; i++) {
-		free(w.loop[i].body.v);
-		free(w.loop[i].entry.v);
-	}
-	free(w.loop);
 	fg_csr_fini(&w.succ);
 	fg_csr_fini(&w.pred);
 	free(w.from.v), free(w.to.v), free(w.idom), free(w.ipdom), free(w.pre), free(w.last);

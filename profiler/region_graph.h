@@ -30,19 +30,19 @@
  * (RGRAPH_ENTRY when it is the pseudo-entry), ipdom[i] its immediate
  * post-dominator (RGRAPH_EXIT when it is the pseudo-exit).
  *
- * Loops. An in-graph edge s -> h whose target dominates its source is a back
- * edge; the natural loop of header h is h and every block that reaches the
- * source of one of h's back edges without passing through h (one loop per
- * header, self-loops included). Cycles with no dominating header (a loop
- * entered at two blocks) survive the removal of back edges; each strongly
- * connected component of more than one block of the graph without back edges
- * is a loop flagged irreducible: its blocks are that component's and those of
- * the natural loops headed inside it, its header the lowest-indexed of its
- * entries (it has two or more). A loop's entries are its blocks with a
- * predecessor outside it, the pseudo-entry included (a natural loop's: its
- * header). The graph is reducible iff no loop is flagged.
- * Loops nest by inclusion (a loop's parent is the smallest loop holding it,
- * depth 1 for the outermost).
+ * Loops (profiler/loop_nest.h). An in-graph edge s -> h whose target
+ * dominates its source is a back edge; the natural loop of header h is h and
+ * every block that reaches the source of one of h's back edges without
+ * passing through h (one loop per header, self-loops included). Cycles with
+ * no dominating header (a loop entered at two blocks) survive the removal of
+ * back edges; each strongly connected component of more than one block of the
+ * graph without back edges is a loop flagged irreducible: its blocks are that
+ * component's and those of the natural loops headed inside it, its header the
+ * lowest-indexed of its entries (it has two or more). A loop's entries are its
+ * blocks with a predecessor outside it, the pseudo-entry included (a natural
+ * loop's: its header). The graph is reducible iff no loop is flagged. Loops
+ * nest by inclusion (a loop's parent is the smallest loop holding it, depth 1
+ * for the outermost).
  *
  * Block numbers are indices into the rcfg's block[], edge numbers into its
  * edge[]. Every array is sorted ascending; loops are sorted by (header, outer
