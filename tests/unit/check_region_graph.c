@@ -303,6 +303,42 @@ END_TEST
 
 /* clang-format on */
 
+/* From discovery itself: the loop of check_region_cfg's first case, whose
+ * sampled instructions are inside it, so discovery found nothing before it.
+ * 1000: 31 c0       xor eax, eax
+ * 1002: 48 ff c0    inc rax          <- block 0, its own back edge's target
+ * 1005: 48 39 c8    cmp rax, rcx
+ * 1008: 75 f8       jne 1002
+ * 100a: c3          ret              <- block 1
+ * Block 0 has a predecessor (itself), so it becomes a cycle entry. */
+START_TEST(discovered_loop)
+{
+	static const uint8_t code[] = {0x31, 0xc0, 0x48, 0xff, 0xc0, 0x48,
+	                               0x39, 0xc8, 0x75, 0xf8, 0xc3};
+	struct hot_ip ip[] = {{0x1005, 10}, {0x1008, 10}};
+	struct hot_branch br[] = {{0x1008, 9, 1}};
+	struct hot_code hot = {.ip = ip, .nip = 2, .branch = br, .nbranch = 1, .total = 20};
+	struct binary *bin;
+	struct rcfg *g = NULL;
+	char msg[256] = "";
+	ck_assert_int_eq(binary_from_code(code, sizeof(code), 0x1000, &bin), 0);
+	ck_assert_msg(rcfg_discover(bin, &hot, NULL, &g, msg, sizeof(msg)) == 0, "%s", msg);
+	ck_assert(g->nblock == 2 && g->block[0].start == 0x1002 && g->block[1].start == 0x100a);
+	struct rgraph *rg = build(g);
+	print_rgraph(__func__, rg);
+	static const struct xregion xr = {__LINE__, {0, 1, END}, {0, END}, {0, END}, {END},
+	                                  {1, END}, {END},       {PE, 0},  {1, PX}};
+	static const struct xloop xl[] = {{__LINE__, 0, 0, {0, END}, {0, END}, NOP, 1, 0}};
+	ck_assert_uint_eq(rg->nregion, 1);
+	check_region(&rg->region[0], &xr);
+	check_loops(rg, xl, N(xl));
+	ck_assert(rg->region[0].weight == 20);
+	rgraph_free(rg);
+	rcfg_free(g);
+	binary_free(bin);
+}
+END_TEST
+
 START_TEST(bad_input_and_empty)
 {
 	struct tgraph t = TG(loop_flags, loop_e);
@@ -345,6 +381,7 @@ static Suite *region_graph_suite(void)
 	tcase_add_test(tc, infinite_loop);
 	tcase_add_test(tc, calls);
 	tcase_add_test(tc, edge_leaving);
+	tcase_add_test(tc, discovered_loop);
 	tcase_add_test(tc, bad_input_and_empty);
 	suite_add_tcase(s, tc);
 	return s;
