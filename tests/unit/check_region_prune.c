@@ -216,6 +216,13 @@ static const struct prune_case cases[] = {
      {B(4, BK_COND, 440, 0), B(2, BK_JMP, 0, 1), B(2, BK_RET, 0, 1), B(4, BK_JMP, 400, 0)},
      {E(0, 2, RCFG_FALL), E(0, 1, RCFG_TAKEN), E(1, 3, RCFG_TAKEN), E(3, 0, RCFG_TAKEN)},
      {HOT, BRIDGE, UNSAMPLED, HOT}, 1, {RPRUNE_R_LOOP}, {11}, 10, 840},
+    /* The same with A -> U seen once: U's bound 1 is below 1 % of 110, which
+     * says nothing (it may run more), so U is still a bridge, not cold; A -> D
+     * is now 110 - 1 = 109, D hot by that bound but a dead end. */
+    {CASE("a bound below the bar is no count", 840), DEFAULTS, 4, 4,
+     {B(4, BK_COND, 440, 0), B(2, BK_JMP, 0, 1), B(2, BK_RET, 0, 1), B(4, BK_JMP, 400, 0)},
+     {E(0, 2, RCFG_FALL), EO(0, 1, RCFG_TAKEN, 1), E(1, 3, RCFG_TAKEN), E(3, 0, RCFG_TAKEN)},
+     {HOT, BRIDGE, DEAD, HOT}, 1, {RPRUNE_R_LOOP}, {11}, 10, 840},
     /* H (8 insns, 8000: 1000) loops 900 times back and falls to U, so
      * H -> U = 100 and U, unsampled, runs at least 100 times (bound): hot. U's
      * jcc leaves or goes to X, whose jcc was seen leaving 20 + 30 times: X ran
@@ -253,6 +260,21 @@ static const struct prune_case cases[] = {
      {0.01, 101, 0.90, 8, 0.001}, 2, 2, {B(8, BK_COND, 80000, 0), B(1, BK_RET, 300, 1)},
      {EO(0, 1, RCFG_FALL, 100), EO(0, 0, RCFG_TAKEN, 9900)},
      {REGION, REGION}, 1, {RPRUNE_R_ITERATIONS}, {100}, 0, 0},
+    /* H (8 insns, 8000: 1000) with neither way of its jcc seen: the back edge
+     * is undecided, taken as 0, so all 1000 executions count as entries: 1
+     * iteration, the lower bound. 8 % of 100000: dropped. The return E has no
+     * count and leads to no hot block. */
+    {CASE("undecided back edge: 1 iteration at least", 100000), DEFAULTS, 2, 2,
+     {B(8, BK_COND, 8000, 0), B(1, BK_RET, 0, 1)},
+     {E(0, 1, RCFG_FALL), E(0, 0, RCFG_TAKEN)},
+     {REGION, UNSAMPLED}, 1, {RPRUNE_R_ITERATIONS}, {1}, 0, 0},
+    /* Noise: H's back edge seen 1000 times, as often as H ran: no entry left,
+     * the loop iterates without end as far as the estimates tell. E's bound 5
+     * is below 10: no count. */
+    {CASE("back edges as hot as the header: infinite", 100000), DEFAULTS, 2, 2,
+     {B(8, BK_COND, 8000, 0), B(1, BK_RET, 0, 1)},
+     {EO(0, 1, RCFG_FALL, 5), EO(0, 0, RCFG_TAKEN, 1000)},
+     {HOT, UNSAMPLED}, 1, {RPRUNE_R_LOOP}, {INFINITY}, 8, 8000},
     /* A falls into the return B, 6 insns and 600 each: a chain, 100 times.
      * No loop (0 iterations); 1200 of 2000 is 60 %, above 10 %. */
     {CASE("straight line above the share", 2000), DEFAULTS, 2, 1,
