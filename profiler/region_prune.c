@@ -108,10 +108,11 @@ static int map_regions(struct ctx *c, char *msg, size_t msglen)
 		for (size_t k = 0; k < reg->nblock; k++) {
 			size_t b = reg->block[k];
 			if (b >= nb || c->region_of[b] != RGRAPH_NONE)
-				return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG,
-				                   "rprune: region %zu's block %zu is not the graph's "
-				                   "or in two regions",
-				                   r, b);
+				return pmusim_fail(
+				    msg, msglen, PMUSIM_ERR_ARG,
+				    "rprune: region %zu's block %zu is not the graph's "
+				    "or in two regions",
+				    r, b);
 			c->region_of[b] = r;
 		}
 	}
@@ -420,8 +421,8 @@ static int run(struct ctx *c, double total, char *msg, size_t msglen)
 }
 
 int rprune_select(const struct rcfg *g, const struct rgraph *rg, const struct rflow *f,
-                  double total, const struct rprune_options *opt, struct rprune **out,
-                  char *msg, size_t msglen)
+                  double total, const struct rprune_options *opt, struct rprune **out, char *msg,
+                  size_t msglen)
 {
 	struct rprune_options def;
 	if (!opt) {

@@ -124,15 +124,15 @@ struct rprune_block {
 
 struct rprune_region {
 	uint8_t kept;
-	uint8_t why;          /* enum rprune_region_why */
-	size_t nkept;         /* blocks kept by steps 1 and 2 */
-	uint64_t ninsns;      /* their instructions */
-	double weight;        /* their weight */
-	double share;         /* weight / total */
-	double hottest;       /* the region's hottest count (0: no anchor) */
-	double iterations;    /* the best iterations per entry of a loop with a kept
-	                       * header (0 when none) */
-	size_t loop;          /* that loop's index in the region's loop[], RGRAPH_NONE */
+	uint8_t why;       /* enum rprune_region_why */
+	size_t nkept;      /* blocks kept by steps 1 and 2 */
+	uint64_t ninsns;   /* their instructions */
+	double weight;     /* their weight */
+	double share;      /* weight / total */
+	double hottest;    /* the region's hottest count (0: no anchor) */
+	double iterations; /* the best iterations per entry of a loop with a kept
+	                    * header (0 when none) */
+	size_t loop;       /* that loop's index in the region's loop[], RGRAPH_NONE */
 };
 
 struct rprune {
@@ -155,8 +155,8 @@ struct rprune {
  * not belong together (f's or rg's blocks not g's), PMUSIM_ERR_NOMEM. Nothing
  * passed in is kept. */
 int rprune_select(const struct rcfg *g, const struct rgraph *rg, const struct rflow *f,
-                  double total, const struct rprune_options *opt, struct rprune **out,
-                  char *msg, size_t msglen);
+                  double total, const struct rprune_options *opt, struct rprune **out, char *msg,
+                  size_t msglen);
 
 void rprune_free(struct rprune *p);
 

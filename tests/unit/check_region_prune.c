@@ -42,7 +42,10 @@ struct topt {
 	uint64_t insns;
 	double min_share;
 };
-#define DEFAULTS {0.01, 4, 0.10, 8, 0.001}
+#define DEFAULTS                                                                                   \
+	{                                                                                          \
+		0.01, 4, 0.10, 8, 0.001                                                            \
+	}
 
 struct prune_case {
 	int line;
@@ -54,10 +57,10 @@ struct prune_case {
 	struct tedge e[MAXE]; /* grouped by from, (kind, to) ascending in a group */
 	int wb[MAXB];         /* expected enum rprune_block_why */
 	size_t nr;
-	int wr[MAXR];       /* expected enum rprune_region_why, by lowest block */
-	double wit[MAXR];   /* expected best iterations, or SKIP */
-	size_t nip;         /* expected kept instructions */
-	double weight;      /* expected kept weight */
+	int wr[MAXR];     /* expected enum rprune_region_why, by lowest block */
+	double wit[MAXR]; /* expected best iterations, or SKIP */
+	size_t nip;       /* expected kept instructions */
+	double weight;    /* expected kept weight */
 };
 
 static uint16_t offs[MAXB][MAXI + 1];
@@ -100,8 +103,7 @@ static struct rcfg make_graph(struct rcfg_block *blk, struct rcfg_edge *edg,
 }
 
 /* rgraph, rflow (open entries) and the selection of g. */
-static struct rprune *select_of(const struct rcfg *g, double total,
-                                const struct rprune_options *o)
+static struct rprune *select_of(const struct rcfg *g, double total, const struct rprune_options *o)
 {
 	char msg[256] = "";
 	struct rgraph *rg = NULL;
@@ -126,8 +128,8 @@ static int kept_block(int why)
 
 static void print_selection(const char *name, const struct rprune *p)
 {
-	printf("%s: %zu of %zu regions kept, %zu instructions, share %.4f\n", name,
-	       p->nkept_region, p->nregion, p->nip, p->share);
+	printf("%s: %zu of %zu regions kept, %zu instructions, share %.4f\n", name, p->nkept_region,
+	       p->nregion, p->nip, p->share);
 	for (size_t r = 0; r < p->nregion; r++)
 		printf("  region %zu %s iterations %g insns %llu share %.4f\n", r,
 		       rprune_region_why_name(p->region[r].why), p->region[r].iterations,
@@ -149,8 +151,8 @@ static void check_case(const struct prune_case *c)
 	for (size_t i = 0; i < c->nb; i++) {
 		const struct rprune_block *pb = &p->block[i];
 		ck_assert_msg(pb->why == c->wb[i] && pb->kept == kept_block(c->wb[i]),
-		              "line %d (%s): block %zu %s kept %d, expected %s", c->line, c->name, i,
-		              rprune_block_why_name(pb->why), pb->kept,
+		              "line %d (%s): block %zu %s kept %d, expected %s", c->line, c->name,
+		              i, rprune_block_why_name(pb->why), pb->kept,
 		              rprune_block_why_name(c->wb[i]));
 	}
 	ck_assert_msg(p->nregion == c->nr, "line %d: %zu regions", c->line, p->nregion);
@@ -176,9 +178,18 @@ static void check_case(const struct prune_case *c)
 	rprune_free(p);
 }
 
-#define B(n, k, w, h) {n, k, w, h}
-#define E(f, t, k) {f, t, k, 0, 0}
-#define EO(f, t, k, w) {f, t, k, 1, w}
+#define B(n, k, w, h)                                                                              \
+	{                                                                                          \
+		n, k, w, h                                                                         \
+	}
+#define E(f, t, k)                                                                                 \
+	{                                                                                          \
+		f, t, k, 0, 0                                                                      \
+	}
+#define EO(f, t, k, w)                                                                             \
+	{                                                                                          \
+		f, t, k, 1, w                                                                      \
+	}
 #define CASE(name, total) __LINE__, name, total
 
 /* Block and region reasons, short. */
@@ -195,112 +206,235 @@ static const struct prune_case cases[] = {
      * a chain of 5 insns and weight 20: 4 times. The hottest is H, 1 % of it
      * 100: P and the tail are cold. H's entries 10000 - 9990 = 10, so 1000
      * iterations; its 8 instructions at 0x1100.. are the selection. */
-    {CASE("hot loop, cold exit tail", 80040), DEFAULTS, 4, 4,
+    {CASE("hot loop, cold exit tail", 80040),
+     DEFAULTS,
+     4,
+     4,
      {B(2, BK_NONE, 20, 0), B(8, BK_COND, 80000, 0), B(2, BK_NONE, 20, 0), B(3, BK_RET, 0, 0)},
-     {E(0, 1, RCFG_FALL), EO(1, 2, RCFG_FALL, 10), EO(1, 1, RCFG_TAKEN, 9990),
-      E(2, 3, RCFG_FALL)},
-     {COLD, HOT, COLD, COLD}, 1, {RPRUNE_R_LOOP}, {1000}, 8, 80000},
+     {E(0, 1, RCFG_FALL), EO(1, 2, RCFG_FALL, 10), EO(1, 1, RCFG_TAKEN, 9990), E(2, 3, RCFG_FALL)},
+     {COLD, HOT, COLD, COLD},
+     1,
+     {RPRUNE_R_LOOP},
+     {1000},
+     8,
+     80000},
     /* The same with 0.01 %: 1 is the bar, every block is hot. */
-    {CASE("cold fraction lowered: the tail is kept", 80040), {0.0001, 4, 0.10, 8, 0.001},
-     4, 4,
+    {CASE("cold fraction lowered: the tail is kept", 80040),
+     {0.0001, 4, 0.10, 8, 0.001},
+     4,
+     4,
      {B(2, BK_NONE, 20, 0), B(8, BK_COND, 80000, 0), B(2, BK_NONE, 20, 0), B(3, BK_RET, 0, 0)},
-     {E(0, 1, RCFG_FALL), EO(1, 2, RCFG_FALL, 10), EO(1, 1, RCFG_TAKEN, 9990),
-      E(2, 3, RCFG_FALL)},
-     {HOT, HOT, HOT, HOT}, 1, {RPRUNE_R_LOOP}, {1000}, 15, 80040},
+     {E(0, 1, RCFG_FALL), EO(1, 2, RCFG_FALL, 10), EO(1, 1, RCFG_TAKEN, 9990), E(2, 3, RCFG_FALL)},
+     {HOT, HOT, HOT, HOT},
+     1,
+     {RPRUNE_R_LOOP},
+     {1000},
+     15,
+     80040},
     /* A (4 insns, 440: 110) jcc: taken to U, fall to D; U jumps to B (4, 400:
      * 100), B back to A. U and D are explored (hop 1), unsampled, and no
      * equation decides their edges (A's out-edges are two unknowns). U lies on
      * A -> U -> B: a bridge; D is a return hanging off A: dropped. B -> A is
      * B's only edge: 100, so A's entries are 110 - 100 = 10, 11 iterations. */
-    {CASE("unsampled bridge kept, unsampled hanger dropped", 840), DEFAULTS, 4, 4,
+    {CASE("unsampled bridge kept, unsampled hanger dropped", 840),
+     DEFAULTS,
+     4,
+     4,
      {B(4, BK_COND, 440, 0), B(2, BK_JMP, 0, 1), B(2, BK_RET, 0, 1), B(4, BK_JMP, 400, 0)},
      {E(0, 2, RCFG_FALL), E(0, 1, RCFG_TAKEN), E(1, 3, RCFG_TAKEN), E(3, 0, RCFG_TAKEN)},
-     {HOT, BRIDGE, UNSAMPLED, HOT}, 1, {RPRUNE_R_LOOP}, {11}, 10, 840},
+     {HOT, BRIDGE, UNSAMPLED, HOT},
+     1,
+     {RPRUNE_R_LOOP},
+     {11},
+     10,
+     840},
     /* The same with A -> U seen once: U's bound 1 is below 1 % of 110, which
      * says nothing (it may run more), so U is still a bridge, not cold; A -> D
      * is now 110 - 1 = 109, D hot by that bound but a dead end. */
-    {CASE("a bound below the bar is no count", 840), DEFAULTS, 4, 4,
+    {CASE("a bound below the bar is no count", 840),
+     DEFAULTS,
+     4,
+     4,
      {B(4, BK_COND, 440, 0), B(2, BK_JMP, 0, 1), B(2, BK_RET, 0, 1), B(4, BK_JMP, 400, 0)},
      {E(0, 2, RCFG_FALL), EO(0, 1, RCFG_TAKEN, 1), E(1, 3, RCFG_TAKEN), E(3, 0, RCFG_TAKEN)},
-     {HOT, BRIDGE, DEAD, HOT}, 1, {RPRUNE_R_LOOP}, {11}, 10, 840},
+     {HOT, BRIDGE, DEAD, HOT},
+     1,
+     {RPRUNE_R_LOOP},
+     {11},
+     10,
+     840},
     /* H (8 insns, 8000: 1000) loops 900 times back and falls to U, so
      * H -> U = 100 and U, unsampled, runs at least 100 times (bound): hot. U's
      * jcc leaves or goes to X, whose jcc was seen leaving 20 + 30 times: X ran
      * 50 times (flow): hot. Neither is sampled nor leads back to H: dead ends.
      * H: 1000 / (1000 - 900) = 10 iterations. */
-    {CASE("counted dead ends dropped", 8000), DEFAULTS, 3, 5,
+    {CASE("counted dead ends dropped", 8000),
+     DEFAULTS,
+     3,
+     5,
      {B(8, BK_COND, 8000, 0), B(1, BK_COND, 0, 1), B(2, BK_COND, 0, 2)},
      {E(0, 1, RCFG_FALL), EO(0, 0, RCFG_TAKEN, 900), E(1, OUT, RCFG_FALL), E(1, 2, RCFG_TAKEN),
       EO(2, OUT, RCFG_FALL, 20), EO(2, OUT, RCFG_TAKEN, 30)},
-     {HOT, DEAD, DEAD}, 1, {RPRUNE_R_LOOP}, {10}, 8, 8000},
+     {HOT, DEAD, DEAD},
+     1,
+     {RPRUNE_R_LOOP},
+     {10},
+     8,
+     8000},
     /* H (8 insns, 1600: 200) back 100, out 100 to the return E (bound 100, a
      * dead end): 200 / (200 - 100) = 2 iterations per entry, below 4, and
      * 1600 of 100000 is 1.6 %, below 10 %. */
-    {CASE("loop of 2 iterations dropped", 100000), DEFAULTS, 2, 2,
+    {CASE("loop of 2 iterations dropped", 100000),
+     DEFAULTS,
+     2,
+     2,
      {B(8, BK_COND, 1600, 0), B(1, BK_RET, 0, 1)},
      {EO(0, 1, RCFG_FALL, 100), EO(0, 0, RCFG_TAKEN, 100)},
-     {REGION, DEAD}, 1, {RPRUNE_R_ITERATIONS}, {2}, 0, 0},
-    {CASE("loop of 2 iterations, min_iterations 2: kept", 100000), {0.01, 2, 0.10, 8, 0.001},
-     2, 2, {B(8, BK_COND, 1600, 0), B(1, BK_RET, 0, 1)},
+     {REGION, DEAD},
+     1,
+     {RPRUNE_R_ITERATIONS},
+     {2},
+     0,
+     0},
+    {CASE("loop of 2 iterations, min_iterations 2: kept", 100000),
+     {0.01, 2, 0.10, 8, 0.001},
+     2,
+     2,
+     {B(8, BK_COND, 1600, 0), B(1, BK_RET, 0, 1)},
      {EO(0, 1, RCFG_FALL, 100), EO(0, 0, RCFG_TAKEN, 100)},
-     {HOT, DEAD}, 1, {RPRUNE_R_LOOP}, {2}, 8, 1600},
+     {HOT, DEAD},
+     1,
+     {RPRUNE_R_LOOP},
+     {2},
+     8,
+     1600},
     /* H (8 insns, 80000: 10000) back 9900, out 100: 100 iterations. The return
      * E is sampled (300: an estimate apart from the edge's), 3 % of H: hot. */
-    {CASE("loop of 100 iterations kept", 100000), DEFAULTS, 2, 2,
+    {CASE("loop of 100 iterations kept", 100000),
+     DEFAULTS,
+     2,
+     2,
      {B(8, BK_COND, 80000, 0), B(1, BK_RET, 300, 1)},
      {EO(0, 1, RCFG_FALL, 100), EO(0, 0, RCFG_TAKEN, 9900)},
-     {HOT, HOT}, 1, {RPRUNE_R_LOOP}, {100}, 9, 80300},
+     {HOT, HOT},
+     1,
+     {RPRUNE_R_LOOP},
+     {100},
+     9,
+     80300},
     /* min_iterations 101: the loop no longer keeps it, its 80.3 % share does. */
-    {CASE("min_iterations 101: kept by share", 100000), {0.01, 101, 0.10, 8, 0.001}, 2, 2,
+    {CASE("min_iterations 101: kept by share", 100000),
+     {0.01, 101, 0.10, 8, 0.001},
+     2,
+     2,
      {B(8, BK_COND, 80000, 0), B(1, BK_RET, 300, 1)},
      {EO(0, 1, RCFG_FALL, 100), EO(0, 0, RCFG_TAKEN, 9900)},
-     {HOT, HOT}, 1, {RPRUNE_R_SHARE}, {100}, 9, 80300},
+     {HOT, HOT},
+     1,
+     {RPRUNE_R_SHARE},
+     {100},
+     9,
+     80300},
     /* ... and with loop_share 90 % not even that. */
     {CASE("min_iterations 101, loop_share 0.9: dropped", 100000),
-     {0.01, 101, 0.90, 8, 0.001}, 2, 2, {B(8, BK_COND, 80000, 0), B(1, BK_RET, 300, 1)},
+     {0.01, 101, 0.90, 8, 0.001},
+     2,
+     2,
+     {B(8, BK_COND, 80000, 0), B(1, BK_RET, 300, 1)},
      {EO(0, 1, RCFG_FALL, 100), EO(0, 0, RCFG_TAKEN, 9900)},
-     {REGION, REGION}, 1, {RPRUNE_R_ITERATIONS}, {100}, 0, 0},
+     {REGION, REGION},
+     1,
+     {RPRUNE_R_ITERATIONS},
+     {100},
+     0,
+     0},
     /* H (8 insns, 8000: 1000) with neither way of its jcc seen: the back edge
      * is undecided, taken as 0, so all 1000 executions count as entries: 1
      * iteration, the lower bound. 8 % of 100000: dropped. The return E has no
      * count and leads to no hot block. */
-    {CASE("undecided back edge: 1 iteration at least", 100000), DEFAULTS, 2, 2,
+    {CASE("undecided back edge: 1 iteration at least", 100000),
+     DEFAULTS,
+     2,
+     2,
      {B(8, BK_COND, 8000, 0), B(1, BK_RET, 0, 1)},
      {E(0, 1, RCFG_FALL), E(0, 0, RCFG_TAKEN)},
-     {REGION, UNSAMPLED}, 1, {RPRUNE_R_ITERATIONS}, {1}, 0, 0},
+     {REGION, UNSAMPLED},
+     1,
+     {RPRUNE_R_ITERATIONS},
+     {1},
+     0,
+     0},
     /* Noise: H's back edge seen 1000 times, as often as H ran: no entry left,
      * the loop iterates without end as far as the estimates tell. E's bound 5
      * is below 10: no count. */
-    {CASE("back edges as hot as the header: infinite", 100000), DEFAULTS, 2, 2,
+    {CASE("back edges as hot as the header: infinite", 100000),
+     DEFAULTS,
+     2,
+     2,
      {B(8, BK_COND, 8000, 0), B(1, BK_RET, 0, 1)},
      {EO(0, 1, RCFG_FALL, 5), EO(0, 0, RCFG_TAKEN, 1000)},
-     {HOT, UNSAMPLED}, 1, {RPRUNE_R_LOOP}, {INFINITY}, 8, 8000},
+     {HOT, UNSAMPLED},
+     1,
+     {RPRUNE_R_LOOP},
+     {INFINITY},
+     8,
+     8000},
     /* A falls into the return B, 6 insns and 600 each: a chain, 100 times.
      * No loop (0 iterations); 1200 of 2000 is 60 %, above 10 %. */
-    {CASE("straight line above the share", 2000), DEFAULTS, 2, 1,
+    {CASE("straight line above the share", 2000),
+     DEFAULTS,
+     2,
+     1,
      {B(6, BK_NONE, 600, 0), B(6, BK_RET, 600, 0)},
      {E(0, 1, RCFG_FALL)},
-     {HOT, HOT}, 1, {RPRUNE_R_SHARE}, {0}, 12, 1200},
+     {HOT, HOT},
+     1,
+     {RPRUNE_R_SHARE},
+     {0},
+     12,
+     1200},
     /* ... of 100000 it is 1.2 %. */
-    {CASE("straight line below the share", 100000), DEFAULTS, 2, 1,
+    {CASE("straight line below the share", 100000),
+     DEFAULTS,
+     2,
+     1,
      {B(6, BK_NONE, 600, 0), B(6, BK_RET, 600, 0)},
      {E(0, 1, RCFG_FALL)},
-     {REGION, REGION}, 1, {RPRUNE_R_ITERATIONS}, {0}, 0, 0},
+     {REGION, REGION},
+     1,
+     {RPRUNE_R_ITERATIONS},
+     {0},
+     0,
+     0},
     /* Three regions: the loop of 100 iterations; the return R alone (4 insns,
      * 400): fewer than 8 instructions; the return S alone (8 insns, 8): 0.008 %
      * of 100000, below 0.1 %. */
-    {CASE("tiny regions dropped", 100000), DEFAULTS, 4, 2,
+    {CASE("tiny regions dropped", 100000),
+     DEFAULTS,
+     4,
+     2,
      {B(8, BK_COND, 80000, 0), B(1, BK_RET, 300, 1), B(4, BK_RET, 400, 0), B(8, BK_RET, 8, 0)},
      {EO(0, 1, RCFG_FALL, 100), EO(0, 0, RCFG_TAKEN, 9900)},
-     {HOT, HOT, REGION, REGION}, 3,
-     {RPRUNE_R_LOOP, RPRUNE_R_FEW_INSNS, RPRUNE_R_LOW_SHARE}, {100, 0, 0}, 9, 80300},
+     {HOT, HOT, REGION, REGION},
+     3,
+     {RPRUNE_R_LOOP, RPRUNE_R_FEW_INSNS, RPRUNE_R_LOW_SHARE},
+     {100, 0, 0},
+     9,
+     80300},
     /* min_insns 4, min_share 0.001 %, loop_share 0.4 %: R (0.4 %) is kept for
      * its share, S (0.008 %) is no longer tiny but has no loop. */
-    {CASE("tiny regions, thresholds lowered", 100000), {0.01, 4, 0.004, 4, 0.00001}, 4, 2,
+    {CASE("tiny regions, thresholds lowered", 100000),
+     {0.01, 4, 0.004, 4, 0.00001},
+     4,
+     2,
      {B(8, BK_COND, 80000, 0), B(1, BK_RET, 300, 1), B(4, BK_RET, 400, 0), B(8, BK_RET, 8, 0)},
      {EO(0, 1, RCFG_FALL, 100), EO(0, 0, RCFG_TAKEN, 9900)},
-     {HOT, HOT, HOT, REGION}, 3,
-     {RPRUNE_R_LOOP, RPRUNE_R_SHARE, RPRUNE_R_ITERATIONS}, {100, 0, 0}, 13, 80700},
+     {HOT, HOT, HOT, REGION},
+     3,
+     {RPRUNE_R_LOOP, RPRUNE_R_SHARE, RPRUNE_R_ITERATIONS},
+     {100, 0, 0},
+     13,
+     80700},
 };
 
 START_TEST(hand_made)
