@@ -26,13 +26,13 @@ struct ctx {
 	const struct rflow *flow;
 	uint64_t *target; /* every edge's to_addr, sorted; NULL: scan the edges */
 	size_t ntarget;
-	uint64_t maxlen;        /* the longest block's bytes */
-	uint32_t *cand;         /* per position: first qualifying instruction, NO_INSN */
-	uint8_t *why;           /* per position: why the block has none */
-	uint8_t *in_loop;       /* per position */
-	uint8_t *dom;           /* per position: 0 unknown, else 1 + enum rpatch_up */
-	size_t *stamp, *stack;  /* for the walk from a dominator */
-	size_t *depth;          /* per position: depth in the dominator tree, 0 unknown */
+	uint64_t maxlen;       /* the longest block's bytes */
+	uint32_t *cand;        /* per position: first qualifying instruction, NO_INSN */
+	uint8_t *why;          /* per position: why the block has none */
+	uint8_t *in_loop;      /* per position */
+	uint8_t *dom;          /* per position: 0 unknown, else 1 + enum rpatch_up */
+	size_t *stamp, *stack; /* for the walk from a dominator */
+	size_t *depth;         /* per position: depth in the dominator tree, 0 unknown */
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -397,11 +397,12 @@ static int emit(struct ctx *c, const struct cands *v, const size_t *pts, size_t 
 		const struct rcfg_block *k = &c->g->block[b];
 		uint32_t i = c->cand[pts[j]];
 		struct rpatch_point *p = &res->point[j];
-		*p = (struct rpatch_point){b, i, k->start + k->off[i],
-		                           (uint8_t)(k->off[i + 1] - k->off[i] > 255
-		                                         ? 255
-		                                         : k->off[i + 1] - k->off[i]),
-		                           0, j};
+		unsigned len = k->off[i + 1] - k->off[i]; /* at most 15 on x86 */
+		p->block = b;
+		p->insn = i;
+		p->addr = k->start + k->off[i];
+		p->len = (uint8_t)(len > UINT8_MAX ? UINT8_MAX : len);
+		p->nentry = j;
 		p->store = (uint8_t)rpatch_store_of(p->addr);
 	}
 	res->npoint = npts;
@@ -442,8 +443,8 @@ static int ctx_init(struct ctx *c, const struct rcfg *g, const struct rgraph_reg
 	c->stamp = calloc(n, sizeof(*c->stamp));
 	c->stack = calloc(n, sizeof(*c->stack));
 	c->depth = calloc(n, sizeof(*c->depth));
-	if (!c->target || !c->cand || !c->why || !c->in_loop || !c->dom || !c->stamp ||
-	    !c->stack || !c->depth)
+	if (!c->target || !c->cand || !c->why || !c->in_loop || !c->dom || !c->stamp || !c->stack ||
+	    !c->depth)
 		return PMUSIM_ERR_NOMEM;
 	for (size_t i = 0; i < g->nedge; i++)
 		c->target[i] = g->edge[i].to_addr;
@@ -519,8 +520,8 @@ int rpatch_find(const struct rcfg *g, const struct rgraph_region *r, const struc
 	}
 	res->nloop = r->nloop;
 	for (size_t l = 0; l < r->nloop; l++)
-		res->loop[l] = (struct rpatch_loop){UINT8_MAX, RPATCH_NONE, NULL, RPATCH_NONE,
-		                                    RPATCH_WHY_OK, RPATCH_UP_NONE};
+		res->loop[l] = (struct rpatch_loop){UINT8_MAX,   RPATCH_NONE,   NULL,
+		                                    RPATCH_NONE, RPATCH_WHY_OK, RPATCH_UP_NONE};
 	struct ctx c = {.g = g, .r = r, .flow = flow};
 	int err = ctx_init(&c, g, r);
 	if (!err)

@@ -142,7 +142,8 @@ static void check_loops(int line, const struct rgraph_region *r, const struct rp
 		ck_assert_msg(q->status == x[l].status, "line %d: loop %zu %s", line, l,
 		              rpatch_status_name(q->status));
 		ck_assert_msg(q->by == (x[l].by == END ? RPATCH_NONE : (size_t)x[l].by) &&
-		                  q->entry == (x[l].entry == END ? RPATCH_NONE : (size_t)x[l].entry),
+		                  q->entry ==
+		                      (x[l].entry == END ? RPATCH_NONE : (size_t)x[l].entry),
 		              "line %d: loop %zu by %zu entry %zu", line, l, q->by, q->entry);
 		ck_assert_msg(q->why == x[l].why && q->up == x[l].up, "line %d: loop %zu %s %s",
 		              line, l, rpatch_why_name(q->why), rpatch_up_name(q->up));
@@ -183,6 +184,7 @@ static void run_case(const struct pcase *c)
 	rcfg_free(g);
 }
 
+/* clang-format off */
 #define F RCFG_FALL
 #define T RCFG_TAKEN
 #define IN RCFG_IN
@@ -194,10 +196,9 @@ static void run_case(const struct pcase *c)
 #define BYOUT(l) RPATCH_BY_OUTER, l, END, RPATCH_WHY_OK, RPATCH_UP_NONE, { END }
 #define UNCOV(e, why, up) RPATCH_UNCOVERED, END, e, RPATCH_WHY_##why, RPATCH_UP_##up, { END }
 
-/* Rows: blocks {start, instruction lengths, weight, flags}, edges {from, to,
+/* The tables' rows: blocks {start, instruction lengths, weight, flags}, edges {from, to,
  * kind, out, target when leaving}, then the points and the loops expected
  * (clang-format would put one field a line). */
-/* clang-format off */
 
 /* 0 -> 1 <-> 2 -> 3 ret; 1 the header. 0x1000 [5 1 1 1], 0x1008 [5 2],
  * 0x100f [2], 0x1011 [1]. Both 0 and 1 qualify: the point moves down to the
@@ -336,7 +337,6 @@ static const struct pedge fork_e[] = {
 static const struct xpoint fork_p[] = {{0, 0, 0x1000, 7, AT, 2}};
 static const struct xloop fork_l[] = {{COV, {0, END}}, {COV, {0, END}}};
 
-/* clang-format on */
 
 #define ROW(name, b, e, count, p, l) {__LINE__, name, b, N(b), e, N(e), count, p, N(p), l, N(l)}
 #define ROW0(name, b, e, count, l) {__LINE__, name, b, N(b), e, N(e), count, NULL, 0, l, N(l)}
@@ -384,6 +384,7 @@ static const struct xwhy whys[] = {
     {__LINE__, &cases[11], 1, 0, 1, RPATCH_WHY_OK},          /* count 3 */
     {__LINE__, &cases[11], 2, 0, 0, RPATCH_WHY_NOT_EXECUTED}, /* cold before short */
 };
+/* clang-format on */
 
 START_TEST(insn_why)
 {
@@ -404,8 +405,11 @@ END_TEST
  * the block's start. Block 1 of long_after_short, [2 6 2] at 0x1001. */
 START_TEST(edge_to_second_insn)
 {
-	static const struct pedge e[] = {{0, 1, F, IN, 0}, {1, 2, F, IN, 0}, {2, 1, T, IN, 0},
-	                                 {2, 3, F, IN, 0}, {3, -1, T, HOPS, 0x1003}};
+	static const struct pedge e[] = {{0, 1, F, IN, 0},
+	                                 {1, 2, F, IN, 0},
+	                                 {2, 1, T, IN, 0},
+	                                 {2, 3, F, IN, 0},
+	                                 {3, -1, T, HOPS, 0x1003}};
 	struct pcase c = cases[3];
 	c.e = e;
 	c.ne = N(e);
@@ -426,8 +430,9 @@ START_TEST(store_of)
 		int line;
 		uint64_t addr;
 		int store;
-	} x[] = {{__LINE__, 0x1000, AT}, {__LINE__, 0x1003, AT}, {__LINE__, 0x1004, I3},
-	         {__LINE__, 0x1007, I3}, {__LINE__, 0x1008, AT}, {__LINE__, 0x100b, AT},
+	} x[] = {{__LINE__, 0x1000, AT}, {__LINE__, 0x1003, AT},
+	         {__LINE__, 0x1004, I3}, {__LINE__, 0x1007, I3},
+	         {__LINE__, 0x1008, AT}, {__LINE__, 0x100b, AT},
 	         {__LINE__, 0x100c, I3}, {__LINE__, 0xffffffffffffff0bULL, AT}};
 	for (size_t i = 0; i < N(x); i++)
 		ck_assert_msg(rpatch_store_of(x[i].addr) == x[i].store, "line %d", x[i].line);
