@@ -78,9 +78,10 @@
  * exchange argument: any point covering that entry covers no entry the
  * highest one does not). Then each point moves down to the deepest block
  * that still covers every entry it covers, so a point is as near its loop as
- * the count allows; one dominating point covers two entries or two loops
- * only when no single entry block could serve both. Ties go to the lower
- * block index; the result depends only on the inputs. */
+ * the count allows: a dominator takes the place of entry-block points (two
+ * entries of an irreducible loop, two loops behind one branch) only when it
+ * saves points. Ties go to the lower block index; the result depends only on
+ * the inputs. */
 #ifndef PMUSIM_PROFILER_REGION_PATCH_H
 #define PMUSIM_PROFILER_REGION_PATCH_H
 
@@ -112,7 +113,7 @@ enum rpatch_why {
 
 /* Why the walk up an entry's dominator tree found nothing. */
 enum rpatch_up {
-	RPATCH_UP_NONE = 0, /* not walked: the entry block qualifies */
+	RPATCH_UP_NONE = 0, /* none: the loop is not uncovered */
 	RPATCH_UP_ENTRY,    /* reached the pseudo-entry */
 	RPATCH_UP_LOOP,     /* the next dominator lies in a loop */
 	RPATCH_UP_EXIT,     /* a path from the next dominator leaves the region before a loop */
