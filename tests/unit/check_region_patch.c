@@ -253,6 +253,13 @@ static const struct tblock irr2_b[] = {
 static const struct xpoint irr2_p[] = {{1, 0, 0x1002, 5, AT, 1}, {2, 0, 0x1007, 5, I3, 1}};
 static const struct xloop irr_two_l[] = {{COV, {0, 1, END}}};
 
+/* The same with entry 2 [2 2] short too: entry 1 alone qualifies, which
+ * does not cover the loop; reported at entry 2, no point written. */
+static const struct tblock irr3_b[] = {
+    {0x1000, {2}, 10, 0}, {0x1002, {5}, 20, 0}, {0x1007, {2, 2}, 40, 0},
+    {0x100b, {1}, 10, X}};
+static const struct xloop irr_half_l[] = {{UNCOV(2, SHORT, ENTRY)}};
+
 /* Nested: 0 -> 1 -> 2 <-> 3 -> 4 -> 5 ret, 4 -> 1. Outer header 1 [2 5] at
  * 0x1001, inner header 2 [5] at 0x1008 would qualify too; one point, at
  * 0x1003, the inner loop covered by the outer. */
@@ -357,6 +364,7 @@ static const struct pcase cases[] = {
     ROW0("dominator_leaves", leave_b, leave_e, NULL, leave_l),
     ROW("second_loop", seq_b, seq_e, NULL, seq_p, seq_l),
     ROW("two_loops_one_point", fork_b, fork_e, NULL, fork_p, fork_l),
+    ROW0("irreducible_half", irr3_b, irr_e, NULL, irr_half_l),
 };
 
 START_TEST(patch_points)
@@ -365,7 +373,7 @@ START_TEST(patch_points)
 }
 END_TEST
 
-/* Instruction by instruction, on the graphs above. */
+/* Instruction by instruction, on the graphs above (cases[] by row number). */
 struct xwhy {
 	int line;
 	const struct pcase *c;
