@@ -3,7 +3,8 @@
  * methods, as a readable report, JSON, BOLT fdata (llvm-bolt -data) or
  * AutoFDO's text input (create_llvm_prof --profiler text); with --rep the REP
  * report, with --stacks the stack profile (profiler/stackprof.h) and its flame
- * graph (profiler/flame.h); with --cpi the CPI report (profiler/cpi.h). */
+ * graph (profiler/flame.h); with --cpi the CPI report (profiler/cpi.h); with
+ * --regions the hot super-regions of op samples or a truth (cli/report_regions.h). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -17,6 +18,7 @@
 #include "cli/cpi_args.h"
 #include "cli/outputs.h"
 #include "cli/profile_args.h"
+#include "cli/report_regions.h"
 #include "common/err.h"
 #include "common/fdata.h"
 #include "common/outfile.h"
@@ -36,6 +38,8 @@ static const char report_usage[] =
 	"       pmusim report --cpi [-i FILE] [--by function|block|insn] [--format text|json|csv]\n"
 	"                     [--insns-from lbr|ip|ibs] [--cycles-from period|lbr]\n"
 	"                     [--cycles-input FILE2] [--refill A] [--skid-cycles S] [-o OUT]\n"
+	"       pmusim report --regions [-i FILE | --truth-json TRUTH.json] [--format text|json]\n"
+	"                     [-o OUT] [region options]\n"
 	"\n"
 	"The method comes from the recording: without a branch stack, the overhead\n"
 	"table (as perf report --stdio: each symbol's share of the event's period);\n"
@@ -77,6 +81,14 @@ static const char report_usage[] =
 	"                       it and the relative error the sample counts allow;\n"
 	"                       --format text, json or csv\n"
 	CPI_OPTIONS_HELP
+	"  --regions            hot super-regions for a binary rewriter (docs/regions.md)\n"
+	"                       from the op samples of FILE (record -e ibs_op/cnt_ctl=1/)\n"
+	"                       or the exact counts of --truth-json TRUTH.json: per kept\n"
+	"                       region its share of the weight, blocks, loops with their\n"
+	"                       iterations per entry, patch points, entries and exits;\n"
+	"                       per dropped region why; --format text or json\n"
+	"  --truth-json FILE    with --regions: select from this truth, not from -i\n"
+	REGION_OPTIONS_HELP
 	PROFILE_OPTIONS_HELP
 	"  -h, --help           this text\n"
 	"\n"
@@ -89,7 +101,7 @@ static const char report_usage[] =
 	"before standard output; a reader of standard output that goes away early\n"
 	"(| head) is not an error.\n";
 
-enum { O_FORMAT = PA_O_END, O_REP, O_STACKS, O_SVG, O_COMM_FRAME, O_COMM, O_SORT, O_STDIO, O_CPI };
+enum { O_FORMAT = PA_O_END, O_REP, O_STACKS, O_SVG, O_COMM_FRAME, O_COMM, O_SORT, O_STDIO, O_CPI, O_REGIONS };
 enum { F_TEXT, F_JSON, F_FDATA, F_AUTOFDO, F_FOLDED, F_CSV, F_COUNT };
 
 struct report_args {
@@ -104,6 +116,7 @@ struct report_args {
 	struct overhead_opts ov;
 	int sort_given;
 	struct cpi_args cpi;
+	struct region_args regions;
 };
 
 static int report_option(void *ctx, int c, char *arg)
@@ -111,10 +124,11 @@ static int report_option(void *ctx, int c, char *arg)
 	static const char *const formats[F_COUNT] = {"text", "json", "fdata", "autofdo", "folded", "csv"};
 	struct report_args *a = ctx;
 	int r = cpi_args_option(&a->cpi, c, arg, "pmusim report");
-	if (r <= 0)
+	if (r <= 0 || (r = region_args_option(&a->regions, c, arg, "pmusim report")) <= 0)
 		return r;
 	switch (c) {
 	case O_CPI: a->cpi.on = 1; return 0;
+	case O_REGIONS: a->regions.on = 1; return 0;
 	case 'o': a->out = arg; return 0;
 	case O_REP: a->rep = 1; return 0;
 	case O_STACKS: a->stacks = 1; return 0;
@@ -150,6 +164,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		{"comm-frame", no_argument, 0, O_COMM_FRAME}, {"comm", required_argument, 0, O_COMM},
 		{"sort", required_argument, 0, O_SORT}, {"stdio", no_argument, 0, O_STDIO},
 		{"cpi", no_argument, 0, O_CPI}, CPI_LONG_OPTIONS,
+		{"regions", no_argument, 0, O_REGIONS}, REGION_LONG_OPTIONS,
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	return profile_args_parse(&a->pa, argc, argv, opts, report_usage, "pmusim report", report_option, a);
 }
@@ -541,6 +556,36 @@ static const char *input_name(const struct report_args *a)
 	return a->pa.stdin_copy ? "standard input" : a->pa.input;
 }
 
+static int write_regions_text(FILE *f, void *ctx)
+{
+	return region_sel_write_text(f, ctx);
+}
+
+static int write_regions_json(FILE *f, void *ctx)
+{
+	return region_sel_write_json(f, ctx);
+}
+
+/* pmusim report --regions (the stages: cli/report_regions.c) */
+static int regions_report(struct report_args *a)
+{
+	if (a->format != F_TEXT && a->format != F_JSON)
+		return fprintf(stderr, "pmusim report: --regions writes text or json\n"), EXIT_PMUSIM_ERROR;
+	struct region_code code = {0};
+	struct hot_code *hot;
+	const char *src = a->regions.truth ? a->regions.truth : input_name(a);
+	int r = a->regions.truth ? region_load_truth(a->regions.truth, &hot, &code, "pmusim report")
+				 : region_load_ops(&a->regions, a->pa.input, &hot, &code, "pmusim report");
+	struct region_sel *s = NULL;
+	if (r == 0)
+		r = region_select(&a->regions, code.bin, hot, src, &s, "pmusim report");
+	if (r == 0)
+		r = write_output(out_file, a->format == F_JSON ? write_regions_json : write_regions_text, s);
+	region_sel_free(s);
+	region_code_fini(&code);
+	return r < 0 ? EXIT_PMUSIM_ERROR : 0;
+}
+
 /* The overhead table; exit status. */
 static int overhead_report(struct report_args *a)
 {
@@ -623,10 +668,17 @@ static int report_main(int argc, char **argv)
 {
 	struct report_args a = {0};
 	profile_args_init(&a.pa);
+	region_args_init(&a.regions);
 	if (parse_args(argc, argv, &a) < 0)
 		return EXIT_PMUSIM_ERROR;
-	if (a.rep + a.stacks + a.cpi.on > 1)
-		return fprintf(stderr, "pmusim report: one of --rep, --stacks and --cpi\n"), EXIT_PMUSIM_ERROR;
+	if (a.rep + a.stacks + a.cpi.on + a.regions.on > 1)
+		return fprintf(stderr, "pmusim report: one of --rep, --stacks, --cpi and --regions\n"), EXIT_PMUSIM_ERROR;
+	if (a.regions.given && !a.regions.on)
+		return fprintf(stderr, "pmusim report: --truth-json and the region options are for --regions\n"),
+		       EXIT_PMUSIM_ERROR;
+	if (a.regions.on && (a.comms || a.sort_given || a.pa.method_given || a.svg || a.comm))
+		return fprintf(stderr, "pmusim report: --regions takes none of --comm, --sort, --method, --svg, "
+				       "--comm-frame\n"), EXIT_PMUSIM_ERROR;
 	if (a.cpi.given && !a.cpi.on)
 		return fprintf(stderr, "pmusim report: --by, --insns-from, --cycles-from, --cycles-input, --refill and "
 				       "--skid-cycles are for --cpi\n"), EXIT_PMUSIM_ERROR;
@@ -652,7 +704,9 @@ static int report_main(int argc, char **argv)
 		return profile_args_fini(&a.pa), EXIT_PMUSIM_ERROR;
 	int status;
 	char evname[256];
-	if (a.cpi.on) {
+	if (a.regions.on) {
+		status = regions_report(&a);
+	} else if (a.cpi.on) {
 		status = cpi_report(&a);
 	} else if (a.rep) {
 		status = rep_report(&a);

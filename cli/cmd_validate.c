@@ -11,6 +11,7 @@
 #include "cli/cpi_args.h"
 #include "cli/outputs.h"
 #include "cli/profile_args.h"
+#include "cli/report_regions.h"
 #include "common/buildid.h"
 #include "common/err.h"
 #include "common/json.h"
@@ -28,6 +29,8 @@ static const char validate_usage[] =
 	"       pmusim validate --cpi [-i FILE] --truth TRUTH.json [--by function|block|insn]\n"
 	"                       [--min-share X] [--max-rel-err E] [--format text|json]\n"
 	"                       [CPI options]\n"
+	"       pmusim validate --regions [-i FILE] --truth-json TRUTH.json [--min-jaccard X]\n"
+	"                       [--format text|json] [region options]\n"
 	"\n"
 	"Builds the edge profile of FILE with a method and compares it with the exact\n"
 	"edges in TRUTH.fdata: overlap = sum of min(p, q) over edges of the two\n"
@@ -66,6 +69,17 @@ static const char validate_usage[] =
 	"  --max-rel-err E      exit 1 when a checked unit's relative error exceeds E (with\n"
 	"                       a line FAIL: on standard error); default: no gate\n"
 	CPI_OPTIONS_HELP
+	"  --regions            select hot super-regions (report --regions, same options) from\n"
+	"                       the op samples of FILE and from the exact counts of --truth\n"
+	"                       TRUTH.json (--truth-json) of the same run; print the\n"
+	"                       weighted Jaccard index of the two (instructions weighted by\n"
+	"                       their exact executions), the share of execution in the\n"
+	"                       sampled regions as the samples estimate it and exactly, the\n"
+	"                       ideal regions' exact share, and the heaviest blocks only one\n"
+	"                       selection holds; json keys jaccard, min_jaccard, est_share,\n"
+	"                       exact_share, ideal_share, only_sampled, only_ideal\n"
+	"  --min-jaccard X      with --regions: exit 1 below X (0..1, default 0.95)\n"
+	REGION_OPTIONS_HELP
 	"  --svg FILE           also write a log-log scatter plot (SVG) of every truth edge:\n"
 	"                       exact count against the profile's weight scaled to the same\n"
 	"                       total (call edges only for --method calls)\n"
@@ -79,7 +93,7 @@ static const char validate_usage[] =
 	"not leave a branch instruction of the program (another program's truth), and a\n"
 	"recording without a sample the method can use.\n";
 
-enum { O_TRUTH = PA_O_END, O_MIN, O_FORMAT, O_SVG, O_REP, O_STACKS, O_CPI, O_MIN_SHARE, O_MAX_REL_ERR };
+enum { O_TRUTH = PA_O_END, O_MIN, O_FORMAT, O_SVG, O_REP, O_STACKS, O_CPI, O_MIN_SHARE, O_MAX_REL_ERR, O_REGIONS };
 
 struct validate_args {
 	struct profile_args pa;
@@ -90,6 +104,7 @@ struct validate_args {
 	int rep, stacks;
 	struct cpi_args cpi;
 	double min_share, max_rel_err; /* --cpi; max_rel_err < 0: no gate */
+	struct region_args regions;
 };
 
 static int validate_option(void *ctx, int c, char *arg)
@@ -100,8 +115,13 @@ static int validate_option(void *ctx, int c, char *arg)
 	int r = cpi_args_option(&a->cpi, c, arg, cmd);
 	if (r <= 0)
 		return r;
+	if (c == RGN_O_TRUTH_JSON) /* the same file as --truth */
+		c = O_TRUTH;
+	else if ((r = region_args_option(&a->regions, c, arg, cmd)) <= 0)
+		return r;
 	switch (c) {
 	case O_CPI: a->cpi.on = 1; return 0;
+	case O_REGIONS: a->regions.on = 1; return 0;
 	case O_MIN_SHARE:
 	case O_MAX_REL_ERR: {
 		double v = strtod(arg, &end);
@@ -138,15 +158,19 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 		{"svg", required_argument, 0, O_SVG}, {"rep", no_argument, 0, O_REP},
 		{"stacks", no_argument, 0, O_STACKS}, {"cpi", no_argument, 0, O_CPI},
 		{"min-share", required_argument, 0, O_MIN_SHARE}, {"max-rel-err", required_argument, 0, O_MAX_REL_ERR},
-		CPI_LONG_OPTIONS, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		CPI_LONG_OPTIONS, {"regions", no_argument, 0, O_REGIONS}, REGION_LONG_OPTIONS,
+		{"min-jaccard", required_argument, 0, RGN_O_MIN_JACCARD}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	a->min_share = 0.01;
 	a->max_rel_err = -1;
+	region_args_init(&a->regions);
 	if (profile_args_parse(&a->pa, argc, argv, opts, validate_usage, "pmusim validate", validate_option, a) < 0)
 		return -1;
 	if (!a->truth)
 		return fprintf(stderr, "pmusim validate: --truth FILE is required\n"), -1;
-	if (a->rep + a->stacks + a->cpi.on > 1)
-		return fprintf(stderr, "pmusim validate: one of --rep, --stacks and --cpi\n"), -1;
+	if (a->rep + a->stacks + a->cpi.on + a->regions.on > 1)
+		return fprintf(stderr, "pmusim validate: one of --rep, --stacks, --cpi and --regions\n"), -1;
+	if (!a->regions.on && a->regions.given)
+		return fprintf(stderr, "pmusim validate: --min-jaccard and the region options are for --regions\n"), -1;
 	if (!a->cpi.on && a->cpi.given)
 		return fprintf(stderr, "pmusim validate: --by, --insns-from, --cycles-from, --cycles-input, --refill and "
 				       "--skid-cycles are for --cpi\n"), -1;
@@ -452,10 +476,12 @@ int cmd_validate(int argc, char **argv)
 		return EXIT_PMUSIM_ERROR;
 	if (profile_args_resolve(&a.pa, "pmusim validate") < 0)
 		return profile_args_fini(&a.pa), EXIT_PMUSIM_ERROR;
-	if (a.rep || a.stacks || a.cpi.on) {
+	if (a.rep || a.stacks || a.cpi.on || a.regions.on) {
+		a.regions.truth = a.truth;
 		int st = json_truth_matches_recording(&a) < 0 ? EXIT_PMUSIM_ERROR
 			 : a.rep                              ? validate_rep(&a)
 			 : a.stacks                           ? validate_stacks(&a)
+			 : a.regions.on                       ? region_validate(&a.regions, a.pa.input, a.json)
 							      : validate_cpi(&a);
 		profile_args_fini(&a.pa);
 		return st;

@@ -88,6 +88,12 @@ struct binary;
 int hot_code_from_truth_code(const char *path, struct binary *code, struct hot_code **out,
                              char *msg, size_t msglen);
 
+/* The code hot_code_from_truth decodes a truth's blocks from: the truth's program,
+ * placed where the truth's "functions" put it, for a selector that explores that
+ * code (profiler/region_cfg.h). 0 with *out set (free with binary_free), or a
+ * negative pmusim_err with a one-line reason in msg. */
+int hot_code_truth_binary(const char *path, struct binary **out, char *msg, size_t msglen);
+
 void hot_code_free(struct hot_code *h);
 
 /* The weight on ip, 0 when none. */

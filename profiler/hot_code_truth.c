@@ -304,3 +304,19 @@ int hot_code_from_truth(const char *path, struct hot_code **out, char *msg, size
 {
 	return hot_code_from_truth_code(path, NULL, out, msg, msglen);
 }
+
+int hot_code_truth_binary(const char *path, struct binary **out, char *msg, size_t msglen)
+{
+	*out = NULL;
+	struct tdoc d = {0};
+	struct hot_acc a;
+	int err = hot_acc_init(&a);
+	if (err < 0)
+		return err;
+	err = read_doc(path, &d, &a, msg, msglen);
+	if (!err)
+		err = open_program(&d, path, out, msg, msglen);
+	hot_code_free(hot_acc_finish(&a));
+	tdoc_fini(&d);
+	return err;
+}

@@ -54,6 +54,8 @@ void rprune_free(struct rprune *p)
 	if (!p)
 		return;
 	free(p->block);
+	for (size_t r = 0; p->region && r < p->nregion; r++)
+		free(p->region[r].loop_iterations);
 	free(p->region);
 	free(p->ip);
 	free(p);
@@ -324,9 +326,10 @@ static void judge_region(struct ctx *c, size_t r, double total)
 	pr->share = total > 0 ? pr->weight / total : 0;
 	for (size_t i = 0; i < reg->nloop; i++) {
 		const struct rgraph_loop *l = &reg->loop[i];
+		double it = loop_iterations(c, l);
+		pr->loop_iterations[i] = it;
 		if (!c->p->block[l->header].kept)
 			continue;
-		double it = loop_iterations(c, l);
 		if (pr->loop == RGRAPH_NONE || it > pr->iterations)
 			pr->iterations = it, pr->loop = i;
 	}
@@ -405,6 +408,11 @@ static int run(struct ctx *c, double total, char *msg, size_t msglen)
 		return pmusim_fail(msg, msglen, PMUSIM_ERR_NOMEM, "rprune: out of memory");
 	c->p->nblock = nb;
 	c->p->nregion = c->rg->nregion;
+	for (size_t r = 0; r < c->rg->nregion; r++)
+		if (c->rg->region[r].nloop &&
+		    !(c->p->region[r].loop_iterations =
+		          malloc(c->rg->region[r].nloop * sizeof(double))))
+			return pmusim_fail(msg, msglen, PMUSIM_ERR_NOMEM, "rprune: out of memory");
 	int err = map_regions(c, msg, msglen);
 	if (err)
 		return err;

@@ -133,6 +133,9 @@ struct rprune_region {
 	double iterations; /* the best iterations per entry of a loop with a kept
 	                    * header (0 when none) */
 	size_t loop;       /* that loop's index in the region's loop[], RGRAPH_NONE */
+	double *loop_iterations; /* loop_iterations[i]: iterations per entry of the
+	                          * region's loop[i] (the bound above), whether its
+	                          * header is kept or not; NULL when it has no loop */
 };
 
 struct rprune {

@@ -1,0 +1,113 @@
+/* What `pmusim report --regions` and `pmusim validate --regions` share: the
+ * options of hot super-region selection (docs/regions.md), the code and hot code
+ * of a recording's op samples or of a truth, and the chain of the selector's
+ * stages (discovery, regions, counts, selection, patch points) run on them. */
+#ifndef PMUSIM_CLI_REPORT_REGIONS_H
+#define PMUSIM_CLI_REPORT_REGIONS_H
+
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profiler/hot_code.h"
+#include "profiler/proc_code.h"
+#include "profiler/region_cfg.h"
+#include "profiler/region_flow.h"
+#include "profiler/region_graph.h"
+#include "profiler/region_patch.h"
+#include "profiler/region_prune.h"
+
+enum {
+	RGN_O_MAX_HOPS = 500,
+	RGN_O_COLD_FRACTION,
+	RGN_O_MIN_ITERATIONS,
+	RGN_O_KEEP_SHARE,
+	RGN_O_MIN_INSNS,
+	RGN_O_MIN_REGION_SHARE,
+	RGN_O_PID,
+	RGN_O_TRUTH_JSON,
+	RGN_O_MIN_JACCARD,
+};
+
+#define REGION_LONG_OPTIONS                                                                         \
+	{"max-hops", required_argument, 0, RGN_O_MAX_HOPS},                                         \
+	    {"cold-fraction", required_argument, 0, RGN_O_COLD_FRACTION},                           \
+	    {"min-iterations", required_argument, 0, RGN_O_MIN_ITERATIONS},                         \
+	    {"keep-share", required_argument, 0, RGN_O_KEEP_SHARE},                                 \
+	    {"min-insns", required_argument, 0, RGN_O_MIN_INSNS},                                   \
+	    {"min-region-share", required_argument, 0, RGN_O_MIN_REGION_SHARE},                     \
+	    {"pid", required_argument, 0, RGN_O_PID}, {"truth-json", required_argument, 0, RGN_O_TRUTH_JSON}
+
+#define REGION_OPTIONS_HELP                                                                         \
+	"  --max-hops N         explore at most N conditional branches away from sampled\n"        \
+	"                       code (default 2)\n"                                                 \
+	"  --cold-fraction F    a block counted below F of its region's hottest block is\n"        \
+	"                       cold (0..1, default 0.01)\n"                                        \
+	"  --min-iterations N   iterations per entry a loop needs to keep its region\n"            \
+	"                       (default 4)\n"                                                       \
+	"  --keep-share F       a region without such a loop is kept with F of the weight\n"      \
+	"                       (0..1, default 0.10)\n"                                              \
+	"  --min-insns N        a region keeping fewer instructions is dropped (default 8)\n"      \
+	"  --min-region-share F a region keeping less than F of the weight is dropped\n"          \
+	"                       (0..1, default 0.001)\n"                                            \
+	"  --pid PID            the op samples of this process (default: the one with most)\n"
+
+struct region_args {
+	int on;            /* --regions */
+	int given;         /* a region option was on the command line */
+	const char *truth; /* --truth-json */
+	uint32_t pid;      /* --pid; 0: the process with the most op samples */
+	struct rcfg_options cfg;
+	struct rprune_options prune;
+	double min_jaccard; /* validate --regions */
+};
+
+void region_args_init(struct region_args *a);
+/* Handles a region option: 0 handled, -1 bad value (one line printed), 1 not one. */
+int region_args_option(struct region_args *a, int code, const char *arg, const char *cmd);
+
+/* The code a selection explores, and whatever owns it. */
+struct region_code {
+	struct binary *bin; /* the process's code; owned by pc when pc is set */
+	struct symbolizer *z;
+	struct proc_code *pc;
+	struct binary *own; /* a truth's program, opened here */
+};
+
+/* The stages' results for one hot code. */
+struct region_sel {
+	struct hot_code *hot;
+	struct rcfg *g;
+	struct rgraph *rg;
+	struct rflow *f;
+	struct rprune *p;
+	struct rpatch **patch; /* per region; NULL for a dropped one */
+	const char *source;    /* "op samples of FILE" / "truth FILE", for the header */
+	const struct region_args *args;
+};
+
+/* The hot code of the op samples at path (process a->pid) and the code that
+ * process maps at the end of the recording. 0, or -1 with one line printed. */
+int region_load_ops(const struct region_args *a, const char *path, struct hot_code **hot,
+                    struct region_code *code, const char *cmd);
+/* The hot code of a truth JSON; with code->bin set (a recording's), decoded from
+ * that code, else from the truth's program, opened into code. 0 or -1 (printed). */
+int region_load_truth(const char *path, struct hot_code **hot, struct region_code *code,
+                      const char *cmd);
+void region_code_fini(struct region_code *c);
+
+/* Runs the stages on hot (taken over: freed with the selection) in code.
+ * 0 with *out set, or -1 with one line printed. */
+int region_select(const struct region_args *a, struct binary *code, struct hot_code *hot,
+                  const char *source, struct region_sel **out, const char *cmd);
+void region_sel_free(struct region_sel *s);
+
+/* The selection as text or JSON (cli/regions_out.c): 0 or a negative pmusim_err. */
+int region_sel_write_text(FILE *f, const struct region_sel *s);
+int region_sel_write_json(FILE *f, const struct region_sel *s);
+
+/* pmusim validate --regions on recording input against a->truth; the exit status
+ * (0, 1 below --min-jaccard with a FAIL: line, 2 on errors). */
+int region_validate(const struct region_args *a, const char *input, int json);
+
+#endif
