@@ -81,13 +81,7 @@ static const char report_usage[] =
 	"                       it and the relative error the sample counts allow;\n"
 	"                       --format text, json or csv\n"
 	CPI_OPTIONS_HELP
-	"  --regions            hot super-regions for a binary rewriter (docs/regions.md)\n"
-	"                       from the op samples of FILE (record -e ibs_op/cnt_ctl=1/)\n"
-	"                       or the exact counts of --truth-json TRUTH.json: per kept\n"
-	"                       region its share of the weight, blocks, loops with their\n"
-	"                       iterations per entry, patch points, entries and exits;\n"
-	"                       per dropped region why; --format text or json\n"
-	"  --truth-json FILE    with --regions: select from this truth, not from -i\n"
+	REGION_REPORT_HELP
 	REGION_OPTIONS_HELP
 	PROFILE_OPTIONS_HELP
 	"  -h, --help           this text\n"
@@ -556,34 +550,10 @@ static const char *input_name(const struct report_args *a)
 	return a->pa.stdin_copy ? "standard input" : a->pa.input;
 }
 
-static int write_regions_text(FILE *f, void *ctx)
+/* report --regions writes through write_output (cli/report_regions.c) */
+static int write_regions(int (*fn)(FILE *f, void *ctx), void *ctx)
 {
-	return region_sel_write_text(f, ctx);
-}
-
-static int write_regions_json(FILE *f, void *ctx)
-{
-	return region_sel_write_json(f, ctx);
-}
-
-/* pmusim report --regions (the stages: cli/report_regions.c) */
-static int regions_report(struct report_args *a)
-{
-	if (a->format != F_TEXT && a->format != F_JSON)
-		return fprintf(stderr, "pmusim report: --regions writes text or json\n"), EXIT_PMUSIM_ERROR;
-	struct region_code code = {0};
-	struct hot_code *hot;
-	const char *src = a->regions.truth ? a->regions.truth : input_name(a);
-	int r = a->regions.truth ? region_load_truth(a->regions.truth, &hot, &code, "pmusim report")
-				 : region_load_ops(&a->regions, a->pa.input, &hot, &code, "pmusim report");
-	struct region_sel *s = NULL;
-	if (r == 0)
-		r = region_select(&a->regions, code.bin, hot, src, &s, "pmusim report");
-	if (r == 0)
-		r = write_output(out_file, a->format == F_JSON ? write_regions_json : write_regions_text, s);
-	region_sel_free(s);
-	region_code_fini(&code);
-	return r < 0 ? EXIT_PMUSIM_ERROR : 0;
+	return write_output(out_file, fn, ctx);
 }
 
 /* The overhead table; exit status. */
@@ -705,7 +675,9 @@ static int report_main(int argc, char **argv)
 	int status;
 	char evname[256];
 	if (a.regions.on) {
-		status = regions_report(&a);
+		status = (a.format == F_TEXT || a.format == F_JSON)
+				 ? region_report(&a.regions, a.pa.input, input_name(&a), a.format == F_JSON, write_regions)
+				 : (fprintf(stderr, "pmusim report: --regions writes text or json\n"), EXIT_PMUSIM_ERROR);
 	} else if (a.cpi.on) {
 		status = cpi_report(&a);
 	} else if (a.rep) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "common/err.h"
 #include "common/number.h"
 #include "profiler/perfdata.h"
@@ -213,4 +214,32 @@ int region_select(const struct region_args *a, struct binary *code, struct hot_c
 	}
 	*out = s;
 	return 0;
+}
+
+static int write_text(FILE *f, void *ctx)
+{
+	return region_sel_write_text(f, ctx);
+}
+
+static int write_json(FILE *f, void *ctx)
+{
+	return region_sel_write_json(f, ctx);
+}
+
+int region_report(const struct region_args *a, const char *input, const char *name, int json,
+                  int (*write)(int (*fn)(FILE *f, void *ctx), void *ctx))
+{
+	const char *cmd = "pmusim report";
+	struct region_code code = {0};
+	struct hot_code *hot;
+	int r = a->truth ? region_load_truth(a->truth, &hot, &code, cmd)
+	                 : region_load_ops(a, input, &hot, &code, cmd);
+	struct region_sel *s = NULL;
+	if (r == 0)
+		r = region_select(a, code.bin, hot, a->truth ? a->truth : name, &s, cmd);
+	if (r == 0)
+		r = write(json ? write_json : write_text, s);
+	region_sel_free(s);
+	region_code_fini(&code);
+	return r < 0 ? EXIT_PMUSIM_ERROR : 0;
 }

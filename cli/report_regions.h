@@ -52,6 +52,16 @@ enum {
 	"                       (0..1, default 0.001)\n"                                            \
 	"  --pid PID            the op samples of this process (default: the one with most)\n"
 
+/* report --regions's own lines of the usage */
+#define REGION_REPORT_HELP                                                                          \
+	"  --regions            hot super-regions for a binary rewriter (docs/regions.md)\n"    \
+	"                       from the op samples of FILE (record -e ibs_op/cnt_ctl=1/)\n"    \
+	"                       or the exact counts of --truth-json TRUTH.json: per kept\n"     \
+	"                       region its share of the weight, blocks, loops with their\n"     \
+	"                       iterations per entry, patch points, entries and exits;\n"       \
+	"                       per dropped region why; --format text or json\n"                \
+	"  --truth-json FILE    with --regions: select from this truth, not from -i\n"
+
 struct region_args {
 	int on;            /* --regions */
 	int given;         /* a region option was on the command line */
@@ -105,6 +115,13 @@ void region_sel_free(struct region_sel *s);
 /* The selection as text or JSON (cli/regions_out.c): 0 or a negative pmusim_err. */
 int region_sel_write_text(FILE *f, const struct region_sel *s);
 int region_sel_write_json(FILE *f, const struct region_sel *s);
+
+/* pmusim report --regions: selects from a->truth when set, else from the op
+ * samples of input (named name in the output), and writes the text or JSON through
+ * write, which sends fn's output where -o says (0 or -1 with a line printed). The
+ * exit status: 0, or 2 on errors (one line printed). */
+int region_report(const struct region_args *a, const char *input, const char *name, int json,
+                  int (*write)(int (*fn)(FILE *f, void *ctx), void *ctx));
 
 /* pmusim validate --regions on recording input against a->truth; the exit status
  * (0, 1 below --min-jaccard with a FAIL: line, 2 on errors). */

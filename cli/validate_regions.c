@@ -66,7 +66,8 @@ static int diff_of(const struct region_cover *a, const struct region_cover *b, c
 		if (diff_add(d, g, a->ip[i], hot_code_weight(exact, a->ip[i])) < 0)
 			return -1;
 	}
-	qsort(d->b, d->n, sizeof(*d->b), cmp_diff);
+	if (d->n) /* no array when nothing differs */
+		qsort(d->b, d->n, sizeof(*d->b), cmp_diff);
 	return 0;
 }
 

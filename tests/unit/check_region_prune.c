@@ -167,6 +167,11 @@ static void check_case(const struct prune_case *c)
 		ck_assert_msg(c->wit[r] == SKIP || pr->iterations == c->wit[r],
 		              "line %d: region %zu iterations %g, expected %g", c->line, r,
 		              pr->iterations, c->wit[r]);
+		/* the per-loop figures hold the chosen loop's, worked out by hand above */
+		ck_assert_msg(c->wit[r] == SKIP || pr->loop == RGRAPH_NONE ||
+		                  pr->loop_iterations[pr->loop] == c->wit[r],
+		              "line %d: region %zu loop %zu iterations %g, expected %g", c->line, r,
+		              pr->loop, pr->loop_iterations[pr->loop], c->wit[r]);
 	}
 	ck_assert_uint_eq(p->nkept_region, nkept);
 	ck_assert_msg(p->nip == c->nip && p->weight == c->weight,
