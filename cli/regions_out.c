@@ -45,19 +45,24 @@ static void text_header(FILE *f, const struct region_sel *s)
 	const struct rprune_options *o = &s->args->prune;
 	fprintf(f, "# hot super-regions of %s\n", s->source);
 	if (h->samples)
-		fprintf(f, "# process %u, %" PRIu64 " op samples (%" PRIu64 " branches unresolved), weight %.0f\n",
+		fprintf(f,
+		        "# process %u, %" PRIu64 " op samples (%" PRIu64
+		        " branches unresolved), weight %.0f\n",
 		        (unsigned)h->pid, h->samples, h->unresolved, h->total);
 	else
 		fprintf(f, "# exact counts: weight %.0f (instructions executed)\n", h->total);
-	fprintf(f, "# %zu instructions with weight; discovery: %zu blocks, %zu edges%s; %zu regions\n", h->nip,
-	        s->g->nblock, s->g->nedge, s->g->partial ? " (partial)" : "", s->rg->nregion);
-	fprintf(f, "# edge counts: %zu observed, %zu decided, %zu undecided\n", s->f->nobserved, s->f->ndecided,
-	        s->f->nundecided);
-	fprintf(f, "# options: max-hops %u, cold-fraction %g, min-iterations %g, keep-share %g, min-insns %" PRIu64
-	           ", min-region-share %g\n",
-	        s->args->cfg.max_hops, o->cold_fraction, o->min_iterations, o->loop_share, o->min_insns, o->min_share);
-	fprintf(f, "# kept %zu of %zu regions: %zu instructions, %.3f %% of the weight\n", s->p->nkept_region,
-	        s->rg->nregion, s->p->nip, 100 * s->p->share);
+	fprintf(
+	    f, "# %zu instructions with weight; discovery: %zu blocks, %zu edges%s; %zu regions\n",
+	    h->nip, s->g->nblock, s->g->nedge, s->g->partial ? " (partial)" : "", s->rg->nregion);
+	fprintf(f, "# edge counts: %zu observed, %zu decided, %zu undecided\n", s->f->nobserved,
+	        s->f->ndecided, s->f->nundecided);
+	fprintf(f,
+	        "# options: max-hops %u, cold-fraction %g, min-iterations %g, keep-share %g, "
+	        "min-insns %" PRIu64 ", min-region-share %g\n",
+	        s->args->cfg.max_hops, o->cold_fraction, o->min_iterations, o->loop_share,
+	        o->min_insns, o->min_share);
+	fprintf(f, "# kept %zu of %zu regions: %zu instructions, %.3f %% of the weight\n",
+	        s->p->nkept_region, s->rg->nregion, s->p->nip, 100 * s->p->share);
 }
 
 static void text_blocks(FILE *f, const struct region_sel *s, const struct rgraph_region *r)
@@ -68,9 +73,12 @@ static void text_blocks(FILE *f, const struct region_sel *s, const struct rgraph
 		const struct rprune_block *pb = &s->p->block[b];
 		char count[64] = "-";
 		if (pb->counted)
-			snprintf(count, sizeof(count), "%.1f%s", pb->count, pb->bound ? " (bound)" : "");
-		fprintf(f, "  block 0x%" PRIx64 "..0x%" PRIx64 " %3u insns  count %-18s %-8s %s\n", gb->start, gb->end,
-		        gb->ninsns, count, rflow_block_source_name(s->f->block[b].source), rprune_block_why_name(pb->why));
+			snprintf(count, sizeof(count), "%.1f%s", pb->count,
+			         pb->bound ? " (bound)" : "");
+		fprintf(f, "  block 0x%" PRIx64 "..0x%" PRIx64 " %3u insns  count %-18s %-8s %s\n",
+		        gb->start, gb->end, gb->ninsns, count,
+		        rflow_block_source_name(s->f->block[b].source),
+		        rprune_block_why_name(pb->why));
 	}
 }
 
@@ -81,18 +89,22 @@ static void text_loops(FILE *f, const struct region_sel *s, size_t ri)
 	for (size_t i = 0; i < r->nloop; i++) {
 		const struct rgraph_loop *l = &r->loop[i];
 		const struct rpatch_loop *pl = &pt->loop[i];
-		fprintf(f, "  loop header 0x%" PRIx64 ": depth %u, %zu blocks, %zu entries%s, %.2f iterations per entry, %s",
+		fprintf(f,
+		        "  loop header 0x%" PRIx64
+		        ": depth %u, %zu blocks, %zu entries%s, %.2f iterations per entry, %s",
 		        s->g->block[l->header].start, l->depth, l->nblock, l->nentry,
 		        l->irreducible ? " (irreducible)" : "", s->p->region[ri].loop_iterations[i],
 		        rpatch_status_name(pl->status));
 		if (pl->status == RPATCH_UNCOVERED)
-			fprintf(f, " (entry 0x%" PRIx64 ": %s, dominators: %s)", s->g->block[pl->entry].start,
-			        rpatch_why_name(pl->why), rpatch_up_name(pl->up));
+			fprintf(f, " (entry 0x%" PRIx64 ": %s, dominators: %s)",
+			        s->g->block[pl->entry].start, rpatch_why_name(pl->why),
+			        rpatch_up_name(pl->up));
 		fputc('\n', f);
 	}
 	for (size_t i = 0; i < pt->npoint; i++)
-		fprintf(f, "  patch 0x%" PRIx64 ": %u bytes, %s, %zu loop entr%s\n", pt->point[i].addr, pt->point[i].len,
-		        rpatch_store_name(pt->point[i].store), pt->point[i].nentry, pt->point[i].nentry == 1 ? "y" : "ies");
+		fprintf(f, "  patch 0x%" PRIx64 ": %u bytes, %s, %zu loop entr%s\n",
+		        pt->point[i].addr, pt->point[i].len, rpatch_store_name(pt->point[i].store),
+		        pt->point[i].nentry, pt->point[i].nentry == 1 ? "y" : "ies");
 }
 
 static int cycle_entry(const struct rgraph_region *r, size_t b)
@@ -107,11 +119,13 @@ static void text_ends(FILE *f, const struct region_sel *s, const struct rgraph_r
 {
 	for (size_t k = 0; k < r->nentry; k++)
 		fprintf(f, "  entry 0x%" PRIx64 "%s\n", s->g->block[r->entry[k]].start,
-		        cycle_entry(r, r->entry[k]) ? " (a cycle's: nothing explored enters it)" : "");
+		        cycle_entry(r, r->entry[k]) ? " (a cycle's: nothing explored enters it)"
+		                                    : "");
 	for (size_t k = 0; k < r->nexit; k++) {
 		const struct rcfg_edge *e = &s->g->edge[r->exit[k]];
-		fprintf(f, "  exit 0x%" PRIx64 " -> 0x%" PRIx64 " %s (%s)\n", last_insn(&s->g->block[e->from]), e->to_addr,
-		        rcfg_edge_kind_name(e->kind), rcfg_out_name(e->out));
+		fprintf(f, "  exit 0x%" PRIx64 " -> 0x%" PRIx64 " %s (%s)\n",
+		        last_insn(&s->g->block[e->from]), e->to_addr, rcfg_edge_kind_name(e->kind),
+		        rcfg_out_name(e->out));
 	}
 	for (size_t k = 0; k < r->nexit_block; k++) {
 		const struct rcfg_block *b = &s->g->block[r->exit_block[k]];
@@ -129,10 +143,11 @@ int region_sel_write_text(FILE *f, const struct region_sel *s)
 		size_t ri = o[i];
 		const struct rgraph_region *r = &s->rg->region[ri];
 		const struct rprune_region *p = &s->p->region[ri];
-		fprintf(f, "\nregion 0x%" PRIx64 " (kept: %s): %.3f %% of the weight, %" PRIu64
-		           " instructions in %zu of %zu blocks, hottest count %.1f\n",
-		        region_start(s, ri), rprune_region_why_name(p->why), 100 * p->share, p->ninsns, p->nkept,
-		        r->nblock, p->hottest);
+		fprintf(f,
+		        "\nregion 0x%" PRIx64 " (kept: %s): %.3f %% of the weight, %" PRIu64
+		        " instructions in %zu of %zu blocks, hottest count %.1f\n",
+		        region_start(s, ri), rprune_region_why_name(p->why), 100 * p->share,
+		        p->ninsns, p->nkept, r->nblock, p->hottest);
 		text_blocks(f, s, r);
 		text_loops(f, s, ri);
 		text_ends(f, s, r);
@@ -144,9 +159,11 @@ int region_sel_write_text(FILE *f, const struct region_sel *s)
 	for (size_t ri = 0; ri < s->rg->nregion; ri++) {
 		const struct rprune_region *p = &s->p->region[ri];
 		if (!p->kept)
-			fprintf(f, "dropped 0x%" PRIx64 ": %s, %" PRIu64 " instructions in %zu blocks, %.3f %% of the weight\n",
-			        region_start(s, ri), rprune_region_why_name(p->why), p->ninsns, s->rg->region[ri].nblock,
-			        100 * p->share);
+			fprintf(f,
+			        "dropped 0x%" PRIx64 ": %s, %" PRIu64
+			        " instructions in %zu blocks, %.3f %% of the weight\n",
+			        region_start(s, ri), rprune_region_why_name(p->why), p->ninsns,
+			        s->rg->region[ri].nblock, 100 * p->share);
 	}
 	return ferror(f) ? PMUSIM_ERR_IO : 0;
 }
@@ -167,13 +184,16 @@ static void json_blocks(FILE *f, const struct region_sel *s, const struct rgraph
 		size_t b = r->block[k];
 		const struct rcfg_block *gb = &s->g->block[b];
 		const struct rprune_block *pb = &s->p->block[b];
-		fprintf(f, "%s\n    {\"start\": \"0x%" PRIx64 "\", \"end\": \"0x%" PRIx64 "\", \"insns\": %u, \"count\": ",
+		fprintf(f,
+		        "%s\n    {\"start\": \"0x%" PRIx64 "\", \"end\": \"0x%" PRIx64
+		        "\", \"insns\": %u, \"count\": ",
 		        k ? "," : "", gb->start, gb->end, gb->ninsns);
 		if (pb->counted)
 			json_num(f, pb->count);
 		else
 			fputs("null", f);
-		fprintf(f, ", \"bound\": %s, \"source\": \"%s\", \"kept\": %s, \"why\": \"%s\"}", pb->bound ? "true" : "false",
+		fprintf(f, ", \"bound\": %s, \"source\": \"%s\", \"kept\": %s, \"why\": \"%s\"}",
+		        pb->bound ? "true" : "false",
 		        rflow_block_source_name(s->f->block[b].source), pb->kept ? "true" : "false",
 		        rprune_block_why_name(pb->why));
 	}
@@ -188,22 +208,29 @@ static void json_loops(FILE *f, const struct region_sel *s, size_t ri)
 	for (size_t i = 0; i < r->nloop; i++) {
 		const struct rgraph_loop *l = &r->loop[i];
 		const struct rpatch_loop *pl = &pt->loop[i];
-		fprintf(f, "%s\n    {\"header\": \"0x%" PRIx64 "\", \"depth\": %u, \"blocks\": %zu, \"entries\": %zu, "
-		           "\"irreducible\": %s, \"iterations\": ",
+		fprintf(f,
+		        "%s\n    {\"header\": \"0x%" PRIx64
+		        "\", \"depth\": %u, \"blocks\": %zu, \"entries\": %zu, "
+		        "\"irreducible\": %s, \"iterations\": ",
 		        i ? "," : "", s->g->block[l->header].start, l->depth, l->nblock, l->nentry,
 		        l->irreducible ? "true" : "false");
 		json_num(f, s->p->region[ri].loop_iterations[i]);
 		fprintf(f, ", \"patch\": \"%s\"", rpatch_status_name(pl->status));
 		if (pl->status == RPATCH_UNCOVERED)
-			fprintf(f, ", \"uncovered_entry\": \"0x%" PRIx64 "\", \"why\": \"%s\", \"dominators\": \"%s\"",
-			        s->g->block[pl->entry].start, rpatch_why_name(pl->why), rpatch_up_name(pl->up));
+			fprintf(f,
+			        ", \"uncovered_entry\": \"0x%" PRIx64
+			        "\", \"why\": \"%s\", \"dominators\": \"%s\"",
+			        s->g->block[pl->entry].start, rpatch_why_name(pl->why),
+			        rpatch_up_name(pl->up));
 		fputs("}", f);
 	}
 	fputs("], \"patch_points\": [", f);
 	for (size_t i = 0; i < pt->npoint; i++)
-		fprintf(f, "%s\n    {\"addr\": \"0x%" PRIx64 "\", \"len\": %u, \"store\": \"%s\", \"entries\": %zu}",
-		        i ? "," : "", pt->point[i].addr, pt->point[i].len, rpatch_store_name(pt->point[i].store),
-		        pt->point[i].nentry);
+		fprintf(f,
+		        "%s\n    {\"addr\": \"0x%" PRIx64
+		        "\", \"len\": %u, \"store\": \"%s\", \"entries\": %zu}",
+		        i ? "," : "", pt->point[i].addr, pt->point[i].len,
+		        rpatch_store_name(pt->point[i].store), pt->point[i].nentry);
 	fputs("]", f);
 }
 
@@ -215,15 +242,17 @@ static void json_ends(FILE *f, const struct region_sel *s, const struct rgraph_r
 	fputs("], \"exits\": [", f);
 	for (size_t k = 0; k < r->nexit; k++) {
 		const struct rcfg_edge *e = &s->g->edge[r->exit[k]];
-		fprintf(f, "%s\n    {\"from\": \"0x%" PRIx64 "\", \"to\": \"0x%" PRIx64 "\", \"kind\": \"%s\", \"out\": \"%s\"}",
-		        k ? "," : "", last_insn(&s->g->block[e->from]), e->to_addr, rcfg_edge_kind_name(e->kind),
-		        rcfg_out_name(e->out));
+		fprintf(f,
+		        "%s\n    {\"from\": \"0x%" PRIx64 "\", \"to\": \"0x%" PRIx64
+		        "\", \"kind\": \"%s\", \"out\": \"%s\"}",
+		        k ? "," : "", last_insn(&s->g->block[e->from]), e->to_addr,
+		        rcfg_edge_kind_name(e->kind), rcfg_out_name(e->out));
 	}
 	fputs("], \"exit_blocks\": [", f);
 	for (size_t k = 0; k < r->nexit_block; k++) {
 		const struct rcfg_block *b = &s->g->block[r->exit_block[k]];
-		fprintf(f, "%s{\"start\": \"0x%" PRIx64 "\", \"kind\": \"%s\"}", k ? ", " : "", b->start,
-		        br_kind_name(b->kind));
+		fprintf(f, "%s{\"start\": \"0x%" PRIx64 "\", \"kind\": \"%s\"}", k ? ", " : "",
+		        b->start, br_kind_name(b->kind));
 	}
 	fputs("]", f);
 }
@@ -236,15 +265,21 @@ static void json_header(FILE *f, const struct region_sel *s)
 	json_put_str(f, s->source);
 	fprintf(f, ", \"pid\": %u, \"program\": ", (unsigned)h->pid);
 	json_put_str(f, h->program ? h->program : "");
-	fprintf(f, ", \"samples\": %" PRIu64 ", \"unresolved\": %" PRIu64 ", \"total\": %.6g, \"hot_insns\": %zu, "
-	           "\"blocks\": %zu, \"edges\": %zu, \"partial\": %s, \"edges_observed\": %zu, \"edges_decided\": %zu, "
-	           "\"edges_undecided\": %zu,\n \"options\": {\"max_hops\": %u, \"cold_fraction\": %g, "
-	           "\"min_iterations\": %g, \"keep_share\": %g, \"min_insns\": %" PRIu64 ", \"min_region_share\": %g},\n"
-	           " \"kept_regions\": %zu, \"kept_insns\": %zu, \"kept_weight\": %.6g, \"kept_share\": %.6f",
-	        h->samples, h->unresolved, h->total, h->nip, s->g->nblock, s->g->nedge, s->g->partial ? "true" : "false",
-	        s->f->nobserved, s->f->ndecided, s->f->nundecided, s->args->cfg.max_hops, o->cold_fraction,
-	        o->min_iterations, o->loop_share, o->min_insns, o->min_share, s->p->nkept_region, s->p->nip,
-	        s->p->weight, s->p->share);
+	fprintf(
+	    f,
+	    ", \"samples\": %" PRIu64 ", \"unresolved\": %" PRIu64
+	    ", \"total\": %.6g, \"hot_insns\": %zu, "
+	    "\"blocks\": %zu, \"edges\": %zu, \"partial\": %s, \"edges_observed\": %zu, "
+	    "\"edges_decided\": %zu, "
+	    "\"edges_undecided\": %zu,\n \"options\": {\"max_hops\": %u, \"cold_fraction\": %g, "
+	    "\"min_iterations\": %g, \"keep_share\": %g, \"min_insns\": %" PRIu64
+	    ", \"min_region_share\": %g},\n"
+	    " \"kept_regions\": %zu, \"kept_insns\": %zu, \"kept_weight\": %.6g, \"kept_share\": "
+	    "%.6f",
+	    h->samples, h->unresolved, h->total, h->nip, s->g->nblock, s->g->nedge,
+	    s->g->partial ? "true" : "false", s->f->nobserved, s->f->ndecided, s->f->nundecided,
+	    s->args->cfg.max_hops, o->cold_fraction, o->min_iterations, o->loop_share, o->min_insns,
+	    o->min_share, s->p->nkept_region, s->p->nip, s->p->weight, s->p->share);
 }
 
 int region_sel_write_json(FILE *f, const struct region_sel *s)
@@ -258,10 +293,12 @@ int region_sel_write_json(FILE *f, const struct region_sel *s)
 		size_t ri = o[i];
 		const struct rgraph_region *r = &s->rg->region[ri];
 		const struct rprune_region *p = &s->p->region[ri];
-		fprintf(f, "%s\n  {\"start\": \"0x%" PRIx64 "\", \"why\": \"%s\", \"share\": %.6f, \"weight\": %.6g, "
-		           "\"insns\": %" PRIu64 ", \"kept_blocks\": %zu, \"hottest\": %.6g",
-		        i ? "," : "", region_start(s, ri), rprune_region_why_name(p->why), p->share, p->weight, p->ninsns,
-		        p->nkept, p->hottest);
+		fprintf(f,
+		        "%s\n  {\"start\": \"0x%" PRIx64
+		        "\", \"why\": \"%s\", \"share\": %.6f, \"weight\": %.6g, "
+		        "\"insns\": %" PRIu64 ", \"kept_blocks\": %zu, \"hottest\": %.6g",
+		        i ? "," : "", region_start(s, ri), rprune_region_why_name(p->why), p->share,
+		        p->weight, p->ninsns, p->nkept, p->hottest);
 		json_blocks(f, s, r);
 		json_loops(f, s, ri);
 		json_ends(f, s, r);
@@ -273,10 +310,12 @@ int region_sel_write_json(FILE *f, const struct region_sel *s)
 	for (size_t ri = 0; ri < s->rg->nregion; ri++) {
 		const struct rprune_region *p = &s->p->region[ri];
 		if (!p->kept)
-			fprintf(f, "%s\n  {\"start\": \"0x%" PRIx64 "\", \"why\": \"%s\", \"insns\": %" PRIu64
-			           ", \"blocks\": %zu, \"share\": %.6f}",
-			        k++ ? "," : "", region_start(s, ri), rprune_region_why_name(p->why), p->ninsns,
-			        s->rg->region[ri].nblock, p->share);
+			fprintf(f,
+			        "%s\n  {\"start\": \"0x%" PRIx64
+			        "\", \"why\": \"%s\", \"insns\": %" PRIu64
+			        ", \"blocks\": %zu, \"share\": %.6f}",
+			        k++ ? "," : "", region_start(s, ri), rprune_region_why_name(p->why),
+			        p->ninsns, s->rg->region[ri].nblock, p->share);
 	}
 	fputs("]}\n", f);
 	return ferror(f) ? PMUSIM_ERR_IO : 0;

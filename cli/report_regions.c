@@ -26,7 +26,9 @@ static int fraction(const char *arg, double *out, const char *opt, const char *c
 	char *end;
 	double v = strtod(arg, &end);
 	if (end == arg || *end || !(v >= 0 && v <= 1))
-		return fprintf(stderr, "%s: %s needs a number from 0 to 1, not '%s'\n", cmd, opt, arg), -1;
+		return fprintf(stderr, "%s: %s needs a number from 0 to 1, not '%s'\n", cmd, opt,
+		               arg),
+		       -1;
 	*out = v;
 	return 0;
 }
@@ -38,8 +40,9 @@ static int whole(const char *arg, uint64_t max, uint64_t *out, const char *opt, 
 	if (st == NUMBER_OK && *out > max)
 		st = NUMBER_RANGE;
 	if (st != NUMBER_OK)
-		return fprintf(stderr, "%s: %s needs a whole number up to %llu: '%s' %s\n", cmd, opt,
-		               (unsigned long long)max, arg, number_strerror(st)), -1;
+		return fprintf(stderr, "%s: %s needs a whole number up to %llu: '%s' %s\n", cmd,
+		               opt, (unsigned long long)max, arg, number_strerror(st)),
+		       -1;
 	return 0;
 }
 
@@ -67,9 +70,13 @@ int region_args_option(struct region_args *a, int code, const char *arg, const c
 		break;
 	case RGN_O_MIN_ITERATIONS:
 		a->prune.min_iterations = strtod(arg, &end);
-		if (end == arg || *end || !(a->prune.min_iterations >= 0 && a->prune.min_iterations <= 1e15))
-			return fprintf(stderr, "%s: --min-iterations needs a number of 0 or more, not '%s'\n", cmd,
-			               arg), -1;
+		if (end == arg || *end ||
+		    !(a->prune.min_iterations >= 0 && a->prune.min_iterations <= 1e15))
+			return fprintf(
+			           stderr,
+			           "%s: --min-iterations needs a number of 0 or more, not '%s'\n",
+			           cmd, arg),
+			       -1;
 		break;
 	case RGN_O_MIN_INSNS:
 		if (whole(arg, UINT32_MAX, &a->prune.min_insns, "--min-insns", cmd) < 0)
@@ -80,12 +87,15 @@ int region_args_option(struct region_args *a, int code, const char *arg, const c
 			return -1;
 		a->pid = (uint32_t)v;
 		break;
-	case RGN_O_TRUTH_JSON: a->truth = arg; break;
+	case RGN_O_TRUTH_JSON:
+		a->truth = arg;
+		break;
 	case RGN_O_MIN_JACCARD:
 		if (fraction(arg, &a->min_jaccard, "--min-jaccard", cmd) < 0)
 			return -1;
 		break;
-	default: return 1;
+	default:
+		return 1;
 	}
 	a->given = 1;
 	return 0;
@@ -204,7 +214,8 @@ int region_select(const struct region_args *a, struct binary *code, struct hot_c
 	if (!err)
 		err = rflow_infer(s->g, &fo, &s->f, msg, sizeof(msg));
 	if (!err)
-		err = rprune_select(s->g, s->rg, s->f, hot->total, &a->prune, &s->p, msg, sizeof(msg));
+		err = rprune_select(s->g, s->rg, s->f, hot->total, &a->prune, &s->p, msg,
+		                    sizeof(msg));
 	if (!err)
 		err = find_patches(s, msg, sizeof(msg));
 	if (err < 0) {

@@ -29,37 +29,40 @@ enum {
 	RGN_O_MIN_JACCARD,
 };
 
-#define REGION_LONG_OPTIONS                                                                         \
-	{"max-hops", required_argument, 0, RGN_O_MAX_HOPS},                                         \
-	    {"cold-fraction", required_argument, 0, RGN_O_COLD_FRACTION},                           \
-	    {"min-iterations", required_argument, 0, RGN_O_MIN_ITERATIONS},                         \
-	    {"keep-share", required_argument, 0, RGN_O_KEEP_SHARE},                                 \
-	    {"min-insns", required_argument, 0, RGN_O_MIN_INSNS},                                   \
-	    {"min-region-share", required_argument, 0, RGN_O_MIN_REGION_SHARE},                     \
-	    {"pid", required_argument, 0, RGN_O_PID}, {"truth-json", required_argument, 0, RGN_O_TRUTH_JSON}
+/* clang-format off: one option per line */
+#define REGION_LONG_OPTIONS                                                                        \
+	{"max-hops", required_argument, 0, RGN_O_MAX_HOPS},                                        \
+	{"cold-fraction", required_argument, 0, RGN_O_COLD_FRACTION},                              \
+	{"min-iterations", required_argument, 0, RGN_O_MIN_ITERATIONS},                            \
+	{"keep-share", required_argument, 0, RGN_O_KEEP_SHARE},                                    \
+	{"min-insns", required_argument, 0, RGN_O_MIN_INSNS},                                      \
+	{"min-region-share", required_argument, 0, RGN_O_MIN_REGION_SHARE},                        \
+	{"pid", required_argument, 0, RGN_O_PID},                                                  \
+	{"truth-json", required_argument, 0, RGN_O_TRUTH_JSON}
+/* clang-format on */
 
-#define REGION_OPTIONS_HELP                                                                         \
+#define REGION_OPTIONS_HELP                                                                        \
 	"  --max-hops N         explore at most N conditional branches away from sampled\n"        \
-	"                       code (default 2)\n"                                                 \
+	"                       code (default 2)\n"                                                \
 	"  --cold-fraction F    a block counted below F of its region's hottest block is\n"        \
-	"                       cold (0..1, default 0.01)\n"                                        \
+	"                       cold (0..1, default 0.01)\n"                                       \
 	"  --min-iterations N   iterations per entry a loop needs to keep its region\n"            \
-	"                       (default 4)\n"                                                       \
-	"  --keep-share F       a region without such a loop is kept with F of the weight\n"      \
-	"                       (0..1, default 0.10)\n"                                              \
+	"                       (default 4)\n"                                                     \
+	"  --keep-share F       a region without such a loop is kept with F of the weight\n"       \
+	"                       (0..1, default 0.10)\n"                                            \
 	"  --min-insns N        a region keeping fewer instructions is dropped (default 8)\n"      \
-	"  --min-region-share F a region keeping less than F of the weight is dropped\n"          \
-	"                       (0..1, default 0.001)\n"                                            \
+	"  --min-region-share F a region keeping less than F of the weight is dropped\n"           \
+	"                       (0..1, default 0.001)\n"                                           \
 	"  --pid PID            the op samples of this process (default: the one with most)\n"
 
 /* report --regions's own lines of the usage */
-#define REGION_REPORT_HELP                                                                          \
-	"  --regions            hot super-regions for a binary rewriter (docs/regions.md)\n"    \
-	"                       from the op samples of FILE (record -e ibs_op/cnt_ctl=1/)\n"    \
-	"                       or the exact counts of --truth-json TRUTH.json: per kept\n"     \
-	"                       region its share of the weight, blocks, loops with their\n"     \
-	"                       iterations per entry, patch points, entries and exits;\n"       \
-	"                       per dropped region why; --format text or json\n"                \
+#define REGION_REPORT_HELP                                                                         \
+	"  --regions            hot super-regions for a binary rewriter (docs/regions.md)\n"       \
+	"                       from the op samples of FILE (record -e ibs_op/cnt_ctl=1/)\n"       \
+	"                       or the exact counts of --truth-json TRUTH.json: per kept\n"        \
+	"                       region its share of the weight, blocks, loops with their\n"        \
+	"                       iterations per entry, patch points, entries and exits;\n"          \
+	"                       per dropped region why; --format text or json\n"                   \
 	"  --truth-json FILE    with --regions: select from this truth, not from -i\n"
 
 struct region_args {

@@ -74,7 +74,8 @@ static int diff_of(const struct region_cover *a, const struct region_cover *b, c
 static void print_diff_text(const char *side, const struct diff *d, double total)
 {
 	for (size_t i = 0; i < d->n && i < DIFF_SHOWN && d->b[i].weight > 0; i++)
-		printf("only in the %s selection: block 0x%" PRIx64 "..0x%" PRIx64 " (%u of %u instructions), "
+		printf("only in the %s selection: block 0x%" PRIx64 "..0x%" PRIx64
+		       " (%u of %u instructions), "
 		       "%.3f %% of execution\n",
 		       side, d->b[i].start, d->b[i].end, d->b[i].insns, d->b[i].ninsns,
 		       total > 0 ? 100 * d->b[i].weight / total : 0);
@@ -84,7 +85,8 @@ static void print_diff_json(const char *key, const struct diff *d, double total)
 {
 	printf(", \"%s\": [", key);
 	for (size_t i = 0, k = 0; i < d->n && i < DIFF_SHOWN && d->b[i].weight > 0; i++)
-		printf("%s{\"start\": \"0x%" PRIx64 "\", \"end\": \"0x%" PRIx64 "\", \"insns\": %u, \"share\": %.6f}",
+		printf("%s{\"start\": \"0x%" PRIx64 "\", \"end\": \"0x%" PRIx64
+		       "\", \"insns\": %u, \"share\": %.6f}",
 		       k++ ? ", " : "", d->b[i].start, d->b[i].end, d->b[i].insns,
 		       total > 0 ? d->b[i].weight / total : 0);
 	printf("]");
@@ -100,21 +102,26 @@ static void print_verdict(const struct verdict *v, int json, double min)
 {
 	const struct rprune *ps = v->s->p, *pt = v->t->p;
 	if (json) {
-		printf("{\"jaccard\": %.6f, \"min_jaccard\": %.6f, \"est_share\": %.6f, \"exact_share\": %.6f, "
-		       "\"ideal_share\": %.6f, \"sample_regions\": %zu, \"sample_insns\": %zu, \"truth_regions\": %zu, "
+		printf("{\"jaccard\": %.6f, \"min_jaccard\": %.6f, \"est_share\": %.6f, "
+		       "\"exact_share\": %.6f, "
+		       "\"ideal_share\": %.6f, \"sample_regions\": %zu, \"sample_insns\": %zu, "
+		       "\"truth_regions\": %zu, "
 		       "\"truth_insns\": %zu, \"samples\": %" PRIu64,
-		       v->ov.jaccard, min, ps->share, v->ov.share_a, v->ov.share_b, ps->nkept_region, ps->nip,
-		       pt->nkept_region, pt->nip, v->s->hot->samples);
+		       v->ov.jaccard, min, ps->share, v->ov.share_a, v->ov.share_b,
+		       ps->nkept_region, ps->nip, pt->nkept_region, pt->nip, v->s->hot->samples);
 		print_diff_json("only_sampled", &v->only_s, v->ov.total);
 		print_diff_json("only_ideal", &v->only_t, v->ov.total);
 		printf("}\n");
 		return;
 	}
-	printf("regions from %" PRIu64 " op samples: %zu kept of %zu, %zu instructions; from the exact counts: "
+	printf("regions from %" PRIu64
+	       " op samples: %zu kept of %zu, %zu instructions; from the exact counts: "
 	       "%zu kept of %zu, %zu instructions\n",
-	       v->s->hot->samples, ps->nkept_region, ps->nregion, ps->nip, pt->nkept_region, pt->nregion, pt->nip);
+	       v->s->hot->samples, ps->nkept_region, ps->nregion, ps->nip, pt->nkept_region,
+	       pt->nregion, pt->nip);
 	printf("weighted Jaccard index: %.4f (min %.4f)\n", v->ov.jaccard, min);
-	printf("share of execution in the sampled selection: %.3f %% estimated from the samples, %.3f %% exact\n",
+	printf("share of execution in the sampled selection: %.3f %% estimated from the samples, "
+	       "%.3f %% exact\n",
 	       100 * ps->share, 100 * v->ov.share_a);
 	printf("share of execution in the ideal selection: %.3f %% exact\n", 100 * v->ov.share_b);
 	print_diff_text("sampled", &v->only_s, v->ov.total);
@@ -122,8 +129,8 @@ static void print_verdict(const struct verdict *v, int json, double min)
 }
 
 /* Selects from both sources and compares; the exit status. */
-static int compare(const struct region_args *a, const char *input, int json, struct region_code *code,
-                   struct hot_code *hs, struct hot_code *ht)
+static int compare(const struct region_args *a, const char *input, int json,
+                   struct region_code *code, struct hot_code *hs, struct hot_code *ht)
 {
 	const char *cmd = "pmusim validate";
 	struct region_sel *s = NULL, *t = NULL;
@@ -138,14 +145,16 @@ static int compare(const struct region_args *a, const char *input, int json, str
 	}
 	struct verdict v = {.s = s, .t = t};
 	struct region_cover cs = rprune_cover(s->p), ct = rprune_cover(t->p);
-	if (region_overlap_of(&cs, &ct, t->hot, &v.ov) < 0 || diff_of(&cs, &ct, s->g, t->hot, &v.only_s) < 0 ||
+	if (region_overlap_of(&cs, &ct, t->hot, &v.ov) < 0 ||
+	    diff_of(&cs, &ct, s->g, t->hot, &v.only_s) < 0 ||
 	    diff_of(&ct, &cs, t->g, t->hot, &v.only_t) < 0) {
 		fprintf(stderr, "%s: out of memory\n", cmd);
 	} else {
 		print_verdict(&v, json, a->min_jaccard);
 		status = v.ov.jaccard >= a->min_jaccard ? 0 : 1;
 		if (status == 1)
-			fprintf(stderr, "FAIL: weighted Jaccard index %.4f < min %.4f\n", v.ov.jaccard, a->min_jaccard);
+			fprintf(stderr, "FAIL: weighted Jaccard index %.4f < min %.4f\n",
+			        v.ov.jaccard, a->min_jaccard);
 	}
 	free(v.only_s.b);
 	free(v.only_t.b);

@@ -48,8 +48,23 @@ static char *path_of(const char *name)
 /* Records op samples and the truth of one run of name with arg (NULL: none). */
 static void record(const char *name, const char *arg, const char *data, const char *truth)
 {
-	char *argv[] = {(char *)pmusim(), "record", "-q", "-e", "ibs_op/cnt_ctl=1/", "-c", "256", "--pmu-seed", (char *)seed,
-	                "--truth-json", (char *)truth, "-o", data, "--", (char *)wl(name), (char *)arg, NULL};
+	char *argv[] = {(char *)pmusim(),
+	                "record",
+	                "-q",
+	                "-e",
+	                "ibs_op/cnt_ctl=1/",
+	                "-c",
+	                "256",
+	                "--pmu-seed",
+	                (char *)seed,
+	                "--truth-json",
+	                (char *)truth,
+	                "-o",
+	                data,
+	                "--",
+	                (char *)wl(name),
+	                (char *)arg,
+	                NULL};
 	ck_assert_int_eq(run_cmd(argv, NULL, NULL, NULL), 0);
 }
 
@@ -71,13 +86,15 @@ struct verdict {
 static struct verdict validate(const char *data, const char *truth, const char *o1, const char *o2)
 {
 	const char *out = tmp_path("v.json");
-	char *argv[] = {(char *)pmusim(), "validate", "--regions", "-i", data, "--truth-json", (char *)truth,
-	                "--format", "json", (char *)o1, (char *)o2, NULL};
+	char *argv[] = {(char *)pmusim(), "validate",    "--regions", "-i",   data,
+	                "--truth-json",   (char *)truth, "--format",  "json", (char *)o1,
+	                (char *)o2,       NULL};
 	struct verdict v = {.status = run_cmd(argv, NULL, out, tmp_path("v.err"))};
 	char *t = slurp(out, NULL);
 	if (!t || !strstr(t, "\"jaccard\": ")) {
 		char *e = slurp(tmp_path("v.err"), NULL);
-		ck_abort_msg("validate --regions: exit %d, no verdict; stderr:\n%s", v.status, e ? e : "");
+		ck_abort_msg("validate --regions: exit %d, no verdict; stderr:\n%s", v.status,
+		             e ? e : "");
 	}
 	v.jaccard = json_num(t, "jaccard");
 	v.est = json_num(t, "est_share");
@@ -86,16 +103,18 @@ static struct verdict validate(const char *data, const char *truth, const char *
 	v.samples = json_num(t, "samples");
 	free(t);
 	ck_assert_msg(v.status == 0 || v.status == 1, "validate --regions: exit %d", v.status);
-	ck_assert_msg(v.status == (v.jaccard >= (o1 && !strcmp(o1, "--min-jaccard") ? atof(o2) : 0.95) ? 0 : 1),
-	              "exit %d does not follow the Jaccard index %.4f", v.status, v.jaccard);
+	ck_assert_msg(
+	    v.status ==
+	        (v.jaccard >= (o1 && !strcmp(o1, "--min-jaccard") ? atof(o2) : 0.95) ? 0 : 1),
+	    "exit %d does not follow the Jaccard index %.4f", v.status, v.jaccard);
 	return v;
 }
 
 /* The text verdict, for the log: which blocks differ. */
 static void show(const char *data, const char *truth)
 {
-	char *argv[] = {(char *)pmusim(), "validate", "--regions", "-i", data, "--truth-json", (char *)truth,
-	                NULL};
+	char *argv[] = {(char *)pmusim(), "validate",    "--regions", "-i", data,
+	                "--truth-json",   (char *)truth, NULL};
 	int st;
 	char *t = run_capture(argv, &st);
 	fprintf(stderr, "%s", t ? t : "");
@@ -105,17 +124,21 @@ static void show(const char *data, const char *truth)
 static void check_share(const char *name, const struct verdict *v)
 {
 	double sigma = sqrt(v->exact * (1 - v->exact) / v->samples);
-	fprintf(stderr, "%s: Jaccard %.4f; in the sampled regions %.3f %% estimated, %.3f %% exact (sigma %.3f); "
-	                "ideal %.3f %%\n",
+	fprintf(stderr,
+	        "%s: Jaccard %.4f; in the sampled regions %.3f %% estimated, %.3f %% exact (sigma "
+	        "%.3f); "
+	        "ideal %.3f %%\n",
 	        name, v->jaccard, 100 * v->est, 100 * v->exact, 100 * sigma, 100 * v->ideal);
 	ck_assert_msg(v->samples > 1000, "%s: %.0f samples", name, v->samples);
-	ck_assert_msg(fabs(v->est - v->exact) <= 4 * sigma + 1e-9, "%s: estimated share %.4f, exact %.4f, 4 sigma %.4f",
-	              name, v->est, v->exact, 4 * sigma);
+	ck_assert_msg(fabs(v->est - v->exact) <= 4 * sigma + 1e-9,
+	              "%s: estimated share %.4f, exact %.4f, 4 sigma %.4f", name, v->est, v->exact,
+	              4 * sigma);
 }
 
 static const struct {
 	const char *name, *arg;
-} good[] = {{"cpi_sort", "10"}, {"cpi_interp", "40000"}, {"cpi_matrix", "300"}, {"switch", "800000"}};
+} good[] = {
+    {"cpi_sort", "10"}, {"cpi_interp", "40000"}, {"cpi_matrix", "300"}, {"switch", "800000"}};
 
 START_TEST(samples_select_the_ideal_regions)
 {
@@ -125,7 +148,8 @@ START_TEST(samples_select_the_ideal_regions)
 	check_share(good[_i].name, &v);
 	if (v.jaccard < 0.99)
 		show(d, t);
-	ck_assert_msg(v.jaccard >= 0.99 && v.status == 0, "%s: Jaccard %.4f", good[_i].name, v.jaccard);
+	ck_assert_msg(v.jaccard >= 0.99 && v.status == 0, "%s: Jaccard %.4f", good[_i].name,
+	              v.jaccard);
 }
 END_TEST
 
@@ -138,7 +162,8 @@ START_TEST(loops_outer_loop_on_the_cold_threshold)
 	show(d, t);
 	struct verdict off = validate(d, t, "--cold-fraction", "0.005");
 	check_share("loops --cold-fraction 0.005", &off);
-	ck_assert_msg(off.jaccard >= 0.95, "loops --cold-fraction 0.005: Jaccard %.4f", off.jaccard);
+	ck_assert_msg(off.jaccard >= 0.95, "loops --cold-fraction 0.005: Jaccard %.4f",
+	              off.jaccard);
 }
 END_TEST
 
@@ -171,8 +196,10 @@ static void same_twice_and_parses(char *const args[], int json)
 	ck_assert_int_eq(pm(args, b, NULL), 0);
 	size_t la, lb;
 	char *x = slurp(a, &la), *y = slurp(b, &lb);
-	ck_assert_msg(x && y && la > 0 && la == lb && memcmp(x, y, la) == 0, "%s %s: outputs differ", args[0], args[1]);
-	ck_assert_msg(strstr(x, json ? "\"regions\": [" : "region 0x") != NULL, "no kept region in:\n%s", x);
+	ck_assert_msg(x && y && la > 0 && la == lb && memcmp(x, y, la) == 0,
+	              "%s %s: outputs differ", args[0], args[1]);
+	ck_assert_msg(strstr(x, json ? "\"regions\": [" : "region 0x") != NULL,
+	              "no kept region in:\n%s", x);
 	free(x);
 	free(y);
 	if (json) {
@@ -188,7 +215,8 @@ START_TEST(report_both_sources)
 	for (int json = 0; json < 2; json++) {
 		const char *fmt = json ? "json" : "text";
 		char *s[] = {"report", "--regions", "-i", d, "--format", (char *)fmt, NULL};
-		char *u[] = {"report", "--regions", "--truth-json", t, "--format", (char *)fmt, NULL};
+		char *u[] = {"report",    "--regions", "--truth-json", t, "--format",
+		             (char *)fmt, NULL};
 		same_twice_and_parses(s, json);
 		same_twice_and_parses(u, json);
 	}
@@ -205,8 +233,8 @@ static void refused(char *const args[], const char *why)
 	size_t lines = 0;
 	for (const char *p = err; p && *p; p++)
 		lines += *p == '\n';
-	ck_assert_msg(st == 2 && lo == 0 && lines == 1, "%s: exit %d, %zu bytes out, stderr:\n%s", why, st, lo,
-	              err ? err : "");
+	ck_assert_msg(st == 2 && lo == 0 && lines == 1, "%s: exit %d, %zu bytes out, stderr:\n%s",
+	              why, st, lo, err ? err : "");
 	fprintf(stderr, "%s: %s", why, err);
 	free(out);
 	free(err);
@@ -216,7 +244,8 @@ START_TEST(bad_input)
 {
 	char *d = path_of("o.data"), *t = path_of("t.json"), *c = path_of("cycles.data");
 	record("loops", NULL, d, t);
-	char *rec[] = {(char *)pmusim(), "record", "-q", "-c", "10007", "-o", c, "--", (char *)wl("loops"), NULL};
+	char *rec[] = {(char *)pmusim(),    "record", "-q", "-c", "10007", "-o", c, "--",
+	               (char *)wl("loops"), NULL};
 	ck_assert_int_eq(run_cmd(rec, NULL, NULL, NULL), 0);
 	char *missing = path_of("missing.data");
 	char *a1[] = {"report", "--regions", "-i", missing, NULL};
@@ -225,7 +254,8 @@ START_TEST(bad_input)
 	char *a4[] = {"validate", "--regions", "-i", d, "--truth-json", missing, NULL};
 	char *a5[] = {"report", "--regions", "-i", d, "--max-hops", "x", NULL};
 	char *a6[] = {"report", "--regions", "-i", d, "--cold-fraction", "2", NULL};
-	char *a7[] = {"validate", "--regions", "-i", d, "--truth-json", t, "--min-jaccard", "-1", NULL};
+	char *a7[] = {"validate", "--regions",     "-i", d,   "--truth-json",
+	              t,          "--min-jaccard", "-1", NULL};
 	char *a8[] = {"report", "--regions", "--truth-json", d, NULL};
 	char *a9[] = {"report", "--max-hops", "3", "-i", d, NULL};
 	refused(a1, "missing recording");
@@ -242,7 +272,8 @@ END_TEST
 
 int main(void)
 {
-	const char *sd = getenv("CHECK_REGIONS_SEED"); /* before e2e_init replaces the environment */
+	const char *sd =
+	    getenv("CHECK_REGIONS_SEED"); /* before e2e_init replaces the environment */
 	if (sd && *sd)
 		seed = strdup(sd);
 	e2e_init();
