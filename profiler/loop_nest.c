@@ -9,43 +9,12 @@
 
 #include "common/err.h"
 #include "profiler/loop_nest.h"
-
-struct svec {
-	size_t *v;
-	size_t n, cap;
-};
-
-static int svec_push(struct svec *s, size_t x)
-{
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 8;
-		size_t *v = realloc(s->v, cap * sizeof(*v));
-		if (!v)
-			return PMUSIM_ERR_NOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
-	s->v[s->n++] = x;
-	return 0;
-}
-
-static int cmp_size(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* qsort's array may not be NULL, not even for no element (C11 7.22.5). */
-static void sort_svec(size_t *v, size_t n)
-{
-	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_size);
-}
+#include "profiler/size_list.h"
 
 /* One loop while it is built, in nodes. */
 struct lwork {
 	size_t header;
-	struct svec body, entry;
+	struct size_list body, entry;
 	int irreducible;
 };
 
@@ -80,7 +49,7 @@ static struct lwork *new_loop(struct lnw *w, size_t header, int irreducible)
 	memset(l, 0, sizeof(*l));
 	l->header = header;
 	l->irreducible = irreducible;
-	return svec_push(&l->entry, header) ? NULL : l;
+	return size_list_push(&l->entry, header) ? NULL : l;
 }
 
 /* Walks back from the sources of h's back edges, stopping at h; nat_of[h] is
@@ -94,7 +63,7 @@ static int natural_loop(struct lnw *w, size_t h, size_t *nat_of)
 		if (!is_node(w, s) || !dominates(w, h, s))
 			continue;
 		if (!l) {
-			if (!(l = new_loop(w, h, 0)) || svec_push(&l->body, h))
+			if (!(l = new_loop(w, h, 0)) || size_list_push(&l->body, h))
 				return PMUSIM_ERR_NOMEM;
 			nat_of[h] = w->nloop - 1;
 			w->mark[h] = 1;
@@ -105,7 +74,7 @@ static int natural_loop(struct lnw *w, size_t h, size_t *nat_of)
 		}
 		while (top) {
 			size_t v = w->stack[--top];
-			if (v != h && svec_push(&l->body, v))
+			if (v != h && size_list_push(&l->body, v))
 				return PMUSIM_ERR_NOMEM;
 			for (size_t j = w->pred->off[v]; j < w->pred->off[v + 1]; j++) {
 				size_t p = w->pred->adj[j];
@@ -122,7 +91,7 @@ static int natural_loop(struct lnw *w, size_t h, size_t *nat_of)
 		return 0;
 	for (size_t i = 0; i < l->body.n; i++)
 		w->mark[l->body.v[i]] = 0;
-	sort_svec(l->body.v, l->body.n);
+	size_list_sort(l->body.v, l->body.n);
 	return 0;
 }
 
@@ -130,21 +99,21 @@ static int natural_loop(struct lnw *w, size_t h, size_t *nat_of)
  * its body with the natural loops headed inside it, then its entries. */
 static int irreducible_loop(struct lnw *w, const size_t *node, size_t n, const size_t *nat_of)
 {
-	struct svec body = {0};
+	struct size_list body = {0};
 	struct lwork *l = NULL;
 	int err = PMUSIM_ERR_NOMEM;
 	for (size_t i = 0; i < n; i++) {
-		const struct svec *nb = NULL;
+		const struct size_list *nb = NULL;
 		if (nat_of[node[i]] != SIZE_MAX)
 			nb = &w->loop[nat_of[node[i]]].body;
 		for (size_t k = 0; k < (nb ? nb->n : 1); k++) {
 			size_t v = nb ? nb->v[k] : node[i];
-			if (!w->mark[v] && svec_push(&body, v))
+			if (!w->mark[v] && size_list_push(&body, v))
 				goto out;
 			w->mark[v] = 1;
 		}
 	}
-	sort_svec(body.v, body.n);
+	size_list_sort(body.v, body.n);
 	for (size_t i = 0; i < body.n; i++) {
 		size_t v = body.v[i];
 		int entered = 0;
@@ -152,7 +121,7 @@ static int irreducible_loop(struct lnw *w, const size_t *node, size_t n, const s
 			entered |= !w->mark[w->pred->adj[k]];
 		if (entered && !l && !(l = new_loop(w, v, 1)))
 			goto out;
-		if (entered && l->header != v && svec_push(&l->entry, v))
+		if (entered && l->header != v && size_list_push(&l->entry, v))
 			goto out;
 	}
 	assert(l); /* every block is reached from the pseudo-entry */
@@ -275,7 +244,7 @@ static int loops_out(struct lnw *w, struct loop_nest_loop **out)
 	for (size_t i = 0; i < w->nloop; i++) {
 		struct lwork *l = &w->loop[i];
 		struct loop_nest_loop *o = &(*out)[i];
-		sort_svec(l->entry.v, l->entry.n);
+		size_list_sort(l->entry.v, l->entry.n);
 		o->header = l->header;
 		o->irreducible = l->irreducible;
 		o->node = l->body.v, o->nnode = l->body.n;

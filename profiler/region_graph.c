@@ -10,38 +10,7 @@
 #include "profiler/flowgraph.h"
 #include "profiler/loop_nest.h"
 #include "profiler/region_graph.h"
-
-struct svec {
-	size_t *v;
-	size_t n, cap;
-};
-
-static int svec_push(struct svec *s, size_t x)
-{
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 8;
-		size_t *v = realloc(s->v, cap * sizeof(*v));
-		if (!v)
-			return PMUSIM_ERR_NOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
-	s->v[s->n++] = x;
-	return 0;
-}
-
-static int cmp_size(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* qsort's array may not be NULL, not even for no element (C11 7.22.5). */
-static void sort_svec(size_t *v, size_t n)
-{
-	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_size);
-}
+#include "profiler/size_list.h"
 
 /* One region's graph: node 0 is the pseudo-entry, node 1 + i is block[i] of
  * the region, node nb + 1 the pseudo-exit. Node order is block order, so a
@@ -51,7 +20,7 @@ struct rwork {
 	struct rgraph_region *r;
 	const size_t *gpos; /* gpos[b]: block b's position in its region */
 	size_t nb, n;
-	struct svec from, to; /* the edges of the graph */
+	struct size_list from, to; /* the edges of the graph */
 	struct fg_csr succ, pred;
 	size_t *idom, *ipdom, *pre, *last, *stack, *comp;
 	uint8_t *mark;
@@ -59,7 +28,7 @@ struct rwork {
 
 static int add_edge(struct rwork *w, size_t u, size_t v)
 {
-	return svec_push(&w->from, u) || svec_push(&w->to, v) ? PMUSIM_ERR_NOMEM : 0;
+	return size_list_push(&w->from, u) || size_list_push(&w->to, v) ? PMUSIM_ERR_NOMEM : 0;
 }
 
 static int rebuild(struct rwork *w)
@@ -74,7 +43,7 @@ static int rebuild(struct rwork *w)
 
 /* Of the block nodes not seen, one per source component in c (no edge into it
  * from another unseen node): its lowest node, or its highest. */
-static int pick_sources(struct rwork *w, const struct fg_csr *c, int highest, struct svec *out)
+static int pick_sources(struct rwork *w, const struct fg_csr *c, int highest, struct size_list *out)
 {
 	size_t ncomp, *pick = NULL;
 	uint8_t *member = calloc(w->n, 1), *has_in = NULL;
@@ -102,7 +71,7 @@ static int pick_sources(struct rwork *w, const struct fg_csr *c, int highest, st
 				has_in[w->comp[c->adj[k]]] = 1;
 	}
 	for (size_t v = 1; v <= w->nb; v++)
-		if (member[v] && !has_in[w->comp[v]] && pick[w->comp[v]] == v && svec_push(out, v))
+		if (member[v] && !has_in[w->comp[v]] && pick[w->comp[v]] == v && size_list_push(out, v))
 			goto out;
 	err = 0;
 out:
@@ -113,21 +82,21 @@ out:
 }
 
 /* Entries: blocks without predecessor, then one per cycle still unreached. */
-static int add_entries(struct rwork *w, struct svec *entry, struct svec *cycle)
+static int add_entries(struct rwork *w, struct size_list *entry, struct size_list *cycle)
 {
 	memset(w->mark, 0, w->n);
 	for (size_t v = 1; v <= w->nb; v++)
 		if (w->pred.off[v] == w->pred.off[v + 1]) {
-			if (svec_push(entry, v))
+			if (size_list_push(entry, v))
 				return PMUSIM_ERR_NOMEM;
 			fg_reach(&w->succ, v, w->mark, w->stack);
 		}
 	if (pick_sources(w, &w->succ, 0, cycle))
 		return PMUSIM_ERR_NOMEM;
 	for (size_t i = 0; i < cycle->n; i++)
-		if (svec_push(entry, cycle->v[i]))
+		if (size_list_push(entry, cycle->v[i]))
 			return PMUSIM_ERR_NOMEM;
-	sort_svec(entry->v, entry->n);
+	size_list_sort(entry->v, entry->n);
 	for (size_t i = 0; i < entry->n; i++)
 		if (add_edge(w, 0, entry->v[i]))
 			return PMUSIM_ERR_NOMEM;
@@ -136,7 +105,7 @@ static int add_entries(struct rwork *w, struct svec *entry, struct svec *cycle)
 
 /* Exit blocks: where control may leave, then one per sink cycle that cannot
  * reach one (a sink component of the graph is a source one of its reverse). */
-static int add_exits(struct rwork *w, struct svec *exit_block, struct svec *sink)
+static int add_exits(struct rwork *w, struct size_list *exit_block, struct size_list *sink)
 {
 	memset(w->mark, 0, w->n);
 	for (size_t v = 1; v <= w->nb; v++) {
@@ -145,7 +114,7 @@ static int add_exits(struct rwork *w, struct svec *exit_block, struct svec *sink
 		for (size_t k = 0; k < b->nedge; k++)
 			leaves |= w->g->edge[b->first_edge + k].out != RCFG_IN;
 		if (leaves) {
-			if (svec_push(exit_block, v))
+			if (size_list_push(exit_block, v))
 				return PMUSIM_ERR_NOMEM;
 			fg_reach(&w->pred, v, w->mark, w->stack);
 		}
@@ -153,9 +122,9 @@ static int add_exits(struct rwork *w, struct svec *exit_block, struct svec *sink
 	if (pick_sources(w, &w->pred, 1, sink))
 		return PMUSIM_ERR_NOMEM;
 	for (size_t i = 0; i < sink->n; i++)
-		if (svec_push(exit_block, sink->v[i]))
+		if (size_list_push(exit_block, sink->v[i]))
 			return PMUSIM_ERR_NOMEM;
-	sort_svec(exit_block->v, exit_block->n);
+	size_list_sort(exit_block->v, exit_block->n);
 	for (size_t i = 0; i < exit_block->n; i++)
 		if (add_edge(w, exit_block->v[i], w->nb + 1))
 			return PMUSIM_ERR_NOMEM;
@@ -163,7 +132,7 @@ static int add_exits(struct rwork *w, struct svec *exit_block, struct svec *sink
 }
 
 /* Moves the nodes of s into a block list *out (sorted when s is). */
-static int to_blocks(const struct rwork *w, struct svec *s, size_t **out, size_t *n)
+static int to_blocks(const struct rwork *w, struct size_list *s, size_t **out, size_t *n)
 {
 	*out = malloc((s->n ? s->n : 1) * sizeof(size_t));
 	if (!*out)
@@ -224,7 +193,7 @@ static int trees_out(struct rwork *w)
 static int terminals(struct rwork *w)
 {
 	struct rgraph_region *r = w->r;
-	struct svec entry = {0}, cycle = {0}, exit_block = {0}, sink = {0};
+	struct size_list entry = {0}, cycle = {0}, exit_block = {0}, sink = {0};
 	int err = PMUSIM_ERR_NOMEM;
 	if (add_entries(w, &entry, &cycle) || add_exits(w, &exit_block, &sink) || rebuild(w) ||
 	    to_blocks(w, &entry, &r->entry, &r->nentry) ||
@@ -244,20 +213,20 @@ out:
 /* The region's own edges: in-graph ones between its blocks, and its exits. */
 static int region_edges(struct rwork *w)
 {
-	struct svec exit = {0};
+	struct size_list exit = {0};
 	for (size_t i = 0; i < w->nb; i++) {
 		const struct rcfg_block *b = &w->g->block[w->r->block[i]];
 		w->r->weight += b->weight;
 		for (size_t k = b->first_edge; k < b->first_edge + b->nedge; k++) {
 			const struct rcfg_edge *e = &w->g->edge[k];
-			if ((e->out != RCFG_IN && svec_push(&exit, k)) ||
+			if ((e->out != RCFG_IN && size_list_push(&exit, k)) ||
 			    (e->out == RCFG_IN && add_edge(w, i + 1, w->gpos[e->to] + 1))) {
 				free(exit.v);
 				return PMUSIM_ERR_NOMEM;
 			}
 		}
 	}
-	sort_svec(exit.v, exit.n);
+	size_list_sort(exit.v, exit.n);
 	w->r->exit = exit.v ? exit.v : malloc(sizeof(size_t));
 	w->r->nexit = exit.n;
 	return w->r->exit ? rebuild(w) : PMUSIM_ERR_NOMEM;
@@ -411,6 +380,6 @@ void rgraph_free(struct rgraph *rg)
 
 size_t rgraph_pos(const struct rgraph_region *r, size_t b)
 {
-	const size_t *p = bsearch(&b, r->block, r->nblock, sizeof(size_t), cmp_size);
+	const size_t *p = bsearch(&b, r->block, r->nblock, sizeof(size_t), size_list_cmp);
 	return p ? (size_t)(p - r->block) : RGRAPH_NONE;
 }
