@@ -46,6 +46,7 @@
 #include "profiler/perfdata.h"
 #include "tests/e2e/code_ref.h"
 #include "tests/e2e/e2e_util.h"
+#include "tests/e2e/ibs_read.h"
 #include "tests/e2e/lackey_ref.h"
 #include "tests/unit/run_suite.h"
 
@@ -143,43 +144,6 @@ static uint64_t initial_rsp(const char *out_path)
 
 /* ---- reading recordings ---- */
 
-struct op {
-	uint64_t ip, addr, period; /* the sample's fields */
-	struct ibs_op f;           /* its payload */
-};
-
-/* Every sample of an ibs_op recording (one event), decoded. cnt_ctl: the event's. */
-static struct op *read_ops(const char *path, int cnt_ctl, size_t *n)
-{
-	struct perfdata *pd;
-	char msg[256];
-	ck_assert_msg(perfdata_open(path, &pd, msg, sizeof(msg)) == 0, "%s: %s", path, msg);
-	ck_assert_uint_eq(perfdata_nevents(pd), 1);
-	const struct perfdata_event *ev = perfdata_event(pd, 0);
-	ck_assert_msg(ev->type == IBS_OP_PMU_TYPE && ev->pmu && strcmp(ev->pmu, "ibs_op") == 0,
-	              "%s: event type %u", path, ev->type);
-	ck_assert_uint_eq(!!(ev->config & IBS_OP_CONFIG_CNT_CTL), cnt_ctl);
-	size_t cap = 1 << 16;
-	struct op *v = malloc(cap * sizeof(*v));
-	ck_assert_ptr_nonnull(v);
-	*n = 0;
-	struct perf_record r;
-	int rc;
-	while ((rc = perfdata_next(pd, &r, msg, sizeof(msg))) == 1) {
-		if (r.type != PERF_RECORD_SAMPLE)
-			continue;
-		if (*n == cap)
-			ck_assert_ptr_nonnull(v = realloc(v, (cap *= 2) * sizeof(*v)));
-		struct op *o = &v[(*n)++];
-		const struct perf_sample *s = &r.u.sample;
-		o->ip = s->ip, o->addr = s->addr, o->period = s->period;
-		ck_assert_msg(ibs_op_decode(s->raw, s->raw_size, &o->f) == 0,
-		              "%s: sample %zu: no IBS op payload", path, *n);
-	}
-	ck_assert_msg(rc == 0, "%s: %s", path, msg);
-	perfdata_close(pd);
-	return v;
-}
 
 struct lbr {
 	uint64_t ip, nbr;
@@ -444,7 +408,7 @@ START_TEST(fixed_samples_are_every_pth_instruction)
 	                             "--ibs-fixed", "--max-insns", FIXED_INSNS, "--",
 	                             wl("ibs_ops"), OPS_N, NULL);
 	size_t n;
-	struct op *ops = read_ops(data, 1, &n);
+	struct op *ops = ibs_read_ops(data, 1, &n);
 	/* the machine stopped after exactly 10,000 P instructions, the last one tagged */
 	ck_assert_uint_eq(n, NFIXED);
 	struct refs r;
@@ -514,7 +478,7 @@ START_TEST(the_machine_counts_alike)
 	                             "--ibs-fixed", "--max-insns", FIXED_INSNS, "--",
 	                             wl("ibs_ops"), OPS_N, NULL);
 	size_t n;
-	struct op *ops = read_ops(data, 1, &n);
+	struct op *ops = ibs_read_ops(data, 1, &n);
 	ck_assert_uint_eq(n, NFIXED);
 	for (size_t k = 0; k < sizeof(is) / sizeof(is[0]); k++) {
 		uint64_t K = is[k] * P;
@@ -556,7 +520,7 @@ START_TEST(the_machine_counts_alike)
 	                             "--ibs-fixed", "--max-insns", "2559999", "--", wl("ibs_ops"),
 	                             OPS_N, NULL);
 	size_t m;
-	free(read_ops(less, 1, &m));
+	free(ibs_read_ops(less, 1, &m));
 	ck_assert_uint_eq(m, NFIXED - 1);
 	free(ops);
 }
@@ -584,7 +548,7 @@ START_TEST(random_samples_are_at_their_periods)
 	free(ba), free(bb), free(bc);
 
 	size_t n;
-	struct op *ops = read_ops(data, 1, &n);
+	struct op *ops = ibs_read_ops(data, 1, &n);
 	struct refs r;
 	const struct lbr *lbr;
 	refs_init(&r, &lbr);
@@ -639,7 +603,7 @@ static const char *ops_seed_recording(int s)
 START_TEST(random_intervals_are_uniform)
 {
 	size_t n;
-	struct op *ops = read_ops(ops_seed_recording(_i), 1, &n);
+	struct op *ops = ibs_read_ops(ops_seed_recording(_i), 1, &n);
 	uint64_t bins[128] = {0}, bad = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (ops[i].period < P - 127 || ops[i].period > P || ops[i].f.max_cnt != P)
@@ -750,7 +714,7 @@ START_TEST(op_counts_overlap_exact_blocks)
 	                                       "256", "--pmu-seed", "1", "--", wl(w->name), w->arg,
 	                                       NULL);
 	size_t n;
-	struct op *ops = read_ops(data, 1, &n);
+	struct op *ops = ibs_read_ops(data, 1, &n);
 	struct code c;
 	truth_of(w, tmp_path("count.json"), 0, &c);
 	uint64_t *s = samples_per_block(&c, ops, n), periods = 0;
@@ -794,7 +758,7 @@ START_TEST(cycle_samples_follow_block_cycles)
 	                             r->seed, "--", wl(w->name), w->arg, NULL);
 	uint64_t period = strtoull(r->period, NULL, 10);
 	size_t n;
-	struct op *ops = read_ops(data, 0, &n);
+	struct op *ops = ibs_read_ops(data, 0, &n);
 	struct code c;
 	truth_of(w, tmp_path("cycles.json"), 1, &c);
 	ck_assert(c.have_cycles);

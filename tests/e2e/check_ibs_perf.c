@@ -44,6 +44,7 @@
 #include "profiler/ibs_op.h"
 #include "profiler/perfdata.h"
 #include "tests/e2e/e2e_util.h"
+#include "tests/e2e/ibs_read.h"
 #include "tests/unit/run_suite.h"
 
 /* ---- the program, from nm and objdump ---- */
@@ -158,40 +159,6 @@ static const char *recording(const char *name, const char *const *args, const ch
 	return p;
 }
 
-struct op {
-	uint64_t ip, addr, period;
-	struct ibs_op f;
-};
-
-/* Every sample of a one-event ibs_op recording, read with pmusim's reader. */
-static struct op *read_ops(const char *path, size_t *n)
-{
-	struct perfdata *pd;
-	char msg[256];
-	ck_assert_msg(perfdata_open(path, &pd, msg, sizeof(msg)) == 0, "%s: %s", path, msg);
-	ck_assert_uint_eq(perfdata_nevents(pd), 1);
-	ck_assert_uint_eq(perfdata_event(pd, 0)->type, IBS_OP_PMU_TYPE);
-	size_t cap = 4096;
-	struct op *v = malloc(cap * sizeof(*v));
-	ck_assert_ptr_nonnull(v);
-	*n = 0;
-	struct perf_record r;
-	int rc;
-	while ((rc = perfdata_next(pd, &r, msg, sizeof(msg))) == 1) {
-		if (r.type != PERF_RECORD_SAMPLE)
-			continue;
-		if (*n == cap)
-			ck_assert_ptr_nonnull(v = realloc(v, (cap *= 2) * sizeof(*v)));
-		struct op *o = &v[(*n)++];
-		const struct perf_sample *s = &r.u.sample;
-		o->ip = s->ip, o->addr = s->addr, o->period = s->period;
-		ck_assert_msg(ibs_op_decode(s->raw, s->raw_size, &o->f) == 0,
-		              "%s: sample %zu: no IBS op payload", path, *n);
-	}
-	ck_assert_msg(rc == 0, "%s: %s", path, msg);
-	perfdata_close(pd);
-	return v;
-}
 
 /* The two recordings of part 1. */
 static const char *const ops_args[] = {"-e", "ibs_op/cnt_ctl=1/", "-c", "1024", NULL};
@@ -260,7 +227,7 @@ START_TEST(perf_decodes_every_op_as_pmusim_reads_it)
 {
 	const char *file = part1_recording(_i);
 	size_t n;
-	struct op *ops = read_ops(file, &n);
+	struct op *ops = ibs_read_ops(file, -1, &n);
 	ck_assert_msg(n > 1000, "%zu samples", n);
 	char *argv[] = {"perf", "report", "-D", "-i", (char *)file, NULL};
 	const char *out = tmp_path("dump.out"), *err = tmp_path("dump.err");
@@ -352,7 +319,7 @@ START_TEST(perf_script_names_the_functions_as_pmusim_script)
 	read_program(&loops, "loops");
 	const char *file = part1_recording(_i);
 	size_t n;
-	struct op *ops = read_ops(file, &n);
+	struct op *ops = ibs_read_ops(file, -1, &n);
 	int st;
 	char *perf[] = {"perf", "script", "-F", "ip,sym,addr", "-i", (char *)file, NULL};
 	char *ptext = run_capture(perf, &st);
@@ -423,7 +390,7 @@ START_TEST(perf_report_lists_the_hot_functions)
 	read_program(&loops, "loops");
 	const char *file = part1_recording(_i);
 	size_t n;
-	struct op *ops = read_ops(file, &n);
+	struct op *ops = ibs_read_ops(file, -1, &n);
 	/* nm's share of each function: perf report weights a sample by its period */
 	double *w = calloc(loops.nsyms, sizeof(double)), total = 0;
 	ck_assert_ptr_nonnull(w);
@@ -490,7 +457,7 @@ START_TEST(report_and_validate_method_ibs)
 	const char *args[] = {"-e", "ibs_op/cnt_ctl=1/", "-c", "256", "--truth", truth, NULL};
 	const char *file = recording(data_name, args, c->prog, c->arg);
 	size_t n;
-	free(read_ops(file, &n));
+	free(ibs_read_ops(file, -1, &n));
 
 	int st;
 	char *rep[] = {(char *)pmusim(), "report", "-i", (char *)file, "--method", "ibs", NULL};
