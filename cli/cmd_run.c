@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
+#include "cli/dbr_replay.h"
 #include "cli/program.h"
 
 static const char run_usage[] =
@@ -15,6 +16,12 @@ static const char run_usage[] =
 	"exit status (128+N when it dies of signal N, after a one-line report on stderr).\n"
 	"\n"
 	"options:\n" PROG_OPTIONS_HELP
+	"  --dbr-regions R.json  replay the run exactly against the replacement code of\n"
+	"                    the regions `report --regions --format json` selected for\n"
+	"                    this program: entries per patch point, instructions inside,\n"
+	"                    exits per edge, loop trip counts, beside the samples'\n"
+	"                    estimate (docs/regions.md); text on stderr at the end\n"
+	"  --dbr-report FILE with --dbr-regions: the replay as JSON in FILE\n"
 	"  --empty-block-hook  the engine alone, for make bench: the block hook does\n"
 	"                    nothing, so no instruction is counted and threads change only\n"
 	"                    when one blocks\n"
@@ -23,30 +30,49 @@ static const char run_usage[] =
 	"exit status: the program's; 124 when --max-insns stopped it; 125 when every thread\n"
 	"waits forever (deadlock); 2 on pmusim errors.\n";
 
+enum { RUN_O_DBR_REGIONS = PROG_OPT_END, RUN_O_DBR_REPORT };
+
+struct run_args {
+	struct program p;
+	struct dbr_replay dbr;
+};
+
 static int run_option(void *ctx, int c, char *arg)
 {
-	struct program *p = ctx;
-	(void)arg;
-	if (c != 'E')
-		return 1;
-	p->so.empty_block_hook = 1;
-	return 0;
+	struct run_args *a = ctx;
+	switch (c) {
+	case 'E': a->p.so.empty_block_hook = 1; return 0;
+	case RUN_O_DBR_REGIONS: a->dbr.regions = arg; return 0;
+	case RUN_O_DBR_REPORT: a->dbr.report = arg; return 0;
+	default: return 1;
+	}
 }
 
 int cmd_run(int argc, char **argv)
 {
-	struct program p;
+	struct run_args a = {0};
+	struct program *p = &a.p;
 	int status = EXIT_PMUSIM_ERROR;
 	static const struct option opts[] = {PROG_LONG_OPTIONS, {"empty-block-hook", no_argument, 0, 'E'},
+					     {"dbr-regions", required_argument, 0, RUN_O_DBR_REGIONS},
+					     {"dbr-report", required_argument, 0, RUN_O_DBR_REPORT},
 					     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	if (program_init(&p, "pmusim run", argc) < 0 ||
-	    program_parse(&p, argc, argv, "+h" PROG_SHORT_OPTIONS, opts, run_usage, run_option, &p) < 0 || program_load(&p) < 0)
+	if (program_init(p, "pmusim run", argc) < 0 ||
+	    program_parse(p, argc, argv, "+h" PROG_SHORT_OPTIONS, opts, run_usage, run_option, &a) < 0)
 		goto out;
-	program_run(&p);
-	status = program_status(&p);
-	if (program_write_truth(&p) < 0)
+	if (a.dbr.report && !a.dbr.regions) {
+		fprintf(stderr, "pmusim run: --dbr-report writes the replay of --dbr-regions R.json: give one\n");
+		goto out;
+	}
+	if ((a.dbr.regions && dbr_replay_open(&a.dbr, p) < 0) || program_load(p) < 0 ||
+	    (a.dbr.regions && dbr_replay_attach(&a.dbr, p) < 0))
+		goto out;
+	program_run(p);
+	status = program_status(p);
+	if (program_write_truth(p) < 0 || dbr_replay_write(&a.dbr, p) < 0)
 		status = EXIT_PMUSIM_ERROR;
 out:
-	program_free(&p);
+	dbr_replay_free(&a.dbr);
+	program_free(p);
 	return status;
 }

@@ -11,22 +11,6 @@
 #include "common/json.h"
 #include "pmu_model/block.h"
 
-/* The kept regions, hottest first; NULL when out of memory (n = 0 is fine). */
-static size_t *kept_order(const struct region_sel *s, size_t *n)
-{
-	size_t *o = malloc((s->rg->nregion + 1) * sizeof(size_t));
-	*n = 0;
-	for (size_t r = 0; o && r < s->rg->nregion; r++) {
-		if (!s->p->region[r].kept)
-			continue;
-		size_t k = (*n)++;
-		/* insertion: few regions are kept */
-		while (k > 0 && s->p->region[o[k - 1]].weight < s->p->region[r].weight)
-			o[k] = o[k - 1], k--;
-		o[k] = r;
-	}
-	return o;
-}
 
 static uint64_t region_start(const struct region_sel *s, size_t r)
 {
@@ -63,6 +47,10 @@ static void text_header(FILE *f, const struct region_sel *s)
 	        o->min_insns, o->min_share);
 	fprintf(f, "# kept %zu of %zu regions: %zu instructions, %.3f %% of the weight\n",
 	        s->p->nkept_region, s->rg->nregion, s->p->nip, 100 * s->p->share);
+	fprintf(f,
+	        "# replacement code: %zu regions with patch points, estimated to run %.3f %% of "
+	        "the instructions\n",
+	        s->set->nregion, 100 * s->set->est_share);
 }
 
 static void text_blocks(FILE *f, const struct region_sel *s, const struct rgraph_region *r)
@@ -135,9 +123,8 @@ static void text_ends(FILE *f, const struct region_sel *s, const struct rgraph_r
 
 int region_sel_write_text(FILE *f, const struct region_sel *s)
 {
-	size_t n, *o = kept_order(s, &n);
-	if (!o)
-		return PMUSIM_ERR_NOMEM;
+	size_t n = s->norder;
+	const size_t *o = s->order;
 	text_header(f, s);
 	for (size_t i = 0; i < n; i++) {
 		size_t ri = o[i];
@@ -152,7 +139,6 @@ int region_sel_write_text(FILE *f, const struct region_sel *s)
 		text_loops(f, s, ri);
 		text_ends(f, s, r);
 	}
-	free(o);
 	size_t dropped = s->rg->nregion - s->p->nkept_region;
 	if (dropped)
 		fprintf(f, "\n# dropped %zu regions\n", dropped);
@@ -268,25 +254,26 @@ static void json_header(FILE *f, const struct region_sel *s)
 	fprintf(
 	    f,
 	    ", \"samples\": %" PRIu64 ", \"unresolved\": %" PRIu64
-	    ", \"total\": %.6g, \"hot_insns\": %zu, "
+	    ", \"total\": %.17g, \"hot_insns\": %zu, "
 	    "\"blocks\": %zu, \"edges\": %zu, \"partial\": %s, \"edges_observed\": %zu, "
 	    "\"edges_decided\": %zu, "
 	    "\"edges_undecided\": %zu,\n \"options\": {\"max_hops\": %u, \"cold_fraction\": %g, "
 	    "\"min_iterations\": %g, \"keep_share\": %g, \"min_insns\": %" PRIu64
 	    ", \"min_region_share\": %g},\n"
 	    " \"kept_regions\": %zu, \"kept_insns\": %zu, \"kept_weight\": %.6g, \"kept_share\": "
-	    "%.6f",
+	    "%.6f, \"replacement_regions\": %zu, \"replacement_insns\": %.17g, "
+	    "\"replacement_share\": %.6f",
 	    h->samples, h->unresolved, h->total, h->nip, s->g->nblock, s->g->nedge,
 	    s->g->partial ? "true" : "false", s->f->nobserved, s->f->ndecided, s->f->nundecided,
 	    s->args->cfg.max_hops, o->cold_fraction, o->min_iterations, o->loop_share, o->min_insns,
-	    o->min_share, s->p->nkept_region, s->p->nip, s->p->weight, s->p->share);
+	    o->min_share, s->p->nkept_region, s->p->nip, s->p->weight, s->p->share,
+	    s->set->nregion, s->set->est_insns, s->set->est_share);
 }
 
 int region_sel_write_json(FILE *f, const struct region_sel *s)
 {
-	size_t n, *o = kept_order(s, &n);
-	if (!o)
-		return PMUSIM_ERR_NOMEM;
+	size_t n = s->norder;
+	const size_t *o = s->order;
 	json_header(f, s);
 	fputs(",\n \"regions\": [", f);
 	for (size_t i = 0; i < n; i++) {
@@ -302,9 +289,12 @@ int region_sel_write_json(FILE *f, const struct region_sel *s)
 		json_blocks(f, s, r);
 		json_loops(f, s, ri);
 		json_ends(f, s, r);
+		if (s->set_of[ri] != SIZE_MAX) {
+			fputs(",\n   \"replacement\": ", f);
+			rset_write_region_json(f, &s->set->region[s->set_of[ri]]);
+		}
 		fputs("}", f);
 	}
-	free(o);
 	fputs("],\n \"dropped\": [", f);
 	size_t k = 0;
 	for (size_t ri = 0; ri < s->rg->nregion; ri++) {

@@ -169,6 +169,9 @@ void region_sel_free(struct region_sel *s)
 	for (size_t r = 0; s->patch && s->rg && r < s->rg->nregion; r++)
 		rpatch_free(s->patch[r]);
 	free(s->patch);
+	free(s->order);
+	free(s->set_of);
+	rset_free(s->set);
 	rprune_free(s->p);
 	rflow_free(s->f);
 	rgraph_free(s->rg);
@@ -191,6 +194,40 @@ static int find_patches(struct region_sel *s, char *msg, size_t ml)
 			return err;
 	}
 	return 0;
+}
+
+/* The kept regions, hottest first (ties by address: block order). */
+static int order_kept(struct region_sel *s)
+{
+	s->order = malloc((s->rg->nregion + 1) * sizeof(size_t));
+	if (!s->order)
+		return PMUSIM_ERR_NOMEM;
+	for (size_t r = 0; r < s->rg->nregion; r++) {
+		if (!s->p->region[r].kept)
+			continue;
+		size_t k = s->norder++;
+		while (k > 0 && s->p->region[s->order[k - 1]].weight < s->p->region[r].weight)
+			s->order[k] = s->order[k - 1], k--;
+		s->order[k] = r;
+	}
+	return 0;
+}
+
+/* The replacement code of the kept regions, and where each region's is. */
+static int build_set(struct region_sel *s, char *msg, size_t ml)
+{
+	int err = order_kept(s);
+	if (!err)
+		err = rset_build(s->g, s->rg, s->f, s->p, s->patch, NULL, s->order, s->norder,
+		                 s->hot->total, &s->set, msg, ml);
+	if (!err && !(s->set_of = malloc((s->rg->nregion + 1) * sizeof(size_t))))
+		err = PMUSIM_ERR_NOMEM;
+	for (size_t r = 0; !err && r < s->rg->nregion; r++)
+		s->set_of[r] = SIZE_MAX;
+	for (size_t i = 0, k = 0; !err && i < s->norder; i++)
+		if (s->patch[s->order[i]]->npoint)
+			s->set_of[s->order[i]] = k++;
+	return err;
 }
 
 int region_select(const struct region_args *a, struct binary *code, struct hot_code *hot,
@@ -218,6 +255,8 @@ int region_select(const struct region_args *a, struct binary *code, struct hot_c
 		                    sizeof(msg));
 	if (!err)
 		err = find_patches(s, msg, sizeof(msg));
+	if (!err)
+		err = build_set(s, msg, sizeof(msg));
 	if (err < 0) {
 		fprintf(stderr, "%s: %s\n", cmd, msg[0] ? msg : pmusim_strerror(err));
 		region_sel_free(s);

@@ -16,6 +16,7 @@
 #include "profiler/region_graph.h"
 #include "profiler/region_patch.h"
 #include "profiler/region_prune.h"
+#include "profiler/region_set.h"
 
 enum {
 	RGN_O_MAX_HOPS = 500,
@@ -95,6 +96,10 @@ struct region_sel {
 	struct rflow *f;
 	struct rprune *p;
 	struct rpatch **patch; /* per region; NULL for a dropped one */
+	size_t *order;         /* the kept regions, hottest first (ties by address) */
+	size_t norder;
+	struct rset *set;      /* their replacement code (profiler/region_set.h) */
+	size_t *set_of;        /* per region: its index in set, SIZE_MAX when it has none */
 	const char *source;    /* "op samples of FILE" / "truth FILE", for the header */
 	const struct region_args *args;
 };

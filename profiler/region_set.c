@@ -1,0 +1,767 @@
+/* The region set of a selection: which blocks each region's replacement copies,
+ * its successor links and patch points, the samples' estimate of what it
+ * captures (a linear system per region), and the set as JSON and back. The
+ * rules: region_set.h. */
+#include "profiler/region_set.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "common/json_read.h"
+#include "pmu_model/block.h"
+
+/* A copied block while a region is built: its graph block and clone. */
+struct piece {
+	size_t g;       /* index in g->block[] */
+	uint32_t clone; /* 0 own, k: the region's k-th clone */
+	double count;
+	int counted; /* count is a count or a bound (else unknown: no cap, even shares) */
+};
+
+struct build {
+	const struct rcfg *g;
+	const struct rgraph_region *reg;
+	const struct rflow *f;
+	const struct rprune *p;
+	const struct rpatch *pt;
+	const struct rinline *inl;
+	size_t ri;
+	struct piece *pc;
+	size_t npc, cappc;
+	size_t *clone_of; /* inl clone index -> the region's clone number (0: not this region's) */
+	size_t *clone_ix; /* region clone number k -> inl clone index (k - 1) */
+	uint32_t nclone;
+	uint8_t *own;   /* per g block: copied as own code */
+	uint8_t *inreg; /* per g block: in the region */
+	uint8_t *inloop;
+};
+
+void rset_free(struct rset *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nregion; i++) {
+		struct rset_region *r = &s->region[i];
+		for (uint32_t b = 0; r->block && b < r->nblock; b++) {
+			free(r->block[b].off);
+			free(r->block[b].succ);
+		}
+		free(r->block);
+		free(r->clone);
+		free(r->point);
+		for (uint32_t l = 0; r->loop && l < r->nloop; l++)
+			free(r->loop[l].block);
+		free(r->loop);
+	}
+	free(s->region);
+	free(s);
+}
+
+static int add_piece(struct build *c, size_t g, uint32_t clone, double count, int counted)
+{
+	if (c->npc == c->cappc) {
+		size_t cap = c->cappc ? 2 * c->cappc : 64;
+		struct piece *n = realloc(c->pc, cap * sizeof(*n));
+		if (!n)
+			return PMUSIM_ERR_NOMEM;
+		c->pc = n, c->cappc = cap;
+	}
+	c->pc[c->npc++] = (struct piece){g, clone, count, counted};
+	return 0;
+}
+
+static double own_count(const struct build *c, size_t b)
+{
+	return c->p->block[b].counted ? c->p->block[b].count : 0;
+}
+
+/* Own code: kept blocks, point blocks and what points reach before a loop. */
+static int mark_own(struct build *c, size_t *stack)
+{
+	const struct rcfg *g = c->g;
+	for (size_t k = 0; k < c->reg->nblock; k++) {
+		size_t b = c->reg->block[k];
+		if (c->p->block[b].kept)
+			c->own[b] = 1;
+	}
+	size_t n = 0;
+	for (size_t k = 0; k < c->pt->npoint; k++) {
+		size_t b = c->pt->point[k].block;
+		if (!c->own[b] || !c->inloop[b])
+			stack[n++] = b;
+		c->own[b] = 1;
+	}
+	while (n) {
+		size_t b = stack[--n];
+		if (c->inloop[b])
+			continue;
+		const struct rcfg_block *gb = &g->block[b];
+		for (size_t e = gb->first_edge; e < gb->first_edge + gb->nedge; e++) {
+			const struct rcfg_edge *ed = &g->edge[e];
+			if (ed->to == RCFG_NO_BLOCK || ed->kind == RCFG_CALL_RETURN || !c->inreg[ed->to] ||
+			    c->own[ed->to])
+				continue;
+			c->own[ed->to] = 1;
+			stack[n++] = ed->to;
+		}
+	}
+	return 0;
+}
+
+/* The index of piece (g block b, clone k), or RSET_NONE. Pieces are few per
+ * region; a linear search keeps this simple. */
+static uint32_t piece_of(const struct build *c, size_t b, uint32_t k)
+{
+	for (size_t i = 0; i < c->npc; i++)
+		if (c->pc[i].g == b && c->pc[i].clone == k)
+			return (uint32_t)i;
+	return RSET_NONE;
+}
+
+static int piece_cmp(const void *a, const void *b)
+{
+	const struct piece *x = a, *y = b;
+	if (x->clone != y->clone)
+		return x->clone < y->clone ? -1 : 1;
+	return x->g < y->g ? -1 : x->g > y->g;
+}
+
+/* The region's clones: inl's clones of sites in region ri, numbered 1.. in inl's order. */
+static int number_clones(struct build *c)
+{
+	if (!c->inl)
+		return 0;
+	for (size_t k = 0; k < c->inl->nclone; k++) {
+		const struct rinline_site *s = &c->inl->site[c->inl->clone[k].site];
+		if (s->region != c->ri)
+			continue;
+		c->clone_of[k] = ++c->nclone;
+		c->clone_ix[c->nclone] = k;
+	}
+	return 0;
+}
+
+/* The inlined clone (region number) of the call ending g block b in clone k, 0 when none. */
+static uint32_t inlined_at(const struct build *c, size_t b, uint32_t k)
+{
+	if (!c->inl)
+		return 0;
+	size_t parent = k ? c->clone_ix[k] : RINLINE_NONE;
+	for (size_t s = 0; s < c->inl->nsite; s++) {
+		const struct rinline_site *st = &c->inl->site[s];
+		if (st->region == c->ri && st->block == b && st->parent == parent &&
+		    st->why == RINLINE_WHY_INLINED)
+			return (uint32_t)c->clone_of[st->clone];
+	}
+	return 0;
+}
+
+struct links {
+	uint32_t *to;
+	double *frac;
+	uint32_t n, cap;
+};
+
+static int link_add(struct links *l, uint32_t to, double frac)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->to[i] == to)
+			return 0; /* two edges to one block (a jcc to its fall-through) are one link */
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap ? 2 * l->cap : 4;
+		uint32_t *t = realloc(l->to, cap * sizeof(*t));
+		if (!t)
+			return PMUSIM_ERR_NOMEM;
+		l->to = t;
+		double *f = realloc(l->frac, cap * sizeof(*f));
+		if (!f)
+			return PMUSIM_ERR_NOMEM;
+		l->frac = f, l->cap = cap;
+	}
+	l->to[l->n] = to, l->frac[l->n] = frac, l->n++;
+	return 0;
+}
+
+/* The shares of block b's executions along each of its out-edges: the flow's
+ * count where decided or observed, the rest shared among the undecided. */
+static double edge_frac(const struct build *c, size_t b, size_t e)
+{
+	const struct rcfg_block *gb = &c->g->block[b];
+	double cnt = own_count(c, b), known = 0;
+	size_t undecided = 0;
+	if (!c->p->block[b].counted) /* no count to share: even shares */
+		return gb->nedge ? 1.0 / (double)gb->nedge : 0;
+	if (!(cnt > 0))
+		return 0;
+	for (size_t i = gb->first_edge; i < gb->first_edge + gb->nedge; i++) {
+		if (c->f->edge[i].source == RFLOW_UNDECIDED)
+			undecided++;
+		else
+			known += c->f->edge[i].count > 0 ? c->f->edge[i].count : 0;
+	}
+	double v = c->f->edge[e].source == RFLOW_UNDECIDED
+	               ? (cnt - known > 0 ? (cnt - known) / (double)undecided : 0)
+	               : c->f->edge[e].count;
+	double fr = v / cnt;
+	return fr < 0 ? 0 : fr > 1 ? 1 : fr;
+}
+
+static int links_of(const struct build *c, uint32_t pi, struct links *l)
+{
+	const struct piece *pc = &c->pc[pi];
+	const struct rcfg_block *gb = &c->g->block[pc->g];
+	for (size_t e = gb->first_edge; e < gb->first_edge + gb->nedge; e++) {
+		const struct rcfg_edge *ed = &c->g->edge[e];
+		if (ed->to == RCFG_NO_BLOCK || ed->kind == RCFG_CALL_RETURN)
+			continue;
+		uint32_t to = piece_of(c, ed->to, pc->clone);
+		if (to != RSET_NONE && link_add(l, to, edge_frac(c, pc->g, e)) < 0)
+			return PMUSIM_ERR_NOMEM;
+	}
+	uint32_t k = inlined_at(c, pc->g, pc->clone);
+	if (k) {
+		const struct rinline_clone *cl = &c->inl->clone[c->clone_ix[k]];
+		uint32_t to = piece_of(c, cl->entry, k);
+		if (to != RSET_NONE && link_add(l, to, 1) < 0)
+			return PMUSIM_ERR_NOMEM;
+	}
+	if (pc->clone && gb->kind == BK_RET) {
+		const struct rinline_site *st = &c->inl->site[c->inl->clone[c->clone_ix[pc->clone]].site];
+		uint32_t parent = st->parent == RINLINE_NONE ? 0 : (uint32_t)c->clone_of[st->parent];
+		const struct rcfg_block *rb = rcfg_block_at(c->g, st->ret);
+		if (rb) {
+			uint32_t to = piece_of(c, (size_t)(rb - c->g->block), parent);
+			if (to != RSET_NONE && link_add(l, to, 1) < 0)
+				return PMUSIM_ERR_NOMEM;
+		}
+	}
+	return 0;
+}
+
+/* The point-holding pieces' flags: 1 + the point's instruction. */
+static uint32_t point_insn(const struct build *c, const struct piece *pc)
+{
+	if (pc->clone)
+		return 0;
+	for (size_t k = 0; k < c->pt->npoint; k++)
+		if (c->pt->point[k].block == pc->g)
+			return c->pt->point[k].insn + 1;
+	return 0;
+}
+
+/* Solves x = P x + s over the pieces without a point (region_set.h's
+ * estimate), P damped by 1 - 1e-9 so that a cycle without exit gives a large
+ * finite x, clamped to its count below. Dense Gaussian elimination with
+ * partial pivoting: regions are tens of blocks. */
+static int estimate(const struct build *c, struct links *lk, double *x)
+{
+	size_t n = c->npc;
+	uint32_t *var = malloc((n + 1) * sizeof(*var));
+	size_t nv = 0;
+	if (!var)
+		return PMUSIM_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++) {
+		var[i] = point_insn(c, &c->pc[i]) ? RSET_NONE : (uint32_t)nv++;
+		x[i] = var[i] == RSET_NONE ? c->pc[i].count : 0;
+	}
+	double *m = calloc(nv * (nv + 1) + 1, sizeof(double));
+	if (!m) {
+		free(var);
+		return PMUSIM_ERR_NOMEM;
+	}
+	size_t w = nv + 1;
+	for (size_t i = 0; i < nv; i++)
+		m[i * w + i] = 1;
+	for (size_t a = 0; a < n; a++)
+		for (uint32_t k = 0; k < lk[a].n; k++) {
+			uint32_t b = lk[a].to[k];
+			if (var[b] == RSET_NONE)
+				continue;
+			double fr = lk[a].frac[k] * (1 - 1e-9);
+			if (var[a] == RSET_NONE)
+				m[var[b] * w + nv] += fr * x[a];
+			else
+				m[var[b] * w + var[a]] -= fr;
+		}
+	for (size_t col = 0; col < nv; col++) {
+		size_t piv = col;
+		for (size_t r = col + 1; r < nv; r++)
+			if (fabs(m[r * w + col]) > fabs(m[piv * w + col]))
+				piv = r;
+		if (piv != col)
+			for (size_t j = 0; j < w; j++) {
+				double t = m[col * w + j];
+				m[col * w + j] = m[piv * w + j], m[piv * w + j] = t;
+			}
+		double d = m[col * w + col];
+		if (d == 0)
+			continue;
+		for (size_t r = 0; r < nv; r++) {
+			if (r == col || m[r * w + col] == 0)
+				continue;
+			double q = m[r * w + col] / d;
+			for (size_t j = col; j < w; j++)
+				m[r * w + j] -= q * m[col * w + j];
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (var[i] == RSET_NONE)
+			continue;
+		double d = m[var[i] * w + var[i]], v = d != 0 ? m[var[i] * w + nv] / d : c->pc[i].count;
+		x[i] = !(v > 0) ? 0 : c->pc[i].counted && v > c->pc[i].count ? c->pc[i].count : v;
+	}
+	free(m);
+	free(var);
+	return 0;
+}
+
+/* Keeps the pieces some point reaches by links; keep[i] set for them. */
+static void reach(const struct build *c, struct links *lk, uint8_t *keep, uint32_t *stack)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->npc; i++)
+		if (point_insn(c, &c->pc[i]))
+			keep[i] = 1, stack[n++] = (uint32_t)i;
+	while (n) {
+		uint32_t a = stack[--n];
+		for (uint32_t k = 0; k < lk[a].n; k++)
+			if (!keep[lk[a].to[k]])
+				keep[lk[a].to[k]] = 1, stack[n++] = lk[a].to[k];
+	}
+}
+
+static int fill_block(const struct build *c, struct rset_block *o, const struct piece *pc,
+                      const struct links *l, const uint32_t *newix, double inside)
+{
+	const struct rcfg_block *gb = &c->g->block[pc->g];
+	o->start = gb->start, o->ninsns = gb->ninsns, o->clone = pc->clone, o->kind = gb->kind;
+	o->count = pc->count, o->inside = inside;
+	o->off = malloc((gb->ninsns + 1) * sizeof(uint16_t));
+	o->succ = malloc((l->n + 1) * sizeof(uint32_t));
+	if (!o->off || !o->succ)
+		return PMUSIM_ERR_NOMEM;
+	memcpy(o->off, gb->off, (gb->ninsns + 1) * sizeof(uint16_t));
+	for (uint32_t k = 0; k < l->n; k++)
+		if (newix[l->to[k]] != RSET_NONE)
+			o->succ[o->nsucc++] = newix[l->to[k]];
+	return 0;
+}
+
+static uint32_t gb_insns(const struct build *c, const struct piece *pc)
+{
+	return c->g->block[pc->g].ninsns;
+}
+
+/* The executions links bring into piece b (at most its count). */
+static double inflow(const struct build *c, const struct links *lk, const double *x, uint32_t b)
+{
+	double v = 0;
+	for (size_t a = 0; a < c->npc; a++)
+		for (uint32_t k = 0; k < lk[a].n; k++)
+			if (lk[a].to[k] == b)
+				v += x[a] * lk[a].frac[k];
+	return c->pc[b].counted && v > c->pc[b].count ? c->pc[b].count : v;
+}
+
+static int fill_region(struct build *c, struct rset_region *out, struct links *lk,
+                       const uint8_t *keep, const double *x)
+{
+	uint32_t *newix = malloc((c->npc + 1) * sizeof(uint32_t));
+	if (!newix)
+		return PMUSIM_ERR_NOMEM;
+	uint32_t n = 0;
+	for (size_t i = 0; i < c->npc; i++)
+		newix[i] = keep[i] ? n++ : RSET_NONE;
+	out->block = calloc(n + 1, sizeof(*out->block));
+	out->clone = calloc(c->nclone + 1, sizeof(*out->clone));
+	out->point = calloc(c->pt->npoint + 1, sizeof(*out->point));
+	out->loop = calloc(c->reg->nloop + 1, sizeof(*out->loop));
+	int err = out->block && out->clone && out->point && out->loop ? 0 : PMUSIM_ERR_NOMEM;
+	for (size_t i = 0; !err && i < c->npc; i++) {
+		if (!keep[i])
+			continue;
+		struct rset_block *o = &out->block[out->nblock++];
+		const struct piece *pc = &c->pc[i];
+		uint32_t pin = point_insn(c, pc);
+		double inside = x[i];
+		if (pin > 1) {
+			/* a point past the first instruction captures every execution from
+			 * there on; the instructions before it, what the links bring */
+			double pre = inflow(c, lk, x, (uint32_t)i);
+			inside = pre;
+			out->est_insns += pre * (double)(pin - 1) + pc->count * (double)(gb_insns(c, pc) - (pin - 1));
+		} else {
+			out->est_insns += x[i] * (double)gb_insns(c, pc);
+		}
+		err = fill_block(c, o, pc, &lk[i], newix, inside);
+	}
+	for (uint32_t k = 1; !err && k <= c->nclone; k++) {
+		const struct rinline_clone *cl = &c->inl->clone[c->clone_ix[k]];
+		const struct rinline_site *st = &c->inl->site[cl->site];
+		uint32_t e = piece_of(c, cl->entry, k);
+		out->clone[out->nclone++] = (struct rset_clone){
+		    st->call, st->ret, st->callee,
+		    st->parent == RINLINE_NONE ? 0 : (uint32_t)c->clone_of[st->parent],
+		    e == RSET_NONE ? RSET_NONE : newix[e], cl->scale};
+	}
+	for (size_t k = 0; !err && k < c->pt->npoint; k++) {
+		const struct rpatch_point *p = &c->pt->point[k];
+		uint32_t b = piece_of(c, p->block, 0);
+		out->point[out->npoint++] = (struct rset_point){p->addr, newix[b], p->insn, p->len};
+	}
+	for (size_t l = 0; !err && l < c->reg->nloop; l++) {
+		const struct rgraph_loop *lp = &c->reg->loop[l];
+		uint32_t h = piece_of(c, lp->header, 0);
+		if (h == RSET_NONE || newix[h] == RSET_NONE)
+			continue;
+		struct rset_loop *o = &out->loop[out->nloop++];
+		o->header = newix[h];
+		if (!(o->block = malloc((lp->nblock + 1) * sizeof(uint32_t)))) {
+			err = PMUSIM_ERR_NOMEM;
+			break;
+		}
+		for (size_t k = 0; k < lp->nblock; k++) {
+			uint32_t b = piece_of(c, lp->block[k], 0);
+			if (b != RSET_NONE && newix[b] != RSET_NONE)
+				o->block[o->nblock++] = newix[b];
+		}
+		for (uint32_t i = 1; i < o->nblock; i++) /* ascending: pieces are in g order */
+			if (o->block[i] < o->block[i - 1])
+				err = PMUSIM_ERR_INTERNAL;
+	}
+	free(newix);
+	return err;
+}
+
+static int build_region(struct build *c, struct rset_region *out)
+{
+	const struct rcfg *g = c->g;
+	size_t *stack = malloc((g->nblock + 1) * sizeof(size_t));
+	int err = stack ? 0 : PMUSIM_ERR_NOMEM;
+	memset(c->own, 0, g->nblock), memset(c->inreg, 0, g->nblock), memset(c->inloop, 0, g->nblock);
+	for (size_t k = 0; k < c->reg->nblock; k++)
+		c->inreg[c->reg->block[k]] = 1;
+	for (size_t l = 0; l < c->reg->nloop; l++)
+		for (size_t k = 0; k < c->reg->loop[l].nblock; k++)
+			c->inloop[c->reg->loop[l].block[k]] = 1;
+	if (!err)
+		err = mark_own(c, stack);
+	c->npc = 0;
+	for (size_t k = 0; !err && k < c->reg->nblock; k++) {
+		size_t b = c->reg->block[k];
+		if (c->own[b])
+			err = add_piece(c, b, 0, own_count(c, b), c->p->block[b].counted);
+	}
+	for (uint32_t k = 1; !err && k <= c->nclone; k++) {
+		const struct rinline_clone *cl = &c->inl->clone[c->clone_ix[k]];
+		for (size_t i = 0; !err && i < cl->nblock; i++)
+			err = add_piece(c, cl->block[i], k, cl->count[i], cl->count[i] > 0);
+	}
+	if (!err)
+		qsort(c->pc, c->npc, sizeof(*c->pc), piece_cmp);
+	struct links *lk = calloc(c->npc + 1, sizeof(*lk));
+	uint8_t *keep = calloc(c->npc + 1, 1);
+	double *x = calloc(c->npc + 1, sizeof(double));
+	uint32_t *st = malloc((c->npc + 1) * sizeof(uint32_t));
+	if (!lk || !keep || !x || !st)
+		err = PMUSIM_ERR_NOMEM;
+	for (size_t i = 0; !err && i < c->npc; i++)
+		err = links_of(c, (uint32_t)i, &lk[i]);
+	if (!err) {
+		reach(c, lk, keep, st);
+		err = estimate(c, lk, x);
+	}
+	if (!err)
+		err = fill_region(c, out, lk, keep, x);
+	for (size_t i = 0; lk && i < c->npc; i++)
+		free(lk[i].to), free(lk[i].frac);
+	free(lk), free(keep), free(x), free(st), free(stack);
+	return err;
+}
+
+int rset_build(const struct rcfg *g, const struct rgraph *rg, const struct rflow *f,
+               const struct rprune *p, struct rpatch *const *patch, const struct rinline *inl,
+               const size_t *order, size_t norder, double total, struct rset **out, char *msg,
+               size_t msglen)
+{
+	struct rset *s = calloc(1, sizeof(*s));
+	struct build c = {.g = g, .f = f, .p = p, .inl = inl};
+	size_t ncl = inl ? inl->nclone : 0;
+	c.clone_of = calloc(ncl + 1, sizeof(size_t));
+	c.clone_ix = calloc(ncl + 2, sizeof(size_t));
+	c.own = malloc(g->nblock + 1), c.inreg = malloc(g->nblock + 1), c.inloop = malloc(g->nblock + 1);
+	if (s)
+		s->region = calloc(norder + 1, sizeof(*s->region));
+	int err = s && s->region && c.clone_of && c.clone_ix && c.own && c.inreg && c.inloop
+	              ? 0
+	              : PMUSIM_ERR_NOMEM;
+	for (size_t i = 0; !err && i < norder; i++) {
+		size_t ri = order[i];
+		if (ri >= rg->nregion || !patch[ri]) {
+			err = pmusim_fail(msg, msglen, PMUSIM_ERR_ARG,
+			                  "rset: region %zu is not a kept region with patch points", ri);
+			break;
+		}
+		if (!patch[ri]->npoint)
+			continue;
+		c.reg = &rg->region[ri], c.pt = patch[ri], c.ri = ri, c.nclone = 0;
+		memset(c.clone_of, 0, (ncl + 1) * sizeof(size_t));
+		number_clones(&c);
+		struct rset_region *o = &s->region[s->nregion++];
+		o->start = g->block[c.reg->block[0]].start;
+		err = build_region(&c, o);
+		s->est_insns += o->est_insns;
+	}
+	free(c.pc), free(c.clone_of), free(c.clone_ix), free(c.own), free(c.inreg), free(c.inloop);
+	if (err) {
+		if (err == PMUSIM_ERR_NOMEM)
+			pmusim_fail(msg, msglen, err, "rset: out of memory");
+		rset_free(s);
+		return err;
+	}
+	s->total = total;
+	s->est_share = total > 0 ? s->est_insns / total : 0;
+	*out = s;
+	return 0;
+}
+
+void rset_write_region_json(FILE *f, const struct rset_region *r)
+{
+	fprintf(f, "{\"est_insns\": %.17g, \"blocks\": [", r->est_insns);
+	for (uint32_t b = 0; b < r->nblock; b++) {
+		const struct rset_block *o = &r->block[b];
+		fprintf(f, "%s\n     {\"start\": \"0x%" PRIx64 "\", \"clone\": %u, \"kind\": \"%s\", \"off\": [",
+		        b ? "," : "", o->start, o->clone, br_kind_name(o->kind));
+		for (uint32_t i = 0; i <= o->ninsns; i++)
+			fprintf(f, "%s%u", i ? ", " : "", o->off[i]);
+		fputs("], \"succ\": [", f);
+		for (uint32_t i = 0; i < o->nsucc; i++)
+			fprintf(f, "%s%u", i ? ", " : "", o->succ[i]);
+		fprintf(f, "], \"count\": %.10g, \"inside\": %.10g}", o->count, o->inside);
+	}
+	fputs("],\n    \"clones\": [", f);
+	for (uint32_t k = 0; k < r->nclone; k++) {
+		const struct rset_clone *cl = &r->clone[k];
+		fprintf(f,
+		        "%s\n     {\"call\": \"0x%" PRIx64 "\", \"ret\": \"0x%" PRIx64 "\", \"callee\": \"0x%" PRIx64
+		        "\", \"parent\": %u, \"entry\": ",
+		        k ? "," : "", cl->call, cl->ret, cl->callee, cl->parent);
+		if (cl->entry == RSET_NONE)
+			fputs("null", f);
+		else
+			fprintf(f, "%u", cl->entry);
+		fprintf(f, ", \"scale\": %.10g}", cl->scale);
+	}
+	fputs("],\n    \"points\": [", f);
+	for (uint32_t k = 0; k < r->npoint; k++)
+		fprintf(f, "%s{\"addr\": \"0x%" PRIx64 "\", \"block\": %u, \"insn\": %u, \"len\": %u}",
+		        k ? ", " : "", r->point[k].addr, r->point[k].block, r->point[k].insn, r->point[k].len);
+	fputs("],\n    \"loops\": [", f);
+	for (uint32_t l = 0; l < r->nloop; l++) {
+		fprintf(f, "%s{\"header\": %u, \"blocks\": [", l ? ", " : "", r->loop[l].header);
+		for (uint32_t k = 0; k < r->loop[l].nblock; k++)
+			fprintf(f, "%s%u", k ? ", " : "", r->loop[l].block[k]);
+		fputs("]}", f);
+	}
+	fputs("]}", f);
+}
+
+/* Reading. Each check names the member, so that a hand-edited file's mistake is found. */
+
+static int bad(char *msg, size_t msglen, size_t reg, const char *what)
+{
+	return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT, "regions[%zu].replacement: %s", reg, what);
+}
+
+static int get_u32(const struct jv *v, uint32_t *out)
+{
+	uint64_t u;
+	if (!v || v->type != JV_NUM || jv_u64(v, &u) < 0 || u > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)u;
+	return 0;
+}
+
+static int kind_of(const struct jv *v, uint8_t *out)
+{
+	if (!v || v->type != JV_STR)
+		return -1;
+	for (int k = 0; k < BK_COUNT; k++)
+		if (strcmp(v->text, br_kind_name(k)) == 0)
+			return *out = (uint8_t)k, 0;
+	return -1;
+}
+
+static int read_block(const struct jv *v, struct rset_block *o, uint32_t nblock)
+{
+	const struct jv *off = jv_get(v, "off"), *succ = jv_get(v, "succ");
+	double d;
+	if (jv_u64(jv_get(v, "start"), &o->start) < 0 || get_u32(jv_get(v, "clone"), &o->clone) < 0 ||
+	    kind_of(jv_get(v, "kind"), &o->kind) < 0 || !off || off->type != JV_ARR || off->n < 2 ||
+	    off->n > 65536 || !succ || succ->type != JV_ARR || succ->n > nblock)
+		return -1;
+	o->ninsns = (uint32_t)off->n - 1;
+	o->off = malloc(off->n * sizeof(uint16_t));
+	o->succ = malloc((succ->n + 1) * sizeof(uint32_t));
+	if (!o->off || !o->succ)
+		return PMUSIM_ERR_NOMEM;
+	for (size_t i = 0; i < off->n; i++) {
+		uint32_t u;
+		if (get_u32(&off->item[i], &u) < 0 || u > UINT16_MAX || (i == 0 && u != 0) ||
+		    (i > 0 && u <= o->off[i - 1]))
+			return -1;
+		o->off[i] = (uint16_t)u;
+	}
+	for (size_t i = 0; i < succ->n; i++)
+		if (get_u32(&succ->item[i], &o->succ[i]) < 0 || o->succ[i] >= nblock)
+			return -1;
+	o->nsucc = (uint32_t)succ->n;
+	if (jv_num(jv_get(v, "count"), &d) == 0)
+		o->count = d;
+	if (jv_num(jv_get(v, "inside"), &d) == 0)
+		o->inside = d;
+	return 0;
+}
+
+static int read_points(const struct jv *pts, struct rset_region *r, char *msg, size_t ml, size_t ri)
+{
+	if (!pts || pts->type != JV_ARR)
+		return bad(msg, ml, ri, "\"points\" is not an array");
+	if (!(r->point = calloc(pts->n + 1, sizeof(*r->point))))
+		return PMUSIM_ERR_NOMEM;
+	for (size_t k = 0; k < pts->n; k++) {
+		struct rset_point *p = &r->point[k];
+		uint32_t len;
+		if (jv_u64(jv_get(&pts->item[k], "addr"), &p->addr) < 0 ||
+		    get_u32(jv_get(&pts->item[k], "block"), &p->block) < 0 ||
+		    get_u32(jv_get(&pts->item[k], "insn"), &p->insn) < 0 ||
+		    get_u32(jv_get(&pts->item[k], "len"), &len) < 0 || p->block >= r->nblock ||
+		    p->insn >= r->block[p->block].ninsns || r->block[p->block].clone != 0 ||
+		    p->addr != r->block[p->block].start + r->block[p->block].off[p->insn] || len > 15 ||
+		    (k > 0 && p->addr <= r->point[k - 1].addr))
+			return bad(msg, ml, ri,
+			           "a point is not an instruction of its own-code block (or not by address)");
+		p->len = (uint8_t)len;
+		r->npoint++;
+	}
+	return 0;
+}
+
+static int read_loops(const struct jv *lps, struct rset_region *r, char *msg, size_t ml, size_t ri)
+{
+	if (!lps || lps->type != JV_ARR)
+		return bad(msg, ml, ri, "\"loops\" is not an array");
+	if (!(r->loop = calloc(lps->n + 1, sizeof(*r->loop))))
+		return PMUSIM_ERR_NOMEM;
+	for (size_t l = 0; l < lps->n; l++) {
+		struct rset_loop *o = &r->loop[l];
+		const struct jv *bl = jv_get(&lps->item[l], "blocks");
+		if (get_u32(jv_get(&lps->item[l], "header"), &o->header) < 0 || o->header >= r->nblock ||
+		    !bl || bl->type != JV_ARR || bl->n > r->nblock)
+			return bad(msg, ml, ri, "a loop's header or blocks are out of range");
+		if (!(o->block = malloc((bl->n + 1) * sizeof(uint32_t))))
+			return PMUSIM_ERR_NOMEM;
+		r->nloop++;
+		for (size_t k = 0; k < bl->n; k++) {
+			if (get_u32(&bl->item[k], &o->block[k]) < 0 || o->block[k] >= r->nblock)
+				return bad(msg, ml, ri, "a loop's blocks are out of range");
+			o->nblock++;
+		}
+	}
+	return 0;
+}
+
+static int read_clones(const struct jv *cls, struct rset_region *r, char *msg, size_t ml, size_t ri)
+{
+	if (!cls || cls->type != JV_ARR || cls->n >= UINT32_MAX)
+		return bad(msg, ml, ri, "\"clones\" is not an array");
+	if (!(r->clone = calloc(cls->n + 1, sizeof(*r->clone))))
+		return PMUSIM_ERR_NOMEM;
+	for (size_t k = 0; k < cls->n; k++) {
+		struct rset_clone *o = &r->clone[k];
+		const struct jv *v = &cls->item[k], *e = jv_get(v, "entry");
+		double sc;
+		if (jv_u64(jv_get(v, "call"), &o->call) < 0 || jv_u64(jv_get(v, "ret"), &o->ret) < 0 ||
+		    jv_u64(jv_get(v, "callee"), &o->callee) < 0 ||
+		    get_u32(jv_get(v, "parent"), &o->parent) < 0 || o->parent > k ||
+		    jv_num(jv_get(v, "scale"), &sc) < 0)
+			return bad(msg, ml, ri, "a clone lacks call, ret, callee, parent or scale");
+		o->scale = sc;
+		o->entry = RSET_NONE;
+		if (e && e->type != JV_NULL && (get_u32(e, &o->entry) < 0 || o->entry >= r->nblock))
+			return bad(msg, ml, ri, "a clone's entry is out of range");
+		r->nclone++;
+	}
+	return 0;
+}
+
+static int read_region(const struct jv *reg, const struct jv *rep, struct rset_region *r,
+                       char *msg, size_t ml, size_t ri)
+{
+	const struct jv *bl = jv_get(rep, "blocks");
+	double d;
+	if (jv_u64(jv_get(reg, "start"), &r->start) < 0)
+		return bad(msg, ml, ri, "the region has no \"start\"");
+	if (rep->type != JV_OBJ || !bl || bl->type != JV_ARR || bl->n >= UINT32_MAX)
+		return bad(msg, ml, ri, "\"blocks\" is not an array");
+	if (jv_num(jv_get(rep, "est_insns"), &d) < 0)
+		return bad(msg, ml, ri, "\"est_insns\" is not a number");
+	r->est_insns = d;
+	if (!(r->block = calloc(bl->n + 1, sizeof(*r->block))))
+		return PMUSIM_ERR_NOMEM;
+	for (size_t b = 0; b < bl->n; b++) {
+		int err = read_block(&bl->item[b], &r->block[b], (uint32_t)bl->n);
+		r->nblock++;
+		if (err == PMUSIM_ERR_NOMEM)
+			return err;
+		if (err < 0)
+			return bad(msg, ml, ri,
+			           "a block lacks start, clone, kind, ascending offsets from 0 or links in range");
+	}
+	int err = read_clones(jv_get(rep, "clones"), r, msg, ml, ri);
+	if (!err)
+		err = read_points(jv_get(rep, "points"), r, msg, ml, ri);
+	if (!err)
+		err = read_loops(jv_get(rep, "loops"), r, msg, ml, ri);
+	for (uint32_t b = 0; !err && b < r->nblock; b++)
+		if (r->block[b].clone > r->nclone)
+			err = bad(msg, ml, ri, "a block's clone is out of range");
+	return err;
+}
+
+int rset_from_json(const struct jv *doc, struct rset **out, char *msg, size_t msglen)
+{
+	const struct jv *regs = jv_get(doc, "regions");
+	double total;
+	if (!regs || regs->type != JV_ARR)
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT,
+		                   "no \"regions\" array (not the JSON of report --regions)");
+	if (jv_num(jv_get(doc, "total"), &total) < 0)
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT, "no \"total\" number");
+	struct rset *s = calloc(1, sizeof(*s));
+	if (!s || !(s->region = calloc(regs->n + 1, sizeof(*s->region)))) {
+		rset_free(s);
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_NOMEM, "out of memory");
+	}
+	int err = 0;
+	for (size_t i = 0; !err && i < regs->n; i++) {
+		const struct jv *rep = jv_get(&regs->item[i], "replacement");
+		if (!rep)
+			continue;
+		err = read_region(&regs->item[i], rep, &s->region[s->nregion++], msg, msglen, i);
+		s->est_insns += s->region[s->nregion - 1].est_insns;
+	}
+	if (err) {
+		if (err == PMUSIM_ERR_NOMEM)
+			pmusim_fail(msg, msglen, err, "out of memory");
+		rset_free(s);
+		return err;
+	}
+	s->total = total;
+	s->est_share = total > 0 ? s->est_insns / total : 0;
+	*out = s;
+	return 0;
+}
