@@ -202,11 +202,12 @@ static double edge_frac(const struct build *c, size_t b, size_t e)
 		else
 			known += c->f->edge[i].count > 0 ? c->f->edge[i].count : 0;
 	}
-	double v = c->f->edge[e].source == RFLOW_UNDECIDED
-	               ? (cnt - known > 0 ? (cnt - known) / (double)undecided : 0)
-	               : c->f->edge[e].count;
-	double fr = v / cnt;
-	return fr < 0 ? 0 : fr > 1 ? 1 : fr;
+	double rest = cnt - known > 0 ? (cnt - known) / (double)undecided : 0;
+	double v = c->f->edge[e].source == RFLOW_UNDECIDED ? rest : c->f->edge[e].count;
+	/* estimates may send more out than the count: shares of the larger sum, so
+	 * that no block passes on more than it gets */
+	double sum = known > cnt ? known : cnt;
+	return v > 0 ? v / sum : 0;
 }
 
 static int links_of(const struct build *c, uint32_t pi, struct links *l)
@@ -252,40 +253,80 @@ static uint32_t point_insn(const struct build *c, const struct piece *pc)
 	return 0;
 }
 
-/* Solves x = P x + s over the pieces without a point (region_set.h's
- * estimate), P damped by 1 - 1e-9 so that a cycle without exit gives a large
- * finite x, clamped to its count below. Dense Gaussian elimination with
- * partial pivoting: regions are tens of blocks. */
-static int estimate(const struct build *c, struct links *lk, double *x)
+/* The estimated executions of edge e (out of block b): the flow's count
+ * where decided or observed, else b's count shared as edge_frac shares it,
+ * 0 when b has no count. */
+static double edge_count(const struct build *c, size_t b, size_t e)
 {
-	size_t n = c->npc;
-	uint32_t *var = malloc((n + 1) * sizeof(*var));
-	size_t nv = 0;
-	if (!var)
-		return PMUSIM_ERR_NOMEM;
-	for (size_t i = 0; i < n; i++) {
-		var[i] = point_insn(c, &c->pc[i]) ? RSET_NONE : (uint32_t)nv++;
-		x[i] = var[i] == RSET_NONE ? c->pc[i].count : 0;
-	}
-	double *m = calloc(nv * (nv + 1) + 1, sizeof(double));
-	if (!m) {
-		free(var);
-		return PMUSIM_ERR_NOMEM;
-	}
-	size_t w = nv + 1;
-	for (size_t i = 0; i < nv; i++)
-		m[i * w + i] = 1;
-	for (size_t a = 0; a < n; a++)
-		for (uint32_t k = 0; k < lk[a].n; k++) {
-			uint32_t b = lk[a].to[k];
-			if (var[b] == RSET_NONE)
+	if (c->f->edge[e].source != RFLOW_UNDECIDED)
+		return c->f->edge[e].count > 0 ? c->f->edge[e].count : 0;
+	return c->p->block[b].counted ? edge_frac(c, b, e) * own_count(c, b) : 0;
+}
+
+/* Row i of the system for p (region_set.h's estimate as fractions): own piece
+ * B, p(B) = sum over B's in-edges in the graph from pieces of own code that
+ * link to it, of p(A) x count(e), over the sum of count(e) of all its
+ * in-edges; a call-return edge counts as linked when the call is inlined (its
+ * clone returns inside). A clone's piece takes its call's piece's p. A piece
+ * holding a point passes p = 1 on. */
+struct system {
+	double *m; /* nv rows of nv + 1 */
+	size_t nv, w;
+	uint32_t *var; /* per piece: its unknown, RSET_NONE when p is 1 */
+};
+
+static void add_term(struct system *sy, const struct build *c, uint32_t row, uint32_t a, double wgt)
+{
+	if (sy->var[a] == RSET_NONE || point_insn(c, &c->pc[a]))
+		sy->m[row * sy->w + sy->nv] += wgt; /* p_out(A) = 1 */
+	else
+		sy->m[row * sy->w + sy->var[a]] -= wgt;
+}
+
+static void own_row(struct system *sy, const struct build *c, uint32_t i)
+{
+	uint32_t row = sy->var[i];
+	size_t bg = c->pc[i].g;
+	double total = 0;
+	for (size_t k = 0; k < c->reg->nblock; k++) {
+		size_t ag = c->reg->block[k];
+		const struct rcfg_block *ab = &c->g->block[ag];
+		for (size_t e = ab->first_edge; e < ab->first_edge + ab->nedge; e++) {
+			if (c->g->edge[e].to != bg)
 				continue;
-			double fr = lk[a].frac[k] * (1 - 1e-9);
-			if (var[a] == RSET_NONE)
-				m[var[b] * w + nv] += fr * x[a];
-			else
-				m[var[b] * w + var[a]] -= fr;
+			double wgt = edge_count(c, ag, e);
+			total += wgt;
+			uint32_t a = piece_of(c, ag, 0);
+			if (a == RSET_NONE || wgt == 0)
+				continue;
+			if (c->g->edge[e].kind == RCFG_CALL_RETURN && !inlined_at(c, ag, 0))
+				continue;
+			add_term(sy, c, row, a, wgt);
 		}
+	}
+	if (total > 0)
+		for (size_t j = 0; j < sy->w; j++)
+			sy->m[row * sy->w + j] /= total;
+	sy->m[row * sy->w + row] += 1;
+}
+
+static void clone_row(struct system *sy, const struct build *c, uint32_t i)
+{
+	const struct rinline_site *st = &c->inl->site[c->inl->clone[c->clone_ix[c->pc[i].clone]].site];
+	uint32_t parent = st->parent == RINLINE_NONE ? 0 : (uint32_t)c->clone_of[st->parent];
+	uint32_t a = piece_of(c, st->block, parent);
+	uint32_t row = sy->var[i];
+	sy->m[row * sy->w + row] = 1;
+	if (a != RSET_NONE)
+		add_term(sy, c, row, a, 1);
+}
+
+/* Gauss-Jordan elimination with partial pivoting; a column without a pivot
+ * (an unknown the equations leave free) keeps 0. */
+static void solve_dense(struct system *sy)
+{
+	size_t nv = sy->nv, w = sy->w;
+	double *m = sy->m;
 	for (size_t col = 0; col < nv; col++) {
 		size_t piv = col;
 		for (size_t r = col + 1; r < nv; r++)
@@ -297,7 +338,7 @@ static int estimate(const struct build *c, struct links *lk, double *x)
 				m[col * w + j] = m[piv * w + j], m[piv * w + j] = t;
 			}
 		double d = m[col * w + col];
-		if (d == 0)
+		if (fabs(d) < 1e-12)
 			continue;
 		for (size_t r = 0; r < nv; r++) {
 			if (r == col || m[r * w + col] == 0)
@@ -307,14 +348,49 @@ static int estimate(const struct build *c, struct links *lk, double *x)
 				m[r * w + j] -= q * m[col * w + j];
 		}
 	}
+}
+
+/* p per piece: the fraction of its executions (up to its point, if it holds
+ * one) that run inside. */
+static int estimate(const struct build *c, double *p)
+{
+	size_t n = c->npc;
+	struct system sy = {0};
+	sy.var = malloc((n + 1) * sizeof(uint32_t));
+	if (!sy.var)
+		return PMUSIM_ERR_NOMEM;
 	for (size_t i = 0; i < n; i++) {
-		if (var[i] == RSET_NONE)
-			continue;
-		double d = m[var[i] * w + var[i]], v = d != 0 ? m[var[i] * w + nv] / d : c->pc[i].count;
-		x[i] = !(v > 0) ? 0 : c->pc[i].counted && v > c->pc[i].count ? c->pc[i].count : v;
+		uint32_t pin = point_insn(c, &c->pc[i]);
+		sy.var[i] = pin == 1 ? RSET_NONE : (uint32_t)sy.nv++;
+		p[i] = pin == 1;
 	}
-	free(m);
-	free(var);
+	sy.w = sy.nv + 1;
+	if (sy.nv > RSET_DENSE_MAX) { /* region_set.h: p = 0 off the points, a lower bound */
+		free(sy.var);
+		return 0;
+	}
+	if (!(sy.m = calloc(sy.nv * sy.w + 1, sizeof(double)))) {
+		free(sy.var);
+		return PMUSIM_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (sy.var[i] == RSET_NONE)
+			continue;
+		if (c->pc[i].clone)
+			clone_row(&sy, c, (uint32_t)i);
+		else
+			own_row(&sy, c, (uint32_t)i);
+	}
+	solve_dense(&sy);
+	for (size_t i = 0; i < n; i++) {
+		if (sy.var[i] == RSET_NONE)
+			continue;
+		double d = sy.m[sy.var[i] * sy.w + sy.var[i]];
+		double v = fabs(d) < 1e-12 ? 0 : sy.m[sy.var[i] * sy.w + sy.nv] / d;
+		p[i] = !(v > 0) ? 0 : v > 1 ? 1 : v;
+	}
+	free(sy.m);
+	free(sy.var);
 	return 0;
 }
 
@@ -355,17 +431,6 @@ static uint32_t gb_insns(const struct build *c, const struct piece *pc)
 	return c->g->block[pc->g].ninsns;
 }
 
-/* The executions links bring into piece b (at most its count). */
-static double inflow(const struct build *c, const struct links *lk, const double *x, uint32_t b)
-{
-	double v = 0;
-	for (size_t a = 0; a < c->npc; a++)
-		for (uint32_t k = 0; k < lk[a].n; k++)
-			if (lk[a].to[k] == b)
-				v += x[a] * lk[a].frac[k];
-	return c->pc[b].counted && v > c->pc[b].count ? c->pc[b].count : v;
-}
-
 static int fill_region(struct build *c, struct rset_region *out, struct links *lk,
                        const uint8_t *keep, const double *x)
 {
@@ -386,16 +451,12 @@ static int fill_region(struct build *c, struct rset_region *out, struct links *l
 		struct rset_block *o = &out->block[out->nblock++];
 		const struct piece *pc = &c->pc[i];
 		uint32_t pin = point_insn(c, pc);
-		double inside = x[i];
-		if (pin > 1) {
-			/* a point past the first instruction captures every execution from
-			 * there on; the instructions before it, what the links bring */
-			double pre = inflow(c, lk, x, (uint32_t)i);
-			inside = pre;
-			out->est_insns += pre * (double)(pin - 1) + pc->count * (double)(gb_insns(c, pc) - (pin - 1));
-		} else {
-			out->est_insns += x[i] * (double)gb_insns(c, pc);
-		}
+		double cnt = pc->count, inside = x[i] * cnt;
+		uint32_t ni = gb_insns(c, pc);
+		if (pin > 1) /* a point inside: every execution runs inside from it on */
+			out->est_insns += inside * (double)(pin - 1) + cnt * (double)(ni - (pin - 1));
+		else
+			out->est_insns += inside * (double)ni;
 		err = fill_block(c, o, pc, &lk[i], newix, inside);
 	}
 	for (uint32_t k = 1; !err && k <= c->nclone; k++) {
@@ -472,7 +533,7 @@ static int build_region(struct build *c, struct rset_region *out)
 		err = links_of(c, (uint32_t)i, &lk[i]);
 	if (!err) {
 		reach(c, lk, keep, st);
-		err = estimate(c, lk, x);
+		err = estimate(c, x);
 	}
 	if (!err)
 		err = fill_region(c, out, lk, keep, x);

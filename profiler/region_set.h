@@ -34,19 +34,30 @@
  * code that nothing enters); a region without a patch point has no
  * replacement.
  *
- * Estimate. For each copied block, the executions the replacement would
- * capture, from the selection's counts only (no exact counts): x(B) = count(B)
- * for a block whose first instruction is a patch point, else the sum over its
- * predecessors A by successor link of x(A) x frac(A -> B), frac the share of
- * A's executions going that way (the flow's edge count over A's count; edges
- * whose count the flow left undecided share what the decided ones leave; 1
- * for a clone's entry and for a return to its point), at most count(B). A
- * patch point at instruction i > 0 captures every execution from i on. The
- * estimated instructions inside the replacement, over the hot code's total,
- * is the samples' estimate of the share of execution the replacement runs,
- * which the exact replay measures. The equations are solved exactly per
- * region (Gaussian elimination); an unknown they leave undetermined (a cycle
- * with no exit by the estimates and no patch point) takes its count.
+ * Estimate. From the selection's counts only (no exact counts), the share of
+ * each copied block's executions that run inside, p(B):
+ *   - 1 for a block whose first instruction is a patch point;
+ *   - for another block of own code, the in-edges of the graph into it weighted
+ *     by their estimated counts (the flow's count where decided or observed,
+ *     else the source's count shared among its undecided out-edges, in
+ *     proportion when estimates send out more than the count): the weight of
+ *     those from copied blocks that link to it (a call-return edge when the
+ *     call is inlined: its clone returns inside), each times p of its source
+ *     (1 when the source holds a patch point), over the weight of them all;
+ *   - for a clone's block, p of its call's block.
+ * So a block whose predecessors all run inside is inside on every execution,
+ * however noisy the counts, and one entered from the original code (after a
+ * call that is not inlined, from a block not copied) in the proportion of
+ * those edges. The estimated instructions inside are p(B) x count(B) x its
+ * instructions, summed (a block with a patch point at instruction i > 0: p
+ * for the instructions before i, every execution from i on); over the hot
+ * code's total, the samples' estimate of the share of execution the
+ * replacement runs, which the exact replay measures. The equations are solved
+ * exactly per region (Gauss-Jordan elimination, up to RSET_DENSE_MAX unknowns;
+ * a larger region's blocks without a point get p = 0, a lower bound); an
+ * unknown they leave free (a cycle whose in-edges all count 0) gets 0.
+ * Entries from code discovery did not explore are not in the graph, so the
+ * estimate takes them to be none.
  *
  * Addresses are the recorded process's; the set applies to another run of the
  * same program laid out the same way (pmusim's runs are deterministic). */
@@ -65,6 +76,7 @@
 #include "profiler/region_prune.h"
 
 #define RSET_NONE UINT32_MAX
+#define RSET_DENSE_MAX 2048 /* unknowns of a region's estimate solved exactly */
 
 struct rset_block {
 	uint64_t start;  /* its original first instruction */
