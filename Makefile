@@ -151,6 +151,7 @@ $(BUILD)/tests/check_%: tests/e2e/check_%.c tests/e2e/e2e_util.c $(LIB_OBJ)
 $(BUILD)/tests/check_tstack_dwarf $(BUILD)/tests/check_callgraph $(BUILD)/tests/check_resonance: tests/e2e/stack_ref.c
 # valgrind lackey as the reference for single dynamic instructions (op sampling)
 $(BUILD)/tests/check_lackey_ref: tests/e2e/lackey_ref.c
+$(BUILD)/tests/check_dbr_replay: tests/e2e/lackey_ref.c
 # op sampling against lackey, objdump, the truth and perf
 $(BUILD)/tests/check_ibs: tests/e2e/lackey_ref.c tests/e2e/code_ref.c tests/e2e/ibs_read.c
 $(BUILD)/tests/check_ibs_perf: tests/e2e/ibs_read.c

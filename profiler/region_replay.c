@@ -487,7 +487,7 @@ int rreplay_write_json(FILE *f, const struct rreplay *r)
 		for (uint32_t b = 0; b < sr->nblock; b++)
 			fprintf(f, "%s{\"start\": \"0x%" PRIx64 "\", \"clone\": %u, \"executions\": %" PRIu64 "}",
 			        b ? ", " : "", sr->block[b].start, sr->block[b].clone, o->block_execs[b]);
-		fputs("], \"exits\": [", f);
+		fputs("], \"exit_edges\": [", f);
 		for (size_t k = 0; k < o->nexit; k++)
 			fprintf(f,
 			        "%s\n    {\"from\": \"0x%" PRIx64 "\", \"to\": \"0x%" PRIx64
