@@ -11,32 +11,44 @@
  * in g only when it was sampled itself, as part of some region, kept or not
  * (a 7-instruction callee of a hot loop is typically a region dropped as tiny).
  *
- * Sites. A call site is a kept block of a kept region whose terminator is a
- * direct call (RCFG_CALL, kind BK_CALL, callee != 0), or such a block of a
- * clone (below), whose count is above 0 (the rprune count or bound of its
- * block, scaled in a clone). Indirect calls are never inlined (their targets
- * differ per execution; they stay exits, RINLINE_WHY_INDIRECT). Sites are
- * considered hottest first (count descending, ties by call address, then by
- * depth, the region's own sites before clones'), and one is inlined when
- *   - the callee's entry is a block of g (rcfg_block_at(g, callee)); else
- *     RINLINE_WHY_NO_CODE (not sampled, not explored);
- *   - the callee is not on the site's chain of inlined callers, itself
- *     included (RINLINE_WHY_RECURSIVE);
+ * Sites. A call site is a block of the replacement code whose terminator is a
+ * call (RCFG_CALL): a kept block of a kept region, or a block of a clone
+ * (below). Every one is listed, whatever its count, since the rewriter must
+ * turn each call of its replacement code into a clone or an exit. Its count is
+ * the rprune count or bound of its block (0 when it has neither: a bridge),
+ * scaled in a clone. Indirect calls (kind BK_CALL_IND, or no callee) are never
+ * inlined (their targets differ per execution; they stay exits,
+ * RINLINE_WHY_INDIRECT). A region's sites are considered hottest first from a
+ * worklist: its own sites at the start, a clone's sites added when the clone
+ * is made, and each time the first waiting by count descending, then call
+ * address ascending, then depth ascending (the region's own sites first),
+ * then the parent clone's index ascending (the clone made first). A direct
+ * site is inlined when all of the following hold; else the first that fails,
+ * in this order, is its reason:
+ *   - a block of g starts at the callee (rcfg_block_at(g, callee)): its entry
+ *     E; else RINLINE_WHY_NO_CODE (not sampled, not explored, or code falling
+ *     into the callee so that its entry is inside a block);
+ *   - E is the entry of neither the clone holding the site nor any clone that
+ *     clone is nested in (RINLINE_WHY_RECURSIVE). The region's own code is no
+ *     clone: a call in it to a function whose code the region holds (a
+ *     self-recursive region) is inlined once, and the clone's own call is
+ *     recursive;
  *   - the site's depth (1 for a call in the region's own code, 1 + its
  *     clone's depth in a clone) is at most max_depth (RINLINE_WHY_DEPTH);
- *   - its count is at least min_call_fraction x the region's hottest count
- *     (rprune_region.hottest) (RINLINE_WHY_COLD);
- *   - the body (below) is not empty and holds at most max_callee_insns
- *     instructions (RINLINE_WHY_EMPTY, RINLINE_WHY_TOO_BIG), and the region's
- *     inlined instructions so far plus the body's stay within
- *     max_region_insns (RINLINE_WHY_BUDGET).
+ *   - its count is above 0 and at least min_call_fraction x the region's
+ *     hottest count (rprune_region.hottest) (RINLINE_WHY_COLD);
+ *   - E has a count above 0 (RINLINE_WHY_EMPTY: the body, below, would be
+ *     empty), the body holds at most max_callee_insns instructions
+ *     (RINLINE_WHY_TOO_BIG), and the region's inlined instructions so far plus
+ *     the body's are at most max_region_insns (RINLINE_WHY_BUDGET).
  *
  * Bodies. The body of callee entry E is the set of blocks reachable from E
  * through in-graph edges of kinds RCFG_FALL, RCFG_TAKEN, RCFG_INDIRECT and
  * RCFG_CALL_RETURN (an inner call's return point is part of the callee), through
- * blocks that are warm: a block is warm when its count (the rprune count or
- * bound) is at least cold_fraction x E's count and above 0 (E itself must be:
- * a callee whose entry has no count is RINLINE_WHY_EMPTY). Blocks of the body
+ * blocks that are warm: a block is warm when it has a count
+ * (rprune_block.count when rprune_block.counted: the rprune count or bound) at
+ * least cold_fraction x E's count and above 0 (E itself must be: a callee
+ * whose entry has no count above 0 is RINLINE_WHY_EMPTY). Blocks of the body
  * are those of the callee's region as the graph has them, whether that region
  * was kept or not; a body never holds a block of the caller's own region
  * unless the callee's code is shared with it (then the clone copies it: a clone
@@ -50,10 +62,10 @@
  * sum over its blocks of count x ninsns, its weight.
  *
  * Returns. The clone's returns (blocks of kind BK_RET in the body) go to the
- * site's return point (the call's fall-through address: the call-return edge's
- * target, block ret_block of the caller when in the graph) instead of leaving;
- * its other exits (edges leaving the body, indirect jumps without target) are
- * exits of the region.
+ * site's return point (rinline_site.ret, the call's fall-through address and
+ * its call-return edge's target; rcfg_block_at(g, ret) when in the graph)
+ * instead of leaving; its other exits (edges leaving the body, edges to cold
+ * blocks, indirect jumps without target) are exits of the region.
  *
  * The result depends only on the inputs (no pointer order, no hash order). */
 #ifndef PMUSIM_PROFILER_REGION_INLINE_H
@@ -96,10 +108,10 @@ void rinline_options_init(struct rinline_options *o);
 enum rinline_why {
 	RINLINE_WHY_INLINED = 0,
 	RINLINE_WHY_INDIRECT,  /* an indirect call */
-	RINLINE_WHY_NO_CODE,   /* the callee has no block in the graph */
+	RINLINE_WHY_NO_CODE,   /* no block of the graph starts at the callee */
 	RINLINE_WHY_RECURSIVE, /* the callee is already on its chain of callers */
 	RINLINE_WHY_DEPTH,     /* deeper than max_depth */
-	RINLINE_WHY_COLD,      /* counted below min_call_fraction x hottest */
+	RINLINE_WHY_COLD,      /* count 0, or below min_call_fraction x hottest */
 	RINLINE_WHY_EMPTY,     /* the callee's entry has no count */
 	RINLINE_WHY_TOO_BIG,   /* body over max_callee_insns */
 	RINLINE_WHY_BUDGET,    /* the region's max_region_insns would be passed */
@@ -107,24 +119,24 @@ enum rinline_why {
 
 /* A call site in a kept region: inlined (a clone) or an exit, and why. */
 struct rinline_site {
-	size_t region;     /* index in rg->region[] */
-	size_t block;      /* the calling block's index in g->block[] */
-	size_t parent;     /* the clone the block is copied in (index in rinline.clone[]),
-	                    * RINLINE_NONE in the region's own code */
-	uint64_t call;     /* the call instruction's address */
-	uint64_t ret;      /* its return point (the call's fall-through) */
-	uint64_t callee;   /* the direct target; 0 for an indirect call */
-	unsigned depth;    /* 1 + the parent clone's depth (1 in own code) */
-	double count;      /* the calling block's count (scaled in a clone) */
-	uint8_t why;       /* enum rinline_why */
-	size_t clone;      /* RINLINE_WHY_INLINED: its clone's index; else RINLINE_NONE */
+	size_t region;   /* index in rg->region[] */
+	size_t block;    /* the calling block's index in g->block[] */
+	size_t parent;   /* the clone the block is copied in (index in rinline.clone[]),
+	                  * RINLINE_NONE in the region's own code */
+	uint64_t call;   /* the call instruction's address */
+	uint64_t ret;    /* its return point (the call's fall-through) */
+	uint64_t callee; /* the direct target; 0 for an indirect call */
+	unsigned depth;  /* 1 + the parent clone's depth (1 in own code) */
+	double count;    /* the calling block's count (scaled in a clone), 0 when none */
+	uint8_t why;     /* enum rinline_why */
+	size_t clone;    /* RINLINE_WHY_INLINED: its clone's index; else RINLINE_NONE */
 };
 
 /* A copy of a callee's hot blocks for one site. */
 struct rinline_clone {
-	size_t site;     /* index in rinline.site[] */
-	size_t entry;    /* the callee's entry block (g index) */
-	size_t *block;   /* the body's blocks (g indices), ascending */
+	size_t site;   /* index in rinline.site[] */
+	size_t entry;  /* the callee's entry block (g index) */
+	size_t *block; /* the body's blocks (g indices), ascending */
 	size_t nblock;
 	double *count;   /* count[k]: block[k]'s scaled count */
 	double scale;    /* count(site) / count(entry), capped at 1 */
@@ -141,7 +153,7 @@ struct rinline_region {
 };
 
 struct rinline {
-	struct rinline_site *site;
+	struct rinline_site *site; /* by region, each region's in the order considered */
 	size_t nsite;
 	struct rinline_clone *clone; /* in the order inlined */
 	size_t nclone;
@@ -157,8 +169,8 @@ struct rinline {
  * in msg: PMUSIM_ERR_ARG for an option out of range (NaN included) or inputs
  * that do not belong together, PMUSIM_ERR_NOMEM. Nothing passed in is kept. */
 int rinline_run(const struct rcfg *g, const struct rgraph *rg, const struct rflow *f,
-                const struct rprune *p, const struct rinline_options *opt,
-                struct rinline **out, char *msg, size_t msglen);
+                const struct rprune *p, const struct rinline_options *opt, struct rinline **out,
+                char *msg, size_t msglen);
 
 void rinline_free(struct rinline *in);
 
