@@ -17,6 +17,7 @@ void region_args_init(struct region_args *a)
 	memset(a, 0, sizeof(*a));
 	rcfg_options_init(&a->cfg);
 	rprune_options_init(&a->prune);
+	rinline_options_init(&a->inl);
 	a->min_jaccard = 0.95;
 }
 
@@ -89,6 +90,23 @@ int region_args_option(struct region_args *a, int code, const char *arg, const c
 		break;
 	case RGN_O_TRUTH_JSON:
 		a->truth = arg;
+		break;
+	case RGN_O_INLINE_DEPTH:
+		if (whole(arg, 64, &v, "--inline-depth", cmd) < 0)
+			return -1;
+		a->inl.max_depth = (unsigned)v;
+		break;
+	case RGN_O_INLINE_CALLEE:
+		if (whole(arg, UINT32_MAX, &a->inl.max_callee_insns, "--inline-callee-insns", cmd) < 0)
+			return -1;
+		break;
+	case RGN_O_INLINE_BUDGET:
+		if (whole(arg, UINT32_MAX, &a->inl.max_region_insns, "--inline-region-insns", cmd) < 0)
+			return -1;
+		break;
+	case RGN_O_INLINE_MIN_CALL:
+		if (fraction(arg, &a->inl.min_call_fraction, "--inline-min-call", cmd) < 0)
+			return -1;
 		break;
 	case RGN_O_MIN_JACCARD:
 		if (fraction(arg, &a->min_jaccard, "--min-jaccard", cmd) < 0)
@@ -169,6 +187,7 @@ void region_sel_free(struct region_sel *s)
 	for (size_t r = 0; s->patch && s->rg && r < s->rg->nregion; r++)
 		rpatch_free(s->patch[r]);
 	free(s->patch);
+	rinline_free(s->inl);
 	free(s->order);
 	free(s->set_of);
 	rset_free(s->set);
@@ -218,7 +237,7 @@ static int build_set(struct region_sel *s, char *msg, size_t ml)
 {
 	int err = order_kept(s);
 	if (!err)
-		err = rset_build(s->g, s->rg, s->f, s->p, s->patch, NULL, s->order, s->norder,
+		err = rset_build(s->g, s->rg, s->f, s->p, s->patch, s->inl, s->order, s->norder,
 		                 s->hot->total, &s->set, msg, ml);
 	if (!err && !(s->set_of = malloc((s->rg->nregion + 1) * sizeof(size_t))))
 		err = PMUSIM_ERR_NOMEM;
@@ -255,6 +274,11 @@ int region_select(const struct region_args *a, struct binary *code, struct hot_c
 		                    sizeof(msg));
 	if (!err)
 		err = find_patches(s, msg, sizeof(msg));
+	if (!err) {
+		struct rinline_options io = a->inl;
+		io.cold_fraction = a->prune.cold_fraction;
+		err = rinline_run(s->g, s->rg, s->f, s->p, &io, &s->inl, msg, sizeof(msg));
+	}
 	if (!err)
 		err = build_set(s, msg, sizeof(msg));
 	if (err < 0) {

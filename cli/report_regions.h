@@ -14,6 +14,7 @@
 #include "profiler/region_cfg.h"
 #include "profiler/region_flow.h"
 #include "profiler/region_graph.h"
+#include "profiler/region_inline.h"
 #include "profiler/region_patch.h"
 #include "profiler/region_prune.h"
 #include "profiler/region_set.h"
@@ -28,6 +29,10 @@ enum {
 	RGN_O_PID,
 	RGN_O_TRUTH_JSON,
 	RGN_O_MIN_JACCARD,
+	RGN_O_INLINE_DEPTH,
+	RGN_O_INLINE_CALLEE,
+	RGN_O_INLINE_BUDGET,
+	RGN_O_INLINE_MIN_CALL,
 };
 
 /* clang-format off: one option per line */
@@ -38,6 +43,10 @@ enum {
 	{"keep-share", required_argument, 0, RGN_O_KEEP_SHARE},                                    \
 	{"min-insns", required_argument, 0, RGN_O_MIN_INSNS},                                      \
 	{"min-region-share", required_argument, 0, RGN_O_MIN_REGION_SHARE},                        \
+	{"inline-depth", required_argument, 0, RGN_O_INLINE_DEPTH},                                \
+	{"inline-callee-insns", required_argument, 0, RGN_O_INLINE_CALLEE},                        \
+	{"inline-region-insns", required_argument, 0, RGN_O_INLINE_BUDGET},                        \
+	{"inline-min-call", required_argument, 0, RGN_O_INLINE_MIN_CALL},                          \
 	{"pid", required_argument, 0, RGN_O_PID},                                                  \
 	{"truth-json", required_argument, 0, RGN_O_TRUTH_JSON}
 /* clang-format on */
@@ -54,6 +63,12 @@ enum {
 	"  --min-insns N        a region keeping fewer instructions is dropped (default 8)\n"      \
 	"  --min-region-share F a region keeping less than F of the weight is dropped\n"           \
 	"                       (0..1, default 0.001)\n"                                           \
+	"  --inline-depth N     inline hot direct calls up to N calls deep (0: none;\n"        \
+	"                       default 2); a call not inlined leaves the replacement code\n"    \
+	"  --inline-callee-insns N  largest callee body inlined (default 200)\n"                 \
+	"  --inline-region-insns N  instructions inlined per region at most (default 1000)\n"    \
+	"  --inline-min-call F  a call counted below F of its region's hottest block is\n"       \
+	"                       not inlined (0..1, default 0.01)\n"                              \
 	"  --pid PID            the op samples of this process (default: the one with most)\n"
 
 /* report --regions's own lines of the usage */
@@ -73,6 +88,7 @@ struct region_args {
 	uint32_t pid;      /* --pid; 0: the process with the most op samples */
 	struct rcfg_options cfg;
 	struct rprune_options prune;
+	struct rinline_options inl; /* its cold_fraction is prune's */
 	double min_jaccard; /* validate --regions */
 };
 
@@ -96,6 +112,7 @@ struct region_sel {
 	struct rflow *f;
 	struct rprune *p;
 	struct rpatch **patch; /* per region; NULL for a dropped one */
+	struct rinline *inl;   /* the kept regions' calls, inlined or exits */
 	size_t *order;         /* the kept regions, hottest first (ties by address) */
 	size_t norder;
 	struct rset *set;      /* their replacement code (profiler/region_set.h) */

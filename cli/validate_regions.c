@@ -144,7 +144,7 @@ static int compare(const struct region_args *a, const char *input, int json,
 		return status;
 	}
 	struct verdict v = {.s = s, .t = t};
-	struct region_cover cs = rprune_cover(s->p), ct = rprune_cover(t->p);
+	struct region_cover cs = rinline_cover(s->inl), ct = rinline_cover(t->inl);
 	if (region_overlap_of(&cs, &ct, t->hot, &v.ov) < 0 ||
 	    diff_of(&cs, &ct, s->g, t->hot, &v.only_s) < 0 ||
 	    diff_of(&ct, &cs, t->g, t->hot, &v.only_t) < 0) {

@@ -13,6 +13,8 @@
 #include "common/json_read.h"
 #include "pmu_model/block.h"
 
+#define RSET_PASSES 3
+
 /* A copied block while a region is built: its graph block and clone. */
 struct piece {
 	size_t g;       /* index in g->block[] */
@@ -37,12 +39,14 @@ struct build {
 	uint8_t *own;   /* per g block: copied as own code */
 	uint8_t *inreg; /* per g block: in the region */
 	uint8_t *inloop;
+	size_t *pred_at, *pred; /* in-edges of block b: pred[pred_at[b] .. pred_at[b + 1]] */
+	double *inlined;        /* per g block: the share of its executions run by clones */
+	double *site_p;         /* per inl clone: p of its call's block (the last pass's) */
 };
 
-void rset_free(struct rset *s)
+/* Empties s's regions (the array stays). */
+static void rset_clear(struct rset *s)
 {
-	if (!s)
-		return;
 	for (size_t i = 0; i < s->nregion; i++) {
 		struct rset_region *r = &s->region[i];
 		for (uint32_t b = 0; r->block && b < r->nblock; b++) {
@@ -55,7 +59,17 @@ void rset_free(struct rset *s)
 		for (uint32_t l = 0; r->loop && l < r->nloop; l++)
 			free(r->loop[l].block);
 		free(r->loop);
+		memset(r, 0, sizeof(*r));
 	}
+	s->nregion = 0;
+	s->est_insns = 0;
+}
+
+void rset_free(struct rset *s)
+{
+	if (!s)
+		return;
+	rset_clear(s);
 	free(s->region);
 	free(s);
 }
@@ -283,42 +297,57 @@ static void add_term(struct system *sy, const struct build *c, uint32_t row, uin
 		sy->m[row * sy->w + sy->var[a]] -= wgt;
 }
 
-static void own_row(struct system *sy, const struct build *c, uint32_t i)
+/* The scaled count of a clone's entry block. */
+static double clone_entry_count(const struct rinline_clone *cl)
 {
-	uint32_t row = sy->var[i];
+	for (size_t j = 0; j < cl->nblock; j++)
+		if (cl->block[j] == cl->entry)
+			return cl->count[j];
+	return 0;
+}
+
+/* The ratio of clone k's counts to the original's (1 for own code). */
+static double ratio_of(const struct build *c, uint32_t k)
+{
+	if (!k)
+		return 1;
+	const struct rinline_clone *cl = &c->inl->clone[c->clone_ix[k]];
+	double e = own_count(c, cl->entry);
+	return e > 0 ? clone_entry_count(cl) / e : 0;
+}
+
+static void piece_row(struct system *sy, const struct build *c, uint32_t i)
+{
+	uint32_t row = sy->var[i], k = c->pc[i].clone;
 	size_t bg = c->pc[i].g;
-	double total = 0;
-	for (size_t k = 0; k < c->reg->nblock; k++) {
-		size_t ag = c->reg->block[k];
-		const struct rcfg_block *ab = &c->g->block[ag];
-		for (size_t e = ab->first_edge; e < ab->first_edge + ab->nedge; e++) {
-			if (c->g->edge[e].to != bg)
-				continue;
-			double wgt = edge_count(c, ag, e);
+	double total = 0, r = ratio_of(c, k);
+	for (size_t j = c->pred_at[bg]; j < c->pred_at[bg + 1]; j++) {
+		size_t e = c->pred[j], ag = c->g->edge[e].from;
+		double wgt = edge_count(c, ag, e) * r;
+		total += wgt;
+		uint32_t a = piece_of(c, ag, k);
+		if (a == RSET_NONE || wgt == 0)
+			continue;
+		if (c->g->edge[e].kind == RCFG_CALL_RETURN && !inlined_at(c, ag, k))
+			continue;
+		add_term(sy, c, row, a, wgt);
+	}
+	if (k) {
+		const struct rinline_clone *cl = &c->inl->clone[c->clone_ix[k]];
+		if (cl->entry == bg) { /* the call into the clone */
+			const struct rinline_site *st = &c->inl->site[cl->site];
+			uint32_t parent = st->parent == RINLINE_NONE ? 0 : (uint32_t)c->clone_of[st->parent];
+			uint32_t a = piece_of(c, st->block, parent);
+			double wgt = a == RSET_NONE ? 0 : c->pc[a].count;
 			total += wgt;
-			uint32_t a = piece_of(c, ag, 0);
-			if (a == RSET_NONE || wgt == 0)
-				continue;
-			if (c->g->edge[e].kind == RCFG_CALL_RETURN && !inlined_at(c, ag, 0))
-				continue;
-			add_term(sy, c, row, a, wgt);
+			if (wgt > 0)
+				add_term(sy, c, row, a, wgt);
 		}
 	}
 	if (total > 0)
 		for (size_t j = 0; j < sy->w; j++)
 			sy->m[row * sy->w + j] /= total;
 	sy->m[row * sy->w + row] += 1;
-}
-
-static void clone_row(struct system *sy, const struct build *c, uint32_t i)
-{
-	const struct rinline_site *st = &c->inl->site[c->inl->clone[c->clone_ix[c->pc[i].clone]].site];
-	uint32_t parent = st->parent == RINLINE_NONE ? 0 : (uint32_t)c->clone_of[st->parent];
-	uint32_t a = piece_of(c, st->block, parent);
-	uint32_t row = sy->var[i];
-	sy->m[row * sy->w + row] = 1;
-	if (a != RSET_NONE)
-		add_term(sy, c, row, a, 1);
 }
 
 /* Gauss-Jordan elimination with partial pivoting; a column without a pivot
@@ -376,10 +405,7 @@ static int estimate(const struct build *c, double *p)
 	for (size_t i = 0; i < n; i++) {
 		if (sy.var[i] == RSET_NONE)
 			continue;
-		if (c->pc[i].clone)
-			clone_row(&sy, c, (uint32_t)i);
-		else
-			own_row(&sy, c, (uint32_t)i);
+		piece_row(&sy, c, (uint32_t)i);
 	}
 	solve_dense(&sy);
 	for (size_t i = 0; i < n; i++) {
@@ -451,7 +477,9 @@ static int fill_region(struct build *c, struct rset_region *out, struct links *l
 		struct rset_block *o = &out->block[out->nblock++];
 		const struct piece *pc = &c->pc[i];
 		uint32_t pin = point_insn(c, pc);
-		double cnt = pc->count, inside = x[i] * cnt;
+		/* own code runs the executions its clones elsewhere do not */
+		double cnt = pc->clone ? pc->count : pc->count * (1 - c->inlined[pc->g]);
+		double inside = x[i] * cnt;
 		uint32_t ni = gb_insns(c, pc);
 		if (pin > 1) /* a point inside: every execution runs inside from it on */
 			out->est_insns += inside * (double)(pin - 1) + cnt * (double)(ni - (pin - 1));
@@ -535,11 +563,79 @@ static int build_region(struct build *c, struct rset_region *out)
 		reach(c, lk, keep, st);
 		err = estimate(c, x);
 	}
+	for (uint32_t k = 1; !err && k <= c->nclone; k++) { /* for the next pass */
+		const struct rinline_site *site = &c->inl->site[c->inl->clone[c->clone_ix[k]].site];
+		uint32_t parent = site->parent == RINLINE_NONE ? 0 : (uint32_t)c->clone_of[site->parent];
+		uint32_t a = piece_of(c, site->block, parent);
+		c->site_p[c->clone_ix[k]] = a == RSET_NONE || !keep[a] ? 0 : x[a];
+	}
 	if (!err)
 		err = fill_region(c, out, lk, keep, x);
 	for (size_t i = 0; lk && i < c->npc; i++)
 		free(lk[i].to), free(lk[i].frac);
 	free(lk), free(keep), free(x), free(st), free(stack);
+	return err;
+}
+
+/* The in-edges of every block, and the share of each block's executions that
+ * run in clones (their counts over the original's, at most 1). */
+static int prepare(struct build *c)
+{
+	const struct rcfg *g = c->g;
+	c->pred_at = calloc(g->nblock + 2, sizeof(size_t));
+	c->pred = malloc((g->nedge + 1) * sizeof(size_t));
+	c->inlined = calloc(g->nblock + 1, sizeof(double));
+	c->site_p = malloc(((c->inl ? c->inl->nclone : 0) + 1) * sizeof(double));
+	if (!c->pred_at || !c->pred || !c->inlined || !c->site_p)
+		return PMUSIM_ERR_NOMEM;
+	for (size_t k = 0; c->inl && k < c->inl->nclone; k++)
+		c->site_p[k] = 1;
+	for (size_t e = 0; e < g->nedge; e++)
+		if (g->edge[e].to != RCFG_NO_BLOCK)
+			c->pred_at[g->edge[e].to + 2]++;
+	for (size_t b = 0; b < g->nblock; b++)
+		c->pred_at[b + 2] += c->pred_at[b + 1];
+	for (size_t e = 0; e < g->nedge; e++)
+		if (g->edge[e].to != RCFG_NO_BLOCK)
+			c->pred[c->pred_at[g->edge[e].to + 1]++] = e;
+	return 0;
+}
+
+/* Each block's share of executions run by clones: a clone runs its callee's
+ * blocks for the executions of its call inside the replacement, its counts
+ * over the original's times p of the call's block (region_set.h). */
+static void inlined_shares(struct build *c)
+{
+	memset(c->inlined, 0, (c->g->nblock + 1) * sizeof(double));
+	for (size_t k = 0; c->inl && k < c->inl->nclone; k++) {
+		const struct rinline_clone *cl = &c->inl->clone[k];
+		for (size_t j = 0; j < cl->nblock; j++) {
+			double o = own_count(c, cl->block[j]);
+			if (o > 0)
+				c->inlined[cl->block[j]] += c->site_p[k] * cl->count[j] / o;
+		}
+	}
+	for (size_t b = 0; b < c->g->nblock; b++)
+		if (c->inlined[b] > 1)
+			c->inlined[b] = 1;
+}
+
+static int build_one(struct build *c, const struct rgraph *rg, struct rpatch *const *patch,
+                     size_t ri, struct rset *s, char *msg, size_t msglen)
+{
+	size_t ncl = c->inl ? c->inl->nclone : 0;
+	if (ri >= rg->nregion || !patch[ri])
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_ARG,
+		                   "rset: region %zu is not a kept region with patch points", ri);
+	if (!patch[ri]->npoint)
+		return 0;
+	c->reg = &rg->region[ri], c->pt = patch[ri], c->ri = ri, c->nclone = 0;
+	memset(c->clone_of, 0, (ncl + 1) * sizeof(size_t));
+	number_clones(c);
+	struct rset_region *o = &s->region[s->nregion++];
+	o->start = c->g->block[c->reg->block[0]].start;
+	int err = build_region(c, o);
+	s->est_insns += o->est_insns;
 	return err;
 }
 
@@ -557,26 +653,19 @@ int rset_build(const struct rcfg *g, const struct rgraph *rg, const struct rflow
 	if (s)
 		s->region = calloc(norder + 1, sizeof(*s->region));
 	int err = s && s->region && c.clone_of && c.clone_ix && c.own && c.inreg && c.inloop
-	              ? 0
+	              ? prepare(&c)
 	              : PMUSIM_ERR_NOMEM;
-	for (size_t i = 0; !err && i < norder; i++) {
-		size_t ri = order[i];
-		if (ri >= rg->nregion || !patch[ri]) {
-			err = pmusim_fail(msg, msglen, PMUSIM_ERR_ARG,
-			                  "rset: region %zu is not a kept region with patch points", ri);
-			break;
-		}
-		if (!patch[ri]->npoint)
-			continue;
-		c.reg = &rg->region[ri], c.pt = patch[ri], c.ri = ri, c.nclone = 0;
-		memset(c.clone_of, 0, (ncl + 1) * sizeof(size_t));
-		number_clones(&c);
-		struct rset_region *o = &s->region[s->nregion++];
-		o->start = g->block[c.reg->block[0]].start;
-		err = build_region(&c, o);
-		s->est_insns += o->est_insns;
+	/* the regions' estimates depend on each other through clones: a few
+	 * passes, each with the shares the last one's p gives */
+	for (int pass = 0; !err && pass < RSET_PASSES; pass++) {
+		inlined_shares(&c);
+		if (pass)
+			rset_clear(s);
+		for (size_t i = 0; !err && i < norder; i++)
+			err = build_one(&c, rg, patch, order[i], s, msg, msglen);
 	}
 	free(c.pc), free(c.clone_of), free(c.clone_ix), free(c.own), free(c.inreg), free(c.inloop);
+	free(c.pred_at), free(c.pred), free(c.inlined), free(c.site_p);
 	if (err) {
 		if (err == PMUSIM_ERR_NOMEM)
 			pmusim_fail(msg, msglen, err, "rset: out of memory");
