@@ -719,7 +719,8 @@ void rset_write_region_json(FILE *f, const struct rset_region *r)
 	fputs("]}", f);
 }
 
-/* Reading. Each check names the member, so that a hand-edited file's mistake is found. */
+/* Reading. read_block gives PMUSIM_ERR_FORMAT or PMUSIM_ERR_NOMEM (which is
+ * -1: no bare -1 for a format error). Each check names the member, so that a hand-edited file's mistake is found. */
 
 static int bad(char *msg, size_t msglen, size_t reg, const char *what)
 {
@@ -752,7 +753,7 @@ static int read_block(const struct jv *v, struct rset_block *o, uint32_t nblock)
 	if (jv_u64(jv_get(v, "start"), &o->start) < 0 || get_u32(jv_get(v, "clone"), &o->clone) < 0 ||
 	    kind_of(jv_get(v, "kind"), &o->kind) < 0 || !off || off->type != JV_ARR || off->n < 2 ||
 	    off->n > 65536 || !succ || succ->type != JV_ARR || succ->n > nblock)
-		return -1;
+		return PMUSIM_ERR_FORMAT;
 	o->ninsns = (uint32_t)off->n - 1;
 	o->off = malloc(off->n * sizeof(uint16_t));
 	o->succ = malloc((succ->n + 1) * sizeof(uint32_t));
@@ -762,12 +763,12 @@ static int read_block(const struct jv *v, struct rset_block *o, uint32_t nblock)
 		uint32_t u;
 		if (get_u32(&off->item[i], &u) < 0 || u > UINT16_MAX || (i == 0 && u != 0) ||
 		    (i > 0 && u <= o->off[i - 1]))
-			return -1;
+			return PMUSIM_ERR_FORMAT;
 		o->off[i] = (uint16_t)u;
 	}
 	for (size_t i = 0; i < succ->n; i++)
 		if (get_u32(&succ->item[i], &o->succ[i]) < 0 || o->succ[i] >= nblock)
-			return -1;
+			return PMUSIM_ERR_FORMAT;
 	o->nsucc = (uint32_t)succ->n;
 	if (jv_num(jv_get(v, "count"), &d) == 0)
 		o->count = d;
