@@ -121,6 +121,49 @@ static void text_ends(FILE *f, const struct region_sel *s, const struct rgraph_r
 	}
 }
 
+/* The region's calls: each inlined (a clone) or an exit of the replacement code. */
+static void text_calls(FILE *f, const struct region_sel *s, size_t ri)
+{
+	const struct rinline_region *ir = &s->inl->region[ri];
+	for (size_t k = 0; k < ir->nsite; k++) {
+		const struct rinline_site *st = &s->inl->site[ir->site[k]];
+		fprintf(f, "  call 0x%" PRIx64 " -> ", st->call);
+		if (st->callee)
+			fprintf(f, "0x%" PRIx64, st->callee);
+		else
+			fputs("indirect", f);
+		fprintf(f, " (depth %u, count %.1f): %s", st->depth, st->count, rinline_why_name(st->why));
+		if (st->why == RINLINE_WHY_INLINED) {
+			const struct rinline_clone *cl = &s->inl->clone[st->clone];
+			fprintf(f, ", %zu blocks, %" PRIu64 " instructions, scale %.3f", cl->nblock,
+			        cl->ninsns, cl->scale);
+		} else {
+			fputs(", an exit", f);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void json_calls(FILE *f, const struct region_sel *s, size_t ri)
+{
+	const struct rinline_region *ir = &s->inl->region[ri];
+	fputs(", \"calls\": [", f);
+	for (size_t k = 0; k < ir->nsite; k++) {
+		const struct rinline_site *st = &s->inl->site[ir->site[k]];
+		fprintf(f,
+		        "%s\n    {\"call\": \"0x%" PRIx64 "\", \"callee\": \"0x%" PRIx64
+		        "\", \"depth\": %u, \"count\": %.6g, \"why\": \"%s\"",
+		        k ? "," : "", st->call, st->callee, st->depth, st->count,
+		        rinline_why_name(st->why));
+		if (st->why == RINLINE_WHY_INLINED)
+			fprintf(f, ", \"blocks\": %zu, \"insns\": %" PRIu64 ", \"scale\": %.6g",
+			        s->inl->clone[st->clone].nblock, s->inl->clone[st->clone].ninsns,
+			        s->inl->clone[st->clone].scale);
+		fputs("}", f);
+	}
+	fputs("]", f);
+}
+
 int region_sel_write_text(FILE *f, const struct region_sel *s)
 {
 	size_t n = s->norder;
@@ -137,6 +180,7 @@ int region_sel_write_text(FILE *f, const struct region_sel *s)
 		        p->ninsns, p->nkept, r->nblock, p->hottest);
 		text_blocks(f, s, r);
 		text_loops(f, s, ri);
+		text_calls(f, s, ri);
 		text_ends(f, s, r);
 	}
 	size_t dropped = s->rg->nregion - s->p->nkept_region;
@@ -288,6 +332,7 @@ int region_sel_write_json(FILE *f, const struct region_sel *s)
 		        p->weight, p->ninsns, p->nkept, p->hottest);
 		json_blocks(f, s, r);
 		json_loops(f, s, ri);
+		json_calls(f, s, ri);
 		json_ends(f, s, r);
 		if (s->set_of[ri] != SIZE_MAX) {
 			fputs(",\n   \"replacement\": ", f);
