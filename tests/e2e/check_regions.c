@@ -23,6 +23,10 @@
  * The share estimate is a proportion of n samples: asserted within 4 sigma,
  * 100 sqrt(p (1 - p) / n) percentage points, of the exact share (worst seen:
  * cpi_sort seed 2, 0.044 points, 1.6 sigma).
+ * The selector reads no symbols: a copy of cpi_sort, cpi_interp and pie_hello (a static
+ * PIE) stripped by binutils' strip (and --strip-all, the same file for an executable)
+ * gives the same report --regions JSON, byte for byte but for the inputs' names, from its
+ * op samples and from its truth, as the program does with the same options and seed.
  * Environment: PMUSIM, WORKLOADS as for check_e2e; CHECK_REGIONS_SEED another
  * --pmu-seed than 1, for the study of the spread in the suite's own environment
  * (its fixed environment makes the programs' runs differ from a shell's). */
@@ -31,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tests/e2e/e2e_util.h"
 #include "tests/unit/run_suite.h"
@@ -45,8 +50,9 @@ static char *path_of(const char *name)
 	return p;
 }
 
-/* Records op samples and the truth of one run of name with arg (NULL: none). */
-static void record(const char *name, const char *arg, const char *data, const char *truth)
+/* Records op samples and the truth of one run of the program at prog with arg (NULL:
+ * none). */
+static void record_prog(const char *prog, const char *arg, const char *data, const char *truth)
 {
 	char *argv[] = {(char *)pmusim(),
 	                "record",
@@ -62,10 +68,16 @@ static void record(const char *name, const char *arg, const char *data, const ch
 	                "-o",
 	                data,
 	                "--",
-	                (char *)wl(name),
+	                (char *)prog,
 	                (char *)arg,
 	                NULL};
 	ck_assert_int_eq(run_cmd(argv, NULL, NULL, NULL), 0);
+}
+
+/* The same for the workload name. */
+static void record(const char *name, const char *arg, const char *data, const char *truth)
+{
+	record_prog(wl(name), arg, data, truth);
 }
 
 /* A number after "key": in JSON text; NAN when absent. */
@@ -270,6 +282,124 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* ---- strip ---- */
+
+/* The text of file with the string values of its "source" and "program" emptied: the
+ * names of the inputs, which two runs of one program at two paths may differ in. The
+ * header holds the first of each (a block's "source" comes later). */
+static char *without_names(const char *file)
+{
+	static const char *const keys[] = {"\"source\": \"", "\"program\": \""};
+	char *t = slurp(file, NULL);
+	ck_assert_msg(t != NULL, "cannot read %s", file);
+	for (size_t k = 0; k < 2; k++) {
+		char *p = strstr(t, keys[k]), *q = p ? strchr(p + strlen(keys[k]), '"') : NULL;
+		ck_assert_msg(q != NULL, "%s: no %s", file, keys[k]);
+		memmove(p + strlen(keys[k]), q, strlen(q) + 1);
+	}
+	return t;
+}
+
+/* report --regions --format json of the op samples in data, or of truth when data is
+ * NULL, into out. */
+static void report_json(const char *data, const char *truth, const char *out)
+{
+	char *ops[] = {"report", "--regions", "-i", (char *)data, "--format", "json", NULL};
+	char *ideal[] = {"report", "--regions", "--truth-json", (char *)truth, "--format",
+	                 "json",   NULL};
+	int st = pm(data ? ops : ideal, out, tmp_path("report.err"));
+	char *err = st ? slurp(tmp_path("report.err"), NULL) : NULL;
+	ck_assert_msg(st == 0, "report --regions of %s: exit %d: %s", data ? data : truth, st,
+	              err ? err : "");
+}
+
+/* Two reports are the same but for the inputs' names: byte for byte, regions included. */
+static void same_but_names(const char *a, const char *b, const char *what)
+{
+	char *x = without_names(a), *y = without_names(b);
+	ck_assert_msg(json_num(x, "samples") == json_num(y, "samples"),
+	              "%s: %.0f and %.0f op samples: the two runs differ", what,
+	              json_num(x, "samples"), json_num(y, "samples"));
+	size_t i = 0;
+	while (x[i] && x[i] == y[i])
+		i++;
+	ck_assert_msg(x[i] == y[i], "%s: the reports differ at byte %zu:\n%.300s\n---\n%.300s",
+	              what, i, x + (i > 100 ? i - 100 : 0), y + (i > 100 ? i - 100 : 0));
+	free(x);
+	free(y);
+}
+
+/* The selector reads no symbols, so a stripped copy of a program selects the regions the
+ * program selects, from its op samples and from its truth. pie_hello is a static PIE: its
+ * truth's load_bias places the stripped file, which has no symbols to place it by. */
+static const struct {
+	const char *name, *arg;
+} strip_wl[] = {{"cpi_sort", "10"}, {"cpi_interp", "40000"}, {"pie_hello", NULL}};
+
+START_TEST(stripped_copy_selects_the_same)
+{
+	const char *name = strip_wl[_i].name;
+	/* f: the program; s: strip; a: strip --strip-all. Directories of one letter, so that
+	 * every run sees a path of one length: argv[0] and AT_EXECFN lie on the guest's stack,
+	 * and a longer path moves it and changes the run. */
+	static const char *const dir[] = {"f", "s", "a"};
+	char *prog[3], sub[64];
+	for (int k = 0; k < 3; k++) {
+		snprintf(sub, sizeof(sub), "%s/%s", dir[k], name);
+		prog[k] = path_of(sub);
+		mkdir(tmp_path(dir[k]), 0755); /* a loop's earlier row may have made it */
+		char *cp[] = {"cp", (char *)wl(name), prog[k], NULL};
+		ck_assert_int_eq(run_cmd(cp, NULL, NULL, NULL), 0);
+	}
+	char *st[] = {"strip", prog[1], NULL}, *sa[] = {"strip", "--strip-all", prog[2], NULL};
+	ck_assert_int_eq(run_cmd(st, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(run_cmd(sa, NULL, NULL, NULL), 0);
+	for (int k = 1; k < 3; k++) {
+		char *nm[] = {"nm", prog[k], NULL}, *err;
+		run_cmd(nm, NULL, NULL, tmp_path("nm.err"));
+		ck_assert_msg((err = slurp(tmp_path("nm.err"), NULL)) && strstr(err, "no symbols"),
+		              "%s still has symbols", prog[k]);
+		free(err);
+	}
+	size_t ls, la;
+	char *bs = slurp(prog[1], &ls), *ba = slurp(prog[2], &la);
+	int same_strip = bs && ba && ls == la && memcmp(bs, ba, ls) == 0;
+	free(bs);
+	free(ba);
+	char data[3][16], truth[3][16], ops[3][16], ideal[3][16];
+	for (int k = 0; k < 3; k++) {
+		if (k == 2 && same_strip) { /* strip's default for an executable is --strip-all */
+			fprintf(stderr, "%s: strip and strip --strip-all give the same file\n",
+			        name);
+			break;
+		}
+		snprintf(data[k], 16, "%s.data", dir[k]);
+		snprintf(truth[k], 16, "%s.json", dir[k]);
+		snprintf(ops[k], 16, "%s.ops.json", dir[k]);
+		snprintf(ideal[k], 16, "%s.ideal.json", dir[k]);
+		char *d = path_of(data[k]), *t = path_of(truth[k]);
+		record_prog(prog[k], strip_wl[_i].arg, d, t);
+		report_json(d, NULL, tmp_path(ops[k]));
+		report_json(NULL, t, tmp_path(ideal[k]));
+		if (k == 0)
+			continue;
+		char what[64];
+		snprintf(what, sizeof(what), "%s, %s", name,
+		         k == 1 ? "strip" : "strip --strip-all");
+		same_but_names(tmp_path(ops[0]), tmp_path(ops[k]), what);
+		same_but_names(tmp_path(ideal[0]), tmp_path(ideal[k]), what);
+	}
+	char *o = slurp(tmp_path(ops[0]), NULL), *i = slurp(tmp_path(ideal[0]), NULL);
+	fprintf(stderr,
+	        "%s stripped: the same %.0f kept regions from %.0f op samples, %.0f from "
+	        "the truth\n",
+	        name, json_num(o, "kept_regions"), json_num(o, "samples"),
+	        json_num(i, "kept_regions"));
+	free(o);
+	free(i);
+}
+END_TEST
+
 int main(void)
 {
 	const char *sd =
@@ -287,6 +417,10 @@ int main(void)
 	tcase_add_test(tc, cpi_tree_loop_on_the_iterations_threshold);
 	tcase_add_test(tc, report_both_sources);
 	tcase_add_test(tc, bad_input);
+	/* under ASan the static PIE, whose truth needs its load bias */
+	tcase_add_loop_test(tc, stripped_copy_selects_the_same,
+	                    e2e_sanitized() ? (int)(sizeof(strip_wl) / sizeof(strip_wl[0])) - 1 : 0,
+	                    (int)(sizeof(strip_wl) / sizeof(strip_wl[0])));
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
