@@ -38,46 +38,16 @@
 #include <sys/stat.h>
 
 #include "tests/e2e/e2e_util.h"
+#include "tests/e2e/regions_run.h"
 #include "tests/unit/run_suite.h"
 
 static const char *seed = "1";
 
-/* A path in the test's directory that stays (tmp_path's buffers are reused). */
-static char *path_of(const char *name)
-{
-	char *p = strdup(tmp_path(name));
-	ck_assert_ptr_nonnull(p);
-	return p;
-}
-
-/* Records op samples and the truth of one run of the program at prog with arg (NULL:
+/* Records op samples and the truth of one run of the workload name with arg (NULL:
  * none). */
-static void record_prog(const char *prog, const char *arg, const char *data, const char *truth)
-{
-	char *argv[] = {(char *)pmusim(),
-	                "record",
-	                "-q",
-	                "-e",
-	                "ibs_op/cnt_ctl=1/",
-	                "-c",
-	                "256",
-	                "--pmu-seed",
-	                (char *)seed,
-	                "--truth-json",
-	                (char *)truth,
-	                "-o",
-	                data,
-	                "--",
-	                (char *)prog,
-	                (char *)arg,
-	                NULL};
-	ck_assert_int_eq(run_cmd(argv, NULL, NULL, NULL), 0);
-}
-
-/* The same for the workload name. */
 static void record(const char *name, const char *arg, const char *data, const char *truth)
 {
-	record_prog(wl(name), arg, data, truth);
+	regions_record(wl(name), arg, seed, data, truth);
 }
 
 /* A number after "key": in JSON text; NAN when absent. */
@@ -154,7 +124,7 @@ static const struct {
 
 START_TEST(samples_select_the_ideal_regions)
 {
-	char *d = path_of("o.data"), *t = path_of("t.json");
+	char *d = regions_path("o.data"), *t = regions_path("t.json");
 	record(good[_i].name, good[_i].arg, d, t);
 	struct verdict v = validate(d, t, NULL, NULL);
 	check_share(good[_i].name, &v);
@@ -167,7 +137,7 @@ END_TEST
 
 START_TEST(loops_outer_loop_on_the_cold_threshold)
 {
-	char *d = path_of("o.data"), *t = path_of("t.json");
+	char *d = regions_path("o.data"), *t = regions_path("t.json");
 	record("loops", NULL, d, t);
 	struct verdict v = validate(d, t, NULL, NULL);
 	check_share("loops (defaults)", &v);
@@ -181,7 +151,7 @@ END_TEST
 
 START_TEST(cpi_tree_loop_on_the_iterations_threshold)
 {
-	char *d = path_of("o.data"), *t = path_of("t.json");
+	char *d = regions_path("o.data"), *t = regions_path("t.json");
 	record("cpi_tree", "12", d, t);
 	struct verdict v = validate(d, t, NULL, NULL);
 	check_share("cpi_tree", &v);
@@ -190,22 +160,11 @@ START_TEST(cpi_tree_loop_on_the_iterations_threshold)
 }
 END_TEST
 
-/* Runs pmusim with args into out (stdout) and err; the exit status. */
-static int pm(char *const args[], const char *out, const char *err)
-{
-	char *argv[16] = {(char *)pmusim()};
-	size_t n = 1;
-	while (args[n - 1] && n < 15)
-		argv[n] = args[n - 1], n++;
-	argv[n] = NULL;
-	return run_cmd(argv, NULL, out, err);
-}
-
 static void same_twice_and_parses(char *const args[], int json)
 {
 	const char *a = tmp_path("r1.out"), *b = tmp_path("r2.out");
-	ck_assert_int_eq(pm(args, a, NULL), 0);
-	ck_assert_int_eq(pm(args, b, NULL), 0);
+	ck_assert_int_eq(regions_pm(NULL, args, a, NULL), 0);
+	ck_assert_int_eq(regions_pm(NULL, args, b, NULL), 0);
 	size_t la, lb;
 	char *x = slurp(a, &la), *y = slurp(b, &lb);
 	ck_assert_msg(x && y && la > 0 && la == lb && memcmp(x, y, la) == 0,
@@ -222,7 +181,7 @@ static void same_twice_and_parses(char *const args[], int json)
 
 START_TEST(report_both_sources)
 {
-	char *d = path_of("o.data"), *t = path_of("t.json");
+	char *d = regions_path("o.data"), *t = regions_path("t.json");
 	record("cpi_interp", "40000", d, t);
 	for (int json = 0; json < 2; json++) {
 		const char *fmt = json ? "json" : "text";
@@ -235,31 +194,15 @@ START_TEST(report_both_sources)
 }
 END_TEST
 
-/* One line on standard error, nothing on standard output, exit 2. */
-static void refused(char *const args[], const char *why)
-{
-	const char *o = tmp_path("bad.out"), *e = tmp_path("bad.err");
-	int st = pm(args, o, e);
-	size_t lo;
-	char *out = slurp(o, &lo), *err = slurp(e, NULL);
-	size_t lines = 0;
-	for (const char *p = err; p && *p; p++)
-		lines += *p == '\n';
-	ck_assert_msg(st == 2 && lo == 0 && lines == 1, "%s: exit %d, %zu bytes out, stderr:\n%s",
-	              why, st, lo, err ? err : "");
-	fprintf(stderr, "%s: %s", why, err);
-	free(out);
-	free(err);
-}
-
 START_TEST(bad_input)
 {
-	char *d = path_of("o.data"), *t = path_of("t.json"), *c = path_of("cycles.data");
+	char *d = regions_path("o.data"), *t = regions_path("t.json"),
+	     *c = regions_path("cycles.data");
 	record("loops", NULL, d, t);
 	char *rec[] = {(char *)pmusim(),    "record", "-q", "-c", "10007", "-o", c, "--",
 	               (char *)wl("loops"), NULL};
 	ck_assert_int_eq(run_cmd(rec, NULL, NULL, NULL), 0);
-	char *missing = path_of("missing.data");
+	char *missing = regions_path("missing.data");
 	char *a1[] = {"report", "--regions", "-i", missing, NULL};
 	char *a2[] = {"report", "--regions", "-i", c, NULL};
 	char *a3[] = {"validate", "--regions", "-i", c, "--truth-json", t, NULL};
@@ -270,15 +213,15 @@ START_TEST(bad_input)
 	              t,          "--min-jaccard", "-1", NULL};
 	char *a8[] = {"report", "--regions", "--truth-json", d, NULL};
 	char *a9[] = {"report", "--max-hops", "3", "-i", d, NULL};
-	refused(a1, "missing recording");
-	refused(a2, "no op samples");
-	refused(a3, "validate, no op samples");
-	refused(a4, "missing truth");
-	refused(a5, "--max-hops x");
-	refused(a6, "--cold-fraction 2");
-	refused(a7, "--min-jaccard -1");
-	refused(a8, "a perf.data as the truth");
-	refused(a9, "a region option without --regions");
+	regions_refused(NULL, a1, "missing recording");
+	regions_refused(NULL, a2, "no op samples");
+	regions_refused(NULL, a3, "validate, no op samples");
+	regions_refused(NULL, a4, "missing truth");
+	regions_refused(NULL, a5, "--max-hops x");
+	regions_refused(NULL, a6, "--cold-fraction 2");
+	regions_refused(NULL, a7, "--min-jaccard -1");
+	regions_refused(NULL, a8, "a perf.data as the truth");
+	regions_refused(NULL, a9, "a region option without --regions");
 }
 END_TEST
 
@@ -307,7 +250,7 @@ static void report_json(const char *data, const char *truth, const char *out)
 	char *ops[] = {"report", "--regions", "-i", (char *)data, "--format", "json", NULL};
 	char *ideal[] = {"report", "--regions", "--truth-json", (char *)truth, "--format",
 	                 "json",   NULL};
-	int st = pm(data ? ops : ideal, out, tmp_path("report.err"));
+	int st = regions_pm(NULL, data ? ops : ideal, out, tmp_path("report.err"));
 	char *err = st ? slurp(tmp_path("report.err"), NULL) : NULL;
 	ck_assert_msg(st == 0, "report --regions of %s: exit %d: %s", data ? data : truth, st,
 	              err ? err : "");
@@ -346,7 +289,7 @@ START_TEST(stripped_copy_selects_the_same)
 	char *prog[3], sub[64];
 	for (int k = 0; k < 3; k++) {
 		snprintf(sub, sizeof(sub), "%s/%s", dir[k], name);
-		prog[k] = path_of(sub);
+		prog[k] = regions_path(sub);
 		mkdir(tmp_path(dir[k]), 0755); /* a loop's earlier row may have made it */
 		char *cp[] = {"cp", (char *)wl(name), prog[k], NULL};
 		ck_assert_int_eq(run_cmd(cp, NULL, NULL, NULL), 0);
@@ -377,8 +320,8 @@ START_TEST(stripped_copy_selects_the_same)
 		snprintf(truth[k], 16, "%s.json", dir[k]);
 		snprintf(ops[k], 16, "%s.ops.json", dir[k]);
 		snprintf(ideal[k], 16, "%s.ideal.json", dir[k]);
-		char *d = path_of(data[k]), *t = path_of(truth[k]);
-		record_prog(prog[k], strip_wl[_i].arg, d, t);
+		char *d = regions_path(data[k]), *t = regions_path(truth[k]);
+		regions_record(prog[k], strip_wl[_i].arg, seed, d, t);
 		report_json(d, NULL, tmp_path(ops[k]));
 		report_json(NULL, t, tmp_path(ideal[k]));
 		if (k == 0)
