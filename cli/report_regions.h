@@ -119,6 +119,12 @@ void region_sel_free(struct region_sel *s);
 int region_sel_write_text(FILE *f, const struct region_sel *s);
 int region_sel_write_json(FILE *f, const struct region_sel *s);
 
+/* The kept regions' indices, hottest first (ties by address); NULL when out of memory
+ * (n = 0 is fine). The caller frees. */
+size_t *region_sel_kept_order(const struct region_sel *s, size_t *n);
+/* The start of region r: its first block's. */
+uint64_t region_sel_start(const struct region_sel *s, size_t r);
+
 /* pmusim report --regions: selects from a->truth when set, else from the op
  * samples of input (named name in the output), and writes the text or JSON through
  * write, which sends fn's output where -o says (0 or -1 with a line printed). The
