@@ -10,8 +10,12 @@
 
 char *regions_path(const char *name)
 {
-	char *p = strdup(tmp_path(name));
-	ck_assert_ptr_nonnull(p);
+	/* a ring, not malloc: nothing for the leak checker of a sanitized test to report */
+	static char ring[REGIONS_PATHS][600];
+	static unsigned slot;
+	char *p = ring[slot++ % REGIONS_PATHS];
+	int n = snprintf(p, sizeof(ring[0]), "%s", tmp_path(name));
+	ck_assert_msg(n >= 0 && (size_t)n < sizeof(ring[0]), "path too long: %s", name);
 	return p;
 }
 

@@ -4,8 +4,9 @@
 #ifndef PMUSIM_TESTS_E2E_REGIONS_RUN_H
 #define PMUSIM_TESTS_E2E_REGIONS_RUN_H
 
-/* A path in the test's temporary directory that stays valid (tmp_path's buffers are
- * reused); malloc'ed. */
+/* A path in the test's temporary directory that stays valid longer than tmp_path's:
+ * the last REGIONS_PATHS results (tmp_path's last 8). */
+#define REGIONS_PATHS 32
 char *regions_path(const char *name);
 
 /* Records op samples (`record -e ibs_op/cnt_ctl=1/ -c 256 --pmu-seed seed`) and the
