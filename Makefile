@@ -156,7 +156,7 @@ $(BUILD)/tests/check_lackey_ref: tests/e2e/lackey_ref.c
 $(BUILD)/tests/check_ibs: tests/e2e/lackey_ref.c tests/e2e/code_ref.c tests/e2e/ibs_read.c
 $(BUILD)/tests/check_ibs_perf: tests/e2e/ibs_read.c
 # recording and running pmusim for the region suites
-$(BUILD)/tests/check_regions: tests/e2e/regions_run.c
+$(BUILD)/tests/check_regions $(BUILD)/tests/check_regions_dot: tests/e2e/regions_run.c
 
 $(BUILD)/tests/check_%: tests/e2e_real/check_%.c tests/e2e/e2e_util.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
