@@ -82,10 +82,11 @@ WORKLOADS := $(WL_C:workloads/%.c=$(WL_DIR)/%) $(WL_MUSL:workloads/%.c=$(WL_DIR)
 
 # Debian 12 packages the project, its tests and benchmarks use (binutils: objdump and nm,
 # which tests/ref/ptrace_edges reads the workloads' branches from; man-db: the test that
-# renders the man pages; libxml2-utils: xmllint, which parses the SVG plots in tests).
+# renders the man pages; libxml2-utils: xmllint, which parses the SVG plots in tests;
+# graphviz: dot, which report --regions --svg runs and check_regions_dot reads DOT with).
 DEPS := build-essential binutils pkg-config libunicorn-dev libcapstone-dev libelf-dev check \
 	valgrind libc6-dbg musl-tools busybox-static python3 linux-perf bolt-16 autofdo llvm \
-	debootstrap libmimalloc2.0 man-db libxml2-utils
+	debootstrap libmimalloc2.0 man-db libxml2-utils graphviz
 
 # Debian 12 packages of the programs make e2e-real runs (tests/e2e_real/check_real.c).
 REAL_DEPS := python3 perl gawk bc dc xxd sqlite3 xz-utils bzip2 zstd brotli lz4 lzip \
@@ -155,6 +156,8 @@ $(BUILD)/tests/check_dbr_replay: tests/e2e/lackey_ref.c
 # op sampling against lackey, objdump, the truth and perf
 $(BUILD)/tests/check_ibs: tests/e2e/lackey_ref.c tests/e2e/code_ref.c tests/e2e/ibs_read.c
 $(BUILD)/tests/check_ibs_perf: tests/e2e/ibs_read.c
+# recording and running pmusim for the region suites
+$(BUILD)/tests/check_regions $(BUILD)/tests/check_regions_dot: tests/e2e/regions_run.c
 
 $(BUILD)/tests/check_%: tests/e2e_real/check_%.c tests/e2e/e2e_util.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)

@@ -38,8 +38,8 @@ static const char report_usage[] =
 	"       pmusim report --cpi [-i FILE] [--by function|block|insn] [--format text|json|csv]\n"
 	"                     [--insns-from lbr|ip|ibs] [--cycles-from period|lbr]\n"
 	"                     [--cycles-input FILE2] [--refill A] [--skid-cycles S] [-o OUT]\n"
-	"       pmusim report --regions [-i FILE | --truth-json TRUTH.json] [--format text|json]\n"
-	"                     [-o OUT] [region options]\n"
+	"       pmusim report --regions [-i FILE | --truth-json TRUTH.json]\n"
+	"                     [--format text|json|dot] [-o OUT] [--svg DIR] [region options]\n"
 	"\n"
 	"The method comes from the recording: without a branch stack, the overhead\n"
 	"table (as perf report --stdio: each symbol's share of the event's period);\n"
@@ -70,7 +70,9 @@ static const char report_usage[] =
 	"                       folded (\"main;f;g 12\" lines for flamegraph.pl,\n"
 	"                       speedscope); uses the pmusim_tstack event when the file\n"
 	"                       has one, else --event N, else every sample\n"
-	"  --svg SVG            with --stacks: also write a flame graph to SVG\n"
+	"  --svg SVG            with --stacks: also write a flame graph to SVG; with\n"
+	"                       --regions: a directory, where Graphviz's dot draws each kept\n"
+	"                       region as region-0xSTART.svg\n"
 	"  --comm-frame         with --stacks: the thread's command name as the\n"
 	"                       outermost frame (as stackcollapse-perf.pl)\n"
 	"  --cpi                cycles per instruction by function, block or instruction:\n"
@@ -96,7 +98,7 @@ static const char report_usage[] =
 	"(| head) is not an error.\n";
 
 enum { O_FORMAT = PA_O_END, O_REP, O_STACKS, O_SVG, O_COMM_FRAME, O_COMM, O_SORT, O_STDIO, O_CPI, O_REGIONS };
-enum { F_TEXT, F_JSON, F_FDATA, F_AUTOFDO, F_FOLDED, F_CSV, F_COUNT };
+enum { F_TEXT, F_JSON, F_FDATA, F_AUTOFDO, F_FOLDED, F_CSV, F_DOT, F_COUNT };
 
 struct report_args {
 	struct profile_args pa;
@@ -115,7 +117,7 @@ struct report_args {
 
 static int report_option(void *ctx, int c, char *arg)
 {
-	static const char *const formats[F_COUNT] = {"text", "json", "fdata", "autofdo", "folded", "csv"};
+	static const char *const formats[F_COUNT] = {"text", "json", "fdata", "autofdo", "folded", "csv", "dot"};
 	struct report_args *a = ctx;
 	int r = cpi_args_option(&a->cpi, c, arg, "pmusim report");
 	if (r <= 0 || (r = region_args_option(&a->regions, c, arg, "pmusim report")) <= 0)
@@ -144,7 +146,7 @@ static int report_option(void *ctx, int c, char *arg)
 	for (a->format = 0; a->format < F_COUNT && strcmp(arg, formats[a->format]) != 0; a->format++)
 		;
 	if (a->format == F_COUNT)
-		return fprintf(stderr, "pmusim report: unknown format '%s' (text, json, fdata, autofdo, folded, csv)\n",
+		return fprintf(stderr, "pmusim report: unknown format '%s' (text, json, fdata, autofdo, folded, csv, dot)\n",
 			       arg), -1;
 	return 0;
 }
@@ -646,19 +648,22 @@ static int report_main(int argc, char **argv)
 	if (a.regions.given && !a.regions.on)
 		return fprintf(stderr, "pmusim report: --truth-json and the region options are for --regions\n"),
 		       EXIT_PMUSIM_ERROR;
-	if (a.regions.on && (a.comms || a.sort_given || a.pa.method_given || a.svg || a.comm))
-		return fprintf(stderr, "pmusim report: --regions takes none of --comm, --sort, --method, --svg, "
+	if (a.regions.on && (a.comms || a.sort_given || a.pa.method_given || a.comm))
+		return fprintf(stderr, "pmusim report: --regions takes none of --comm, --sort, --method, "
 				       "--comm-frame\n"), EXIT_PMUSIM_ERROR;
 	if (a.cpi.given && !a.cpi.on)
 		return fprintf(stderr, "pmusim report: --by, --insns-from, --cycles-from, --cycles-input, --refill and "
 				       "--skid-cycles are for --cpi\n"), EXIT_PMUSIM_ERROR;
 	if (a.format == F_CSV && !a.cpi.on)
 		return fprintf(stderr, "pmusim report: --format csv is for --cpi\n"), EXIT_PMUSIM_ERROR;
+	if (a.format == F_DOT && !a.regions.on)
+		return fprintf(stderr, "pmusim report: --format dot is for --regions\n"), EXIT_PMUSIM_ERROR;
 	if (a.cpi.on && (a.comms || a.sort_given || a.pa.method_given || a.svg || a.comm))
 		return fprintf(stderr, "pmusim report: --cpi takes none of --comm, --sort, --method, --svg, --comm-frame\n"),
 		       EXIT_PMUSIM_ERROR;
-	if (!a.stacks && (a.svg || a.comm || a.format == F_FOLDED))
-		return fprintf(stderr, "pmusim report: --svg, --comm-frame and --format folded need --stacks\n"),
+	if (!a.stacks && ((a.svg && !a.regions.on) || a.comm || a.format == F_FOLDED))
+		return fprintf(stderr, "pmusim report: --svg needs --stacks or --regions; --comm-frame and "
+				       "--format folded need --stacks\n"),
 		       EXIT_PMUSIM_ERROR;
 	if ((a.rep || a.stacks) && (a.comms || a.sort_given))
 		return fprintf(stderr, "pmusim report: --comm and --sort are for the overhead table, not --%s%s\n",
@@ -668,16 +673,19 @@ static int report_main(int argc, char **argv)
 		return fprintf(stderr, "pmusim report: --sort makes the overhead table, --method the edge profile; "
 				       "not both\n"), EXIT_PMUSIM_ERROR;
 	if ((a.out && !(out_file = outputs_open(&outs, "-o", a.out))) ||
-	    (a.svg && !(svg_file = outputs_open(&outs, "--svg", a.svg))))
+	    (a.svg && !a.regions.on && !(svg_file = outputs_open(&outs, "--svg", a.svg))))
 		return profile_args_fini(&a.pa), EXIT_PMUSIM_ERROR;
 	if (profile_args_resolve(&a.pa, "pmusim report") < 0)
 		return profile_args_fini(&a.pa), EXIT_PMUSIM_ERROR;
 	int status;
 	char evname[256];
 	if (a.regions.on) {
-		status = (a.format == F_TEXT || a.format == F_JSON)
-				 ? region_report(&a.regions, a.pa.input, input_name(&a), a.format == F_JSON, write_regions)
-				 : (fprintf(stderr, "pmusim report: --regions writes text or json\n"), EXIT_PMUSIM_ERROR);
+		/* with --regions, --svg names a directory: region_report writes there */
+		int rf = a.format == F_TEXT ? REGION_TEXT : a.format == F_JSON ? REGION_JSON : REGION_DOT;
+		status = (a.format == F_TEXT || a.format == F_JSON || a.format == F_DOT)
+				 ? region_report(&a.regions, a.pa.input, input_name(&a), rf, a.svg, write_regions)
+				 : (fprintf(stderr, "pmusim report: --regions writes text, json or dot\n"),
+				    EXIT_PMUSIM_ERROR);
 	} else if (a.cpi.on) {
 		status = cpi_report(&a);
 	} else if (a.rep) {

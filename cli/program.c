@@ -303,7 +303,7 @@ static int json_writer(struct program *p, FILE *f)
 		truth_set_run_cycles(p->t, cyc, n);
 	if (err == 0 && p->truth_insns)
 		truth_set_insn_figures(p->t, insn_figures, p->cycles_pmu);
-	return truth_write_json(p->t, f, sim_symtab(p->sim), p->so.path);
+	return truth_write_json(p->t, f, sim_symtab(p->sim), p->so.path, sim_load_bias(p->sim));
 }
 
 static int write_one(struct program *p, struct outfile *o, const char *path, truth_writer w)

@@ -1,18 +1,27 @@
 /* A region selection (cli/report_regions.h) as text and as JSON: per kept region
- * its weight, blocks, loops, patch points, entries and exits; per dropped region
- * why. Kept regions by weight, hottest first (ties by address), so the output
- * depends only on the selection. */
+ * its weight, blocks, loops, patch points, entries and exits (the JSON also the edges
+ * between its blocks); per dropped region why. Kept regions by weight, hottest first
+ * (ties by address), so the output depends only on the selection. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/report_regions.h"
 #include "common/err.h"
 #include "common/json.h"
 #include "pmu_model/block.h"
 
+size_t *region_sel_kept_order(const struct region_sel *s, size_t *n)
+{
+	size_t *o = malloc((s->norder + 1) * sizeof(size_t));
+	*n = o ? s->norder : 0;
+	if (o && s->norder)
+		memcpy(o, s->order, s->norder * sizeof(size_t));
+	return o;
+}
 
-static uint64_t region_start(const struct region_sel *s, size_t r)
+uint64_t region_sel_start(const struct region_sel *s, size_t r)
 {
 	return s->g->block[s->rg->region[r].block[0]].start;
 }
@@ -176,7 +185,7 @@ int region_sel_write_text(FILE *f, const struct region_sel *s)
 		fprintf(f,
 		        "\nregion 0x%" PRIx64 " (kept: %s): %.3f %% of the weight, %" PRIu64
 		        " instructions in %zu of %zu blocks, hottest count %.1f\n",
-		        region_start(s, ri), rprune_region_why_name(p->why), 100 * p->share,
+		        region_sel_start(s, ri), rprune_region_why_name(p->why), 100 * p->share,
 		        p->ninsns, p->nkept, r->nblock, p->hottest);
 		text_blocks(f, s, r);
 		text_loops(f, s, ri);
@@ -192,7 +201,7 @@ int region_sel_write_text(FILE *f, const struct region_sel *s)
 			fprintf(f,
 			        "dropped 0x%" PRIx64 ": %s, %" PRIu64
 			        " instructions in %zu blocks, %.3f %% of the weight\n",
-			        region_start(s, ri), rprune_region_why_name(p->why), p->ninsns,
+			        region_sel_start(s, ri), rprune_region_why_name(p->why), p->ninsns,
 			        s->rg->region[ri].nblock, 100 * p->share);
 	}
 	return ferror(f) ? PMUSIM_ERR_IO : 0;
@@ -226,6 +235,36 @@ static void json_blocks(FILE *f, const struct region_sel *s, const struct rgraph
 		        pb->bound ? "true" : "false",
 		        rflow_block_source_name(s->f->block[b].source), pb->kept ? "true" : "false",
 		        rprune_block_why_name(pb->why));
+	}
+	fputs("]", f);
+}
+
+/* The edges between the region's blocks (a region holds every in-graph edge of its
+ * blocks), by source block and edge order: block starts, kind, count when region_flow
+ * has one. */
+static void json_edges(FILE *f, const struct region_sel *s, const struct rgraph_region *r)
+{
+	fputs(", \"edges\": [", f);
+	int first = 1;
+	for (size_t k = 0; k < r->nblock; k++) {
+		const struct rcfg_block *gb = &s->g->block[r->block[k]];
+		for (size_t e = gb->first_edge; e < gb->first_edge + gb->nedge; e++) {
+			const struct rcfg_edge *ge = &s->g->edge[e];
+			const struct rflow_edge *fe = &s->f->edge[e];
+			if (ge->out != RCFG_IN)
+				continue;
+			fprintf(f,
+			        "%s\n    {\"from\": \"0x%" PRIx64 "\", \"to\": \"0x%" PRIx64
+			        "\", \"kind\": \"%s\", \"count\": ",
+			        first ? "" : ",", gb->start, s->g->block[ge->to].start,
+			        rcfg_edge_kind_name(ge->kind));
+			if (fe->source != RFLOW_UNDECIDED)
+				json_num(f, fe->count);
+			else
+				fputs("null", f);
+			fprintf(f, ", \"source\": \"%s\"}", rflow_edge_source_name(fe->source));
+			first = 0;
+		}
 	}
 	fputs("]", f);
 }
@@ -328,9 +367,10 @@ int region_sel_write_json(FILE *f, const struct region_sel *s)
 		        "%s\n  {\"start\": \"0x%" PRIx64
 		        "\", \"why\": \"%s\", \"share\": %.6f, \"weight\": %.6g, "
 		        "\"insns\": %" PRIu64 ", \"kept_blocks\": %zu, \"hottest\": %.6g",
-		        i ? "," : "", region_start(s, ri), rprune_region_why_name(p->why), p->share,
-		        p->weight, p->ninsns, p->nkept, p->hottest);
+		        i ? "," : "", region_sel_start(s, ri), rprune_region_why_name(p->why),
+		        p->share, p->weight, p->ninsns, p->nkept, p->hottest);
 		json_blocks(f, s, r);
+		json_edges(f, s, r);
 		json_loops(f, s, ri);
 		json_calls(f, s, ri);
 		json_ends(f, s, r);
@@ -349,8 +389,9 @@ int region_sel_write_json(FILE *f, const struct region_sel *s)
 			        "%s\n  {\"start\": \"0x%" PRIx64
 			        "\", \"why\": \"%s\", \"insns\": %" PRIu64
 			        ", \"blocks\": %zu, \"share\": %.6f}",
-			        k++ ? "," : "", region_start(s, ri), rprune_region_why_name(p->why),
-			        p->ninsns, s->rg->region[ri].nblock, p->share);
+			        k++ ? "," : "", region_sel_start(s, ri),
+			        rprune_region_why_name(p->why), p->ninsns, s->rg->region[ri].nblock,
+			        p->share);
 	}
 	fputs("]}\n", f);
 	return ferror(f) ? PMUSIM_ERR_IO : 0;

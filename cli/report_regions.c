@@ -300,10 +300,20 @@ static int write_json(FILE *f, void *ctx)
 	return region_sel_write_json(f, ctx);
 }
 
-int region_report(const struct region_args *a, const char *input, const char *name, int json,
-                  int (*write)(int (*fn)(FILE *f, void *ctx), void *ctx))
+static int write_dot(FILE *f, void *ctx)
 {
+	return region_sel_write_dot(f, ctx);
+}
+
+int region_report(const struct region_args *a, const char *input, const char *name, int format,
+                  const char *svg_dir, int (*write)(int (*fn)(FILE *f, void *ctx), void *ctx))
+{
+	static int (*const writer[])(FILE * f, void *ctx) = {
+	    [REGION_TEXT] = write_text, [REGION_JSON] = write_json, [REGION_DOT] = write_dot};
 	const char *cmd = "pmusim report";
+	/* a --svg that cannot work fails before the selection's work */
+	if (svg_dir && region_svg_check(svg_dir, cmd) < 0)
+		return EXIT_PMUSIM_ERROR;
 	struct region_code code = {0};
 	struct hot_code *hot;
 	int r = a->truth ? region_load_truth(a->truth, &hot, &code, cmd)
@@ -311,8 +321,12 @@ int region_report(const struct region_args *a, const char *input, const char *na
 	struct region_sel *s = NULL;
 	if (r == 0)
 		r = region_select(a, code.bin, hot, a->truth ? a->truth : name, &s, cmd);
+	/* the files first, as report's other outputs: a reader of standard output that
+	 * stops early (| head) must not cost them */
+	if (r == 0 && svg_dir)
+		r = region_sel_write_svgs(s, svg_dir, cmd);
 	if (r == 0)
-		r = write(json ? write_json : write_text, s);
+		r = write(writer[format], s);
 	region_sel_free(s);
 	region_code_fini(&code);
 	return r < 0 ? EXIT_PMUSIM_ERROR : 0;

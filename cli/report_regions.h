@@ -78,7 +78,9 @@ enum {
 	"                       or the exact counts of --truth-json TRUTH.json: per kept\n"        \
 	"                       region its share of the weight, blocks, loops with their\n"        \
 	"                       iterations per entry, patch points, entries and exits;\n"          \
-	"                       per dropped region why; --format text or json\n"                   \
+	"                       per dropped region why; --format text, json (with the\n"           \
+	"                       edges between blocks) or dot (Graphviz: a cluster per kept\n"      \
+	"                       region; --svg DIR draws each with dot -Tsvg)\n"                    \
 	"  --truth-json FILE    with --regions: select from this truth, not from -i\n"
 
 struct region_args {
@@ -140,13 +142,33 @@ void region_sel_free(struct region_sel *s);
 /* The selection as text or JSON (cli/regions_out.c): 0 or a negative pmusim_err. */
 int region_sel_write_text(FILE *f, const struct region_sel *s);
 int region_sel_write_json(FILE *f, const struct region_sel *s);
+/* The selection as Graphviz DOT (cli/regions_dot.c, where the drawing is described):
+ * every kept region, one cluster each, or only region ri (a kept one) as a graph of its
+ * own. 0 or a negative pmusim_err. */
+int region_sel_write_dot(FILE *f, const struct region_sel *s);
+int region_sel_write_dot_region(FILE *f, const struct region_sel *s, size_t ri);
+/* One SVG per kept region, dir/region-0xSTART.svg, drawn by Graphviz's dot -Tsvg
+ * (cli/regions_svg.c). 0, or -1 with one line printed. */
+int region_sel_write_svgs(const struct region_sel *s, const char *dir, const char *cmd);
+/* Fails early, before a selection is made, when --svg cannot work: no dot on PATH or dir
+ * not a directory this process may write in. 0, or -1 with one line printed. */
+int region_svg_check(const char *dir, const char *cmd);
+
+/* The kept regions' indices, hottest first (ties by address); NULL when out of memory
+ * (n = 0 is fine). The caller frees. */
+size_t *region_sel_kept_order(const struct region_sel *s, size_t *n);
+/* The start of region r: its first block's. */
+uint64_t region_sel_start(const struct region_sel *s, size_t r);
+
+enum region_format { REGION_TEXT, REGION_JSON, REGION_DOT };
 
 /* pmusim report --regions: selects from a->truth when set, else from the op
- * samples of input (named name in the output), and writes the text or JSON through
- * write, which sends fn's output where -o says (0 or -1 with a line printed). The
- * exit status: 0, or 2 on errors (one line printed). */
-int region_report(const struct region_args *a, const char *input, const char *name, int json,
-                  int (*write)(int (*fn)(FILE *f, void *ctx), void *ctx));
+ * samples of input (named name in the output); with svg_dir (NULL: none) writes an SVG
+ * per kept region there first (region_sel_write_svgs), then the text, JSON or DOT
+ * (format: enum region_format) through write, which sends fn's output where -o says (0
+ * or -1 with a line printed). The exit status: 0, or 2 on errors (one line printed). */
+int region_report(const struct region_args *a, const char *input, const char *name, int format,
+                  const char *svg_dir, int (*write)(int (*fn)(FILE *f, void *ctx), void *ctx));
 
 /* pmusim validate --regions on recording input against a->truth; the exit status
  * (0, 1 below --min-jaccard with a FAIL: line, 2 on errors). */

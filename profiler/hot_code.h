@@ -75,8 +75,9 @@ int hot_code_from_ops(const char *path, uint32_t pid, struct hot_code **out, cha
  * instructions after the fault too (`signals`: 4 more than its 10,042,459; the JSON
  * does not say where runs were cut). A block's instructions
  * are consecutive from its start, so their addresses come from decoding the
- * program's file (the truth's "program", placed where the truth's "functions"
- * put its symbols: a PIE's load bias is not in the truth): PMUSIM_ERR_UNSUPPORTED
+ * program's file (the truth's "program", placed at the truth's "load_bias"; a
+ * truth without one, written before it, by where its "functions" put the file's
+ * symbols, which a stripped PIE does not have): PMUSIM_ERR_UNSUPPORTED
  * when a block lies outside that file (a shared library's code: give the code
  * with hot_code_from_truth_code), PMUSIM_ERR_FORMAT when a block is longer than
  * the code at its start. */
@@ -89,7 +90,7 @@ int hot_code_from_truth_code(const char *path, struct binary *code, struct hot_c
                              char *msg, size_t msglen);
 
 /* The code hot_code_from_truth decodes a truth's blocks from: the truth's program,
- * placed where the truth's "functions" put it, for a selector that explores that
+ * placed as hot_code_from_truth places it, for a selector that explores that
  * code (profiler/region_cfg.h). 0 with *out set (free with binary_free), or a
  * negative pmusim_err with a one-line reason in msg. */
 int hot_code_truth_binary(const char *path, struct binary **out, char *msg, size_t msglen);

@@ -28,6 +28,8 @@ struct tfunc {
 /* What is read before the code is known. */
 struct tdoc {
 	char *program;
+	uint64_t load_bias; /* where the program ran, when the truth says (have_load_bias) */
+	int have_load_bias;
 	uint64_t instructions; /* only checked for: total is the blocks' sum (hot_code.h) */
 	int have_instructions;
 	struct tblock *b;
@@ -172,6 +174,8 @@ static enum section top(struct tdoc *d, const char *line, int *err)
 		*err = PMUSIM_ERR_NOMEM;
 	if (strncmp(line, "  \"instructions\": ", 18) == 0)
 		d->have_instructions = field(line, "instructions", &d->instructions);
+	if (strncmp(line, "  \"load_bias\": ", 15) == 0)
+		d->have_load_bias = field(line, "load_bias", &d->load_bias);
 	return S_NONE;
 }
 
@@ -213,9 +217,10 @@ static int read_doc(const char *path, struct tdoc *d, struct hot_acc *a, char *m
 	return err;
 }
 
-/* The load bias of the program: the truth's address of a function the file and the
- * truth each name once, less the file's. The truth does not state it, and a PIE
- * runs wherever the loader put it. 0 (as linked) when no name is shared. */
+/* The load bias of the program when the truth does not state it (a truth written
+ * before "load_bias"): the truth's address of a function the file and the truth each
+ * name once, less the file's, as a PIE runs wherever the loader put it. 0 (as linked)
+ * when no name is shared, which places a stripped PIE wrong. */
 static uint64_t program_bias(const struct tdoc *d, const struct symtab *st)
 {
 	for (size_t i = 0; i < d->nf; i++) {
@@ -237,6 +242,9 @@ static int open_program(const struct tdoc *d, const char *path, struct binary **
 {
 	if (!d->program)
 		return pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT, "%s names no program", path);
+	/* symbols only for an older truth: strip must not change what is read */
+	if (d->have_load_bias)
+		return binary_open(d->program, d->load_bias, bin, msg, ml);
 	struct symtab *st = NULL;
 	int err = symtab_load(d->program, 0, &st);
 	if (err < 0)

@@ -110,7 +110,10 @@ void truth_set_insn_figures(struct truth *t, truth_insn_fn fn, void *ctx);
 int truth_program_runs(struct truth *t, const struct block_info ***bi, size_t *n);
 truth_insn_fn truth_insn_figures(const struct truth *t, void **ctx);
 
-/* Writes everything as one JSON object (see README, "Ground truth"). */
-int truth_write_json(struct truth *t, FILE *f, const struct symtab *st, const char *program);
+/* Writes everything as one JSON object (see README, "Ground truth"). load_bias: where
+ * the program was loaded (a PIE's base; 0 for ET_EXEC), so that a reader places the
+ * program's file at the truth's addresses without its symbols (a stripped PIE). */
+int truth_write_json(struct truth *t, FILE *f, const struct symtab *st, const char *program,
+		     uint64_t load_bias);
 
 #endif

@@ -247,7 +247,8 @@ static void json_stacks(const struct truth *t, FILE *f)
 	fputs("\n  ]", f);
 }
 
-int truth_write_json(struct truth *t, FILE *f, const struct symtab *st, const char *program)
+int truth_write_json(struct truth *t, FILE *f, const struct symtab *st, const char *program,
+		     uint64_t load_bias)
 {
 	fputs("{\n  \"program\": ", f);
 	json_put_str(f, program);
@@ -260,6 +261,7 @@ int truth_write_json(struct truth *t, FILE *f, const struct symtab *st, const ch
 		build_id_hex(id, (size_t)idlen, hex);
 		fprintf(f, ",\n  \"build_id\": \"%s\"", hex);
 	}
+	fprintf(f, ",\n  \"load_bias\": \"0x%" PRIx64 "\"", load_bias);
 	fprintf(f, ",\n  \"instructions\": %" PRIu64 ",\n", truth_insns(t));
 	if (truth_has_cycles(t)) {
 		/* program cycles: the timing model's, without the cost of interrupts */

@@ -23,6 +23,10 @@
  * The share estimate is a proportion of n samples: asserted within 4 sigma,
  * 100 sqrt(p (1 - p) / n) percentage points, of the exact share (worst seen:
  * cpi_sort seed 2, 0.044 points, 1.6 sigma).
+ * The selector reads no symbols: a copy of cpi_sort, cpi_interp and pie_hello (a static
+ * PIE) stripped by binutils' strip (and --strip-all, the same file for an executable)
+ * gives the same report --regions JSON, byte for byte but for the inputs' names, from its
+ * op samples and from its truth, as the program does with the same options and seed.
  * Environment: PMUSIM, WORKLOADS as for check_e2e; CHECK_REGIONS_SEED another
  * --pmu-seed than 1, for the study of the spread in the suite's own environment
  * (its fixed environment makes the programs' runs differ from a shell's). */
@@ -31,41 +35,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tests/e2e/e2e_util.h"
+#include "tests/e2e/regions_run.h"
 #include "tests/unit/run_suite.h"
 
 static const char *seed = "1";
 
-/* A path in the test's directory that stays (tmp_path's buffers are reused). */
-static char *path_of(const char *name)
-{
-	char *p = strdup(tmp_path(name));
-	ck_assert_ptr_nonnull(p);
-	return p;
-}
-
-/* Records op samples and the truth of one run of name with arg (NULL: none). */
+/* Records op samples and the truth of one run of the workload name with arg (NULL:
+ * none). */
 static void record(const char *name, const char *arg, const char *data, const char *truth)
 {
-	char *argv[] = {(char *)pmusim(),
-	                "record",
-	                "-q",
-	                "-e",
-	                "ibs_op/cnt_ctl=1/",
-	                "-c",
-	                "256",
-	                "--pmu-seed",
-	                (char *)seed,
-	                "--truth-json",
-	                (char *)truth,
-	                "-o",
-	                data,
-	                "--",
-	                (char *)wl(name),
-	                (char *)arg,
-	                NULL};
-	ck_assert_int_eq(run_cmd(argv, NULL, NULL, NULL), 0);
+	regions_record(wl(name), arg, seed, data, truth);
 }
 
 /* A number after "key": in JSON text; NAN when absent. */
@@ -142,7 +124,7 @@ static const struct {
 
 START_TEST(samples_select_the_ideal_regions)
 {
-	char *d = path_of("o.data"), *t = path_of("t.json");
+	char *d = regions_path("o.data"), *t = regions_path("t.json");
 	record(good[_i].name, good[_i].arg, d, t);
 	struct verdict v = validate(d, t, NULL, NULL);
 	check_share(good[_i].name, &v);
@@ -155,7 +137,7 @@ END_TEST
 
 START_TEST(loops_outer_loop_on_the_cold_threshold)
 {
-	char *d = path_of("o.data"), *t = path_of("t.json");
+	char *d = regions_path("o.data"), *t = regions_path("t.json");
 	record("loops", NULL, d, t);
 	struct verdict v = validate(d, t, NULL, NULL);
 	check_share("loops (defaults)", &v);
@@ -169,7 +151,7 @@ END_TEST
 
 START_TEST(cpi_tree_loop_on_the_iterations_threshold)
 {
-	char *d = path_of("o.data"), *t = path_of("t.json");
+	char *d = regions_path("o.data"), *t = regions_path("t.json");
 	record("cpi_tree", "12", d, t);
 	struct verdict v = validate(d, t, NULL, NULL);
 	check_share("cpi_tree", &v);
@@ -178,22 +160,11 @@ START_TEST(cpi_tree_loop_on_the_iterations_threshold)
 }
 END_TEST
 
-/* Runs pmusim with args into out (stdout) and err; the exit status. */
-static int pm(char *const args[], const char *out, const char *err)
-{
-	char *argv[16] = {(char *)pmusim()};
-	size_t n = 1;
-	while (args[n - 1] && n < 15)
-		argv[n] = args[n - 1], n++;
-	argv[n] = NULL;
-	return run_cmd(argv, NULL, out, err);
-}
-
 static void same_twice_and_parses(char *const args[], int json)
 {
 	const char *a = tmp_path("r1.out"), *b = tmp_path("r2.out");
-	ck_assert_int_eq(pm(args, a, NULL), 0);
-	ck_assert_int_eq(pm(args, b, NULL), 0);
+	ck_assert_int_eq(regions_pm(NULL, args, a, NULL), 0);
+	ck_assert_int_eq(regions_pm(NULL, args, b, NULL), 0);
 	size_t la, lb;
 	char *x = slurp(a, &la), *y = slurp(b, &lb);
 	ck_assert_msg(x && y && la > 0 && la == lb && memcmp(x, y, la) == 0,
@@ -210,7 +181,7 @@ static void same_twice_and_parses(char *const args[], int json)
 
 START_TEST(report_both_sources)
 {
-	char *d = path_of("o.data"), *t = path_of("t.json");
+	char *d = regions_path("o.data"), *t = regions_path("t.json");
 	record("cpi_interp", "40000", d, t);
 	for (int json = 0; json < 2; json++) {
 		const char *fmt = json ? "json" : "text";
@@ -223,31 +194,15 @@ START_TEST(report_both_sources)
 }
 END_TEST
 
-/* One line on standard error, nothing on standard output, exit 2. */
-static void refused(char *const args[], const char *why)
-{
-	const char *o = tmp_path("bad.out"), *e = tmp_path("bad.err");
-	int st = pm(args, o, e);
-	size_t lo;
-	char *out = slurp(o, &lo), *err = slurp(e, NULL);
-	size_t lines = 0;
-	for (const char *p = err; p && *p; p++)
-		lines += *p == '\n';
-	ck_assert_msg(st == 2 && lo == 0 && lines == 1, "%s: exit %d, %zu bytes out, stderr:\n%s",
-	              why, st, lo, err ? err : "");
-	fprintf(stderr, "%s: %s", why, err);
-	free(out);
-	free(err);
-}
-
 START_TEST(bad_input)
 {
-	char *d = path_of("o.data"), *t = path_of("t.json"), *c = path_of("cycles.data");
+	char *d = regions_path("o.data"), *t = regions_path("t.json"),
+	     *c = regions_path("cycles.data");
 	record("loops", NULL, d, t);
 	char *rec[] = {(char *)pmusim(),    "record", "-q", "-c", "10007", "-o", c, "--",
 	               (char *)wl("loops"), NULL};
 	ck_assert_int_eq(run_cmd(rec, NULL, NULL, NULL), 0);
-	char *missing = path_of("missing.data");
+	char *missing = regions_path("missing.data");
 	char *a1[] = {"report", "--regions", "-i", missing, NULL};
 	char *a2[] = {"report", "--regions", "-i", c, NULL};
 	char *a3[] = {"validate", "--regions", "-i", c, "--truth-json", t, NULL};
@@ -258,15 +213,133 @@ START_TEST(bad_input)
 	              t,          "--min-jaccard", "-1", NULL};
 	char *a8[] = {"report", "--regions", "--truth-json", d, NULL};
 	char *a9[] = {"report", "--max-hops", "3", "-i", d, NULL};
-	refused(a1, "missing recording");
-	refused(a2, "no op samples");
-	refused(a3, "validate, no op samples");
-	refused(a4, "missing truth");
-	refused(a5, "--max-hops x");
-	refused(a6, "--cold-fraction 2");
-	refused(a7, "--min-jaccard -1");
-	refused(a8, "a perf.data as the truth");
-	refused(a9, "a region option without --regions");
+	regions_refused(NULL, a1, "missing recording");
+	regions_refused(NULL, a2, "no op samples");
+	regions_refused(NULL, a3, "validate, no op samples");
+	regions_refused(NULL, a4, "missing truth");
+	regions_refused(NULL, a5, "--max-hops x");
+	regions_refused(NULL, a6, "--cold-fraction 2");
+	regions_refused(NULL, a7, "--min-jaccard -1");
+	regions_refused(NULL, a8, "a perf.data as the truth");
+	regions_refused(NULL, a9, "a region option without --regions");
+}
+END_TEST
+
+/* ---- strip ---- */
+
+/* The text of file with the string values of its "source" and "program" emptied: the
+ * names of the inputs, which two runs of one program at two paths may differ in. The
+ * header holds the first of each (a block's "source" comes later). */
+static char *without_names(const char *file)
+{
+	static const char *const keys[] = {"\"source\": \"", "\"program\": \""};
+	char *t = slurp(file, NULL);
+	ck_assert_msg(t != NULL, "cannot read %s", file);
+	for (size_t k = 0; k < 2; k++) {
+		char *p = strstr(t, keys[k]), *q = p ? strchr(p + strlen(keys[k]), '"') : NULL;
+		ck_assert_msg(q != NULL, "%s: no %s", file, keys[k]);
+		memmove(p + strlen(keys[k]), q, strlen(q) + 1);
+	}
+	return t;
+}
+
+/* report --regions --format json of the op samples in data, or of truth when data is
+ * NULL, into out. */
+static void report_json(const char *data, const char *truth, const char *out)
+{
+	char *ops[] = {"report", "--regions", "-i", (char *)data, "--format", "json", NULL};
+	char *ideal[] = {"report", "--regions", "--truth-json", (char *)truth, "--format",
+	                 "json",   NULL};
+	int st = regions_pm(NULL, data ? ops : ideal, out, tmp_path("report.err"));
+	char *err = st ? slurp(tmp_path("report.err"), NULL) : NULL;
+	ck_assert_msg(st == 0, "report --regions of %s: exit %d: %s", data ? data : truth, st,
+	              err ? err : "");
+}
+
+/* Two reports are the same but for the inputs' names: byte for byte, regions included. */
+static void same_but_names(const char *a, const char *b, const char *what)
+{
+	char *x = without_names(a), *y = without_names(b);
+	ck_assert_msg(json_num(x, "samples") == json_num(y, "samples"),
+	              "%s: %.0f and %.0f op samples: the two runs differ", what,
+	              json_num(x, "samples"), json_num(y, "samples"));
+	size_t i = 0;
+	while (x[i] && x[i] == y[i])
+		i++;
+	ck_assert_msg(x[i] == y[i], "%s: the reports differ at byte %zu:\n%.300s\n---\n%.300s",
+	              what, i, x + (i > 100 ? i - 100 : 0), y + (i > 100 ? i - 100 : 0));
+	free(x);
+	free(y);
+}
+
+/* The selector reads no symbols, so a stripped copy of a program selects the regions the
+ * program selects, from its op samples and from its truth. pie_hello is a static PIE: its
+ * truth's load_bias places the stripped file, which has no symbols to place it by. */
+static const struct {
+	const char *name, *arg;
+} strip_wl[] = {{"cpi_sort", "10"}, {"cpi_interp", "40000"}, {"pie_hello", NULL}};
+
+START_TEST(stripped_copy_selects_the_same)
+{
+	const char *name = strip_wl[_i].name;
+	/* f: the program; s: strip; a: strip --strip-all. Directories of one letter, so that
+	 * every run sees a path of one length: argv[0] and AT_EXECFN lie on the guest's stack,
+	 * and a longer path moves it and changes the run. */
+	static const char *const dir[] = {"f", "s", "a"};
+	char *prog[3], sub[64];
+	for (int k = 0; k < 3; k++) {
+		snprintf(sub, sizeof(sub), "%s/%s", dir[k], name);
+		prog[k] = regions_path(sub);
+		mkdir(tmp_path(dir[k]), 0755); /* a loop's earlier row may have made it */
+		char *cp[] = {"cp", (char *)wl(name), prog[k], NULL};
+		ck_assert_int_eq(run_cmd(cp, NULL, NULL, NULL), 0);
+	}
+	char *st[] = {"strip", prog[1], NULL}, *sa[] = {"strip", "--strip-all", prog[2], NULL};
+	ck_assert_int_eq(run_cmd(st, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(run_cmd(sa, NULL, NULL, NULL), 0);
+	for (int k = 1; k < 3; k++) {
+		char *nm[] = {"nm", prog[k], NULL}, *err;
+		run_cmd(nm, NULL, NULL, tmp_path("nm.err"));
+		ck_assert_msg((err = slurp(tmp_path("nm.err"), NULL)) && strstr(err, "no symbols"),
+		              "%s still has symbols", prog[k]);
+		free(err);
+	}
+	size_t ls, la;
+	char *bs = slurp(prog[1], &ls), *ba = slurp(prog[2], &la);
+	int same_strip = bs && ba && ls == la && memcmp(bs, ba, ls) == 0;
+	free(bs);
+	free(ba);
+	char data[3][16], truth[3][16], ops[3][16], ideal[3][16];
+	for (int k = 0; k < 3; k++) {
+		if (k == 2 && same_strip) { /* strip's default for an executable is --strip-all */
+			fprintf(stderr, "%s: strip and strip --strip-all give the same file\n",
+			        name);
+			break;
+		}
+		snprintf(data[k], 16, "%s.data", dir[k]);
+		snprintf(truth[k], 16, "%s.json", dir[k]);
+		snprintf(ops[k], 16, "%s.ops.json", dir[k]);
+		snprintf(ideal[k], 16, "%s.ideal.json", dir[k]);
+		char *d = regions_path(data[k]), *t = regions_path(truth[k]);
+		regions_record(prog[k], strip_wl[_i].arg, seed, d, t);
+		report_json(d, NULL, tmp_path(ops[k]));
+		report_json(NULL, t, tmp_path(ideal[k]));
+		if (k == 0)
+			continue;
+		char what[64];
+		snprintf(what, sizeof(what), "%s, %s", name,
+		         k == 1 ? "strip" : "strip --strip-all");
+		same_but_names(tmp_path(ops[0]), tmp_path(ops[k]), what);
+		same_but_names(tmp_path(ideal[0]), tmp_path(ideal[k]), what);
+	}
+	char *o = slurp(tmp_path(ops[0]), NULL), *i = slurp(tmp_path(ideal[0]), NULL);
+	fprintf(stderr,
+	        "%s stripped: the same %.0f kept regions from %.0f op samples, %.0f from "
+	        "the truth\n",
+	        name, json_num(o, "kept_regions"), json_num(o, "samples"),
+	        json_num(i, "kept_regions"));
+	free(o);
+	free(i);
 }
 END_TEST
 
@@ -287,6 +360,10 @@ int main(void)
 	tcase_add_test(tc, cpi_tree_loop_on_the_iterations_threshold);
 	tcase_add_test(tc, report_both_sources);
 	tcase_add_test(tc, bad_input);
+	/* under ASan the static PIE, whose truth needs its load bias */
+	tcase_add_loop_test(tc, stripped_copy_selects_the_same,
+	                    e2e_sanitized() ? (int)(sizeof(strip_wl) / sizeof(strip_wl[0])) - 1 : 0,
+	                    (int)(sizeof(strip_wl) / sizeof(strip_wl[0])));
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

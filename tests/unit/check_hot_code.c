@@ -7,6 +7,7 @@
  * program's code. */
 #include <check.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,15 +321,17 @@ END_TEST
 
 /* ---- truth ---- */
 
-/* A truth as sim/truth_write.c lays it out, over hc_code: fn is the "functions"
- * line (the program's placement), blocks the "blocks" lines. */
-static void write_truth(const char *file, const char *program, const char *fn, const char *blocks)
+/* A truth as sim/truth_write.c lays it out, over hc_code: bias the "load_bias" line
+ * ("" for a truth written before it), fn the "functions" line (the program's placement
+ * without it), blocks the "blocks" lines. */
+static void write_truth_biased(const char *file, const char *program, const char *bias,
+                               const char *fn, const char *blocks)
 {
 	FILE *f = fopen(file, "w");
 	ck_assert_ptr_nonnull(f);
 	fprintf(
 	    f,
-	    "{\n  \"program\": \"%s\",\n  \"instructions\": 15,\n  \"branches\": [\n"
+	    "{\n  \"program\": \"%s\",\n%s  \"instructions\": 15,\n  \"branches\": [\n"
 	    "    {\"addr\": \"%#llx\", \"addr_sym\": \"hc_code+0x3\", \"kind\": \"cond\", "
 	    "\"target\": \"%#llx\", "
 	    "\"target_sym\": null, \"fallthrough\": \"%#llx\", \"taken\": 4, \"not_taken\": 3},\n"
@@ -350,12 +353,26 @@ static void write_truth(const char *file, const char *program, const char *fn, c
 	    "  \"functions\": [\n%s\n  ],\n  \"instructions_outside_symbols\": 0,\n  \"rep\": [\n  "
 	    "],\n"
 	    "  \"blocks\": [\n%s\n  ]\n}\n",
-	    program, (unsigned long long)A(hc_jcc), (unsigned long long)A(hc_ret),
+	    program, bias, (unsigned long long)A(hc_jcc), (unsigned long long)A(hc_ret),
 	    (unsigned long long)A(hc_jmpi), (unsigned long long)A(hc_jmp),
 	    (unsigned long long)A(hc_add), (unsigned long long)A(hc_jmp) + 2,
 	    (unsigned long long)A(hc_jmpi), (unsigned long long)A(hc_calli),
 	    (unsigned long long)A(hc_ret), fn, blocks);
 	fclose(f);
+}
+
+static void write_truth(const char *file, const char *program, const char *fn, const char *blocks)
+{
+	write_truth_biased(file, program, "", fn, blocks);
+}
+
+/* The running test program's load bias, as the C library's loader reports it (the
+ * first object dl_iterate_phdr lists is the program). */
+static int main_bias(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(uint64_t *)data = info->dlpi_addr;
+	return 1;
 }
 
 static const char *fn_line(void)
@@ -413,6 +430,46 @@ START_TEST(truth_counts)
 	          h->target[1].weight == 2);
 	ck_assert(hot_code_weight(h, A(hc_jcc)) == 7 && hot_code_weight(h, A(hc_ret)) == 0);
 	hot_code_free(h);
+	remove_dir();
+}
+END_TEST
+
+/* A truth that states its load bias places the program without symbols: a stripped
+ * PIE's truth names no function, and gives the counts a truth with them gives. */
+START_TEST(truth_load_bias_without_symbols)
+{
+	make_dir();
+	uint64_t bias = 0;
+	dl_iterate_phdr(main_bias, &bias);
+	char line[64];
+	snprintf(line, sizeof(line), "  \"load_bias\": \"%#llx\",\n", (unsigned long long)bias);
+	write_truth_biased(path("t.json"), me.path, line, "", good_blocks());
+	struct hot_code *h;
+	char msg[256] = "";
+	ck_assert_msg(hot_code_from_truth(path("t.json"), &h, msg, sizeof(msg)) == 0, "%s", msg);
+	const struct hot_ip ip[] = {{A(hc_add), 5}, {A(hc_jcc), 7}, {A(hc_jmpi), 3}};
+	ck_assert_uint_eq(h->nip, 3);
+	for (size_t i = 0; i < 3; i++)
+		ck_assert_msg(h->ip[i].ip == ip[i].ip && h->ip[i].weight == ip[i].weight,
+		              "ip %zu: %#llx %g", i, (unsigned long long)h->ip[i].ip,
+		              h->ip[i].weight);
+	ck_assert(h->total == 15);
+	hot_code_free(h);
+	/* the stated bias wins over the symbols' placement */
+	snprintf(line, sizeof(line), "  \"load_bias\": \"%#llx\",\n",
+	         (unsigned long long)bias + 0x100000000ULL);
+	write_truth_biased(path("t.json"), me.path, line, fn_line(), good_blocks());
+	msg[0] = 0;
+	ck_assert_int_eq(hot_code_from_truth(path("t.json"), &h, msg, sizeof(msg)),
+	                 PMUSIM_ERR_UNSUPPORTED);
+	ck_assert_msg(strstr(msg, "is outside the code") != NULL, "%s", msg);
+	/* without either (a stripped PIE's truth of before load_bias), the file stays where
+	 * it was linked and the blocks lie outside it */
+	if (bias) {
+		write_truth(path("t.json"), me.path, "", good_blocks());
+		ck_assert_int_eq(hot_code_from_truth(path("t.json"), &h, msg, sizeof(msg)),
+		                 PMUSIM_ERR_UNSUPPORTED);
+	}
 	remove_dir();
 }
 END_TEST
@@ -479,6 +536,7 @@ int main(void)
 	tcase_add_test(tc, ops_merged_by_ip);
 	tcase_add_test(tc, ops_refused);
 	tcase_add_test(tc, truth_counts);
+	tcase_add_test(tc, truth_load_bias_without_symbols);
 	tcase_add_test(tc, truth_refused);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

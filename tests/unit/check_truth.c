@@ -184,7 +184,7 @@ static char *json_of(struct truth *t)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	struct symtab *st = symtab_new_empty();
-	ck_assert_int_eq(truth_write_json(t, f, st, "/nonexistent/prog"), 0);
+	ck_assert_int_eq(truth_write_json(t, f, st, "/nonexistent/prog", 0), 0);
 	fclose(f);
 	symtab_free(st);
 	return buf;
