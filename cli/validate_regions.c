@@ -95,6 +95,7 @@ static void print_diff_json(const char *key, const struct diff *d, double total)
 struct verdict {
 	const struct region_sel *s, *t; /* from the samples, from the exact counts */
 	struct region_overlap ov;
+	double est; /* the samples' share on the sampled cover (clones included) */
 	struct diff only_s, only_t;
 };
 
@@ -107,7 +108,7 @@ static void print_verdict(const struct verdict *v, int json, double min)
 		       "\"ideal_share\": %.6f, \"sample_regions\": %zu, \"sample_insns\": %zu, "
 		       "\"truth_regions\": %zu, "
 		       "\"truth_insns\": %zu, \"samples\": %" PRIu64,
-		       v->ov.jaccard, min, ps->share, v->ov.share_a, v->ov.share_b,
+		       v->ov.jaccard, min, v->est, v->ov.share_a, v->ov.share_b,
 		       ps->nkept_region, ps->nip, pt->nkept_region, pt->nip, v->s->hot->samples);
 		print_diff_json("only_sampled", &v->only_s, v->ov.total);
 		print_diff_json("only_ideal", &v->only_t, v->ov.total);
@@ -122,7 +123,7 @@ static void print_verdict(const struct verdict *v, int json, double min)
 	printf("weighted Jaccard index: %.4f (min %.4f)\n", v->ov.jaccard, min);
 	printf("share of execution in the sampled selection: %.3f %% estimated from the samples, "
 	       "%.3f %% exact\n",
-	       100 * ps->share, 100 * v->ov.share_a);
+	       100 * v->est, 100 * v->ov.share_a);
 	printf("share of execution in the ideal selection: %.3f %% exact\n", 100 * v->ov.share_b);
 	print_diff_text("sampled", &v->only_s, v->ov.total);
 	print_diff_text("ideal", &v->only_t, v->ov.total);
@@ -145,11 +146,14 @@ static int compare(const struct region_args *a, const char *input, int json,
 	}
 	struct verdict v = {.s = s, .t = t};
 	struct region_cover cs = rinline_cover(s->inl), ct = rinline_cover(t->inl);
+	struct region_overlap self;
 	if (region_overlap_of(&cs, &ct, t->hot, &v.ov) < 0 ||
+	    region_overlap_of(&cs, &cs, s->hot, &self) < 0 ||
 	    diff_of(&cs, &ct, s->g, t->hot, &v.only_s) < 0 ||
 	    diff_of(&ct, &cs, t->g, t->hot, &v.only_t) < 0) {
 		fprintf(stderr, "%s: out of memory\n", cmd);
 	} else {
+		v.est = self.share_a;
 		print_verdict(&v, json, a->min_jaccard);
 		status = v.ov.jaccard >= a->min_jaccard ? 0 : 1;
 		if (status == 1)
