@@ -83,10 +83,11 @@ WORKLOADS := $(WL_C:workloads/%.c=$(WL_DIR)/%) $(WL_MUSL:workloads/%.c=$(WL_DIR)
 # Debian 12 packages the project, its tests and benchmarks use (binutils: objdump and nm,
 # which tests/ref/ptrace_edges reads the workloads' branches from; man-db: the test that
 # renders the man pages; libxml2-utils: xmllint, which parses the SVG plots in tests;
-# graphviz: dot, which report --regions --svg runs and check_regions_dot reads DOT with).
+# graphviz: dot, which report --regions --svg runs and check_regions_dot reads DOT with;
+# locales: the charmaps localedef needs, for check_json_read's comma-decimal locale).
 DEPS := build-essential binutils pkg-config libunicorn-dev libcapstone-dev libelf-dev check \
 	valgrind libc6-dbg musl-tools busybox-static python3 linux-perf bolt-16 autofdo llvm \
-	debootstrap libmimalloc2.0 man-db libxml2-utils graphviz
+	debootstrap libmimalloc2.0 man-db libxml2-utils graphviz locales
 
 # Debian 12 packages of the programs make e2e-real runs (tests/e2e_real/check_real.c).
 REAL_DEPS := python3 perl gawk bc dc xxd sqlite3 xz-utils bzip2 zstd brotli lz4 lzip \
