@@ -27,7 +27,8 @@ int dbr_replay_open(struct dbr_replay *d, struct program *p)
 		return fprintf(stderr, "%s: %s: %s\n", p->cmd, d->regions, msg), -1;
 	const struct jv *prog = jv_get(doc, "program");
 	if (prog && prog->type == JV_STR && prog->len && !same_program(prog->text, p->so.path)) {
-		fprintf(stderr, "%s: %s: regions of %s, not of %s (select them from this program)\n",
+		fprintf(stderr,
+		        "%s: %s: regions of %s, not of %s (select them from this program)\n",
 		        p->cmd, d->regions, prog->text, p->so.path);
 		jv_free(doc);
 		return -1;

@@ -186,7 +186,8 @@ static struct thread *thread_of(struct rreplay *r, uint32_t tid)
 
 static uint64_t exit_hash(uint64_t from, uint64_t to, size_t region, uint8_t kind)
 {
-	uint64_t h = from * 0x9e3779b97f4a7c15ULL ^ (to + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL;
+	uint64_t h =
+	    from * 0x9e3779b97f4a7c15ULL ^ (to + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL;
 	h ^= (uint64_t)region * 0x94d049bb133111ebULL + kind;
 	return h ^ (h >> 31);
 }
@@ -391,7 +392,8 @@ int rreplay_finish(struct rreplay *r)
 	}
 	for (size_t i = 0; i < nr; i++)
 		if (r->reg[i].nexit)
-			qsort(r->reg[i].exit, r->reg[i].nexit, sizeof(struct rreplay_exit), exit_cmp);
+			qsort(r->reg[i].exit, r->reg[i].nexit, sizeof(struct rreplay_exit),
+			      exit_cmp);
 	free(n);
 	return r->nomem ? PMUSIM_ERR_NOMEM : 0;
 }
@@ -432,26 +434,30 @@ int rreplay_write_text(FILE *f, const struct rreplay *r)
 		const struct rset_region *sr = &s->region[i];
 		const struct rreplay_region *o = &r->reg[i];
 		fprintf(f,
-		        "region 0x%" PRIx64 ": %" PRIu64 " instructions inside (%.3f %%, estimated %.3f %%), %" PRIu64
+		        "region 0x%" PRIx64 ": %" PRIu64
+		        " instructions inside (%.3f %%, estimated %.3f %%), %" PRIu64
 		        " entries, %" PRIu64 " exits\n",
 		        sr->start, o->insns, pct((double)o->insns, (double)r->total),
 		        s->total > 0 ? 100 * sr->est_insns / s->total : 0, o->entries, o->exits);
 		for (uint32_t k = 0; k < sr->npoint; k++)
-			fprintf(f, "  patch 0x%" PRIx64 ": %" PRIu64 " entries\n", sr->point[k].addr,
-			        o->point_entries[k]);
+			fprintf(f, "  patch 0x%" PRIx64 ": %" PRIu64 " entries\n",
+			        sr->point[k].addr, o->point_entries[k]);
 		for (uint32_t l = 0; l < sr->nloop; l++) {
 			uint64_t e = o->loop_entries[l], h = o->header_execs[l];
-			fprintf(f, "  loop 0x%" PRIx64 ": %" PRIu64 " entries, %" PRIu64 " header executions",
+			fprintf(f,
+			        "  loop 0x%" PRIx64 ": %" PRIu64 " entries, %" PRIu64
+			        " header executions",
 			        sr->block[sr->loop[l].header].start, e, h);
 			if (e)
 				fprintf(f, ", %.2f iterations per entry", (double)h / (double)e);
 			fputc('\n', f);
 		}
 		for (size_t k = 0; k < o->nexit; k++)
-			fprintf(f, "  exit 0x%" PRIx64 " -> 0x%" PRIx64 " %s: %" PRIu64 "\n", o->exit[k].from,
-			        o->exit[k].to,
-			        o->exit[k].kind == RREPLAY_EXIT_EDGE ? br_kind_name(o->exit[k].br)
-			                                             : exit_kind_name(o->exit[k].kind),
+			fprintf(f, "  exit 0x%" PRIx64 " -> 0x%" PRIx64 " %s: %" PRIu64 "\n",
+			        o->exit[k].from, o->exit[k].to,
+			        o->exit[k].kind == RREPLAY_EXIT_EDGE
+			            ? br_kind_name(o->exit[k].br)
+			            : exit_kind_name(o->exit[k].kind),
 			        o->exit[k].count);
 	}
 	return ferror(f) ? PMUSIM_ERR_IO : 0;
@@ -481,20 +487,24 @@ int rreplay_write_json(FILE *f, const struct rreplay *r)
 			fprintf(f,
 			        "%s{\"header\": \"0x%" PRIx64 "\", \"entries\": %" PRIu64
 			        ", \"header_executions\": %" PRIu64 "}",
-			        l ? ", " : "", sr->block[sr->loop[l].header].start, o->loop_entries[l],
-			        o->header_execs[l]);
+			        l ? ", " : "", sr->block[sr->loop[l].header].start,
+			        o->loop_entries[l], o->header_execs[l]);
 		fputs("], \"blocks\": [", f);
 		for (uint32_t b = 0; b < sr->nblock; b++)
-			fprintf(f, "%s{\"start\": \"0x%" PRIx64 "\", \"clone\": %u, \"executions\": %" PRIu64 "}",
-			        b ? ", " : "", sr->block[b].start, sr->block[b].clone, o->block_execs[b]);
+			fprintf(f,
+			        "%s{\"start\": \"0x%" PRIx64
+			        "\", \"clone\": %u, \"executions\": %" PRIu64 "}",
+			        b ? ", " : "", sr->block[b].start, sr->block[b].clone,
+			        o->block_execs[b]);
 		fputs("], \"exit_edges\": [", f);
 		for (size_t k = 0; k < o->nexit; k++)
 			fprintf(f,
 			        "%s\n    {\"from\": \"0x%" PRIx64 "\", \"to\": \"0x%" PRIx64
 			        "\", \"kind\": \"%s\", \"count\": %" PRIu64 "}",
 			        k ? "," : "", o->exit[k].from, o->exit[k].to,
-			        o->exit[k].kind == RREPLAY_EXIT_EDGE ? br_kind_name(o->exit[k].br)
-			                                             : exit_kind_name(o->exit[k].kind),
+			        o->exit[k].kind == RREPLAY_EXIT_EDGE
+			            ? br_kind_name(o->exit[k].br)
+			            : exit_kind_name(o->exit[k].kind),
 			        o->exit[k].count);
 		fputs("]}", f);
 	}

@@ -42,29 +42,30 @@
 
 /* How control left the replacement. */
 enum rreplay_exit_kind {
-	RREPLAY_EXIT_EDGE = 0,  /* after a block's last instruction, to an address it does not link */
+	RREPLAY_EXIT_EDGE =
+	    0, /* after a block's last instruction, to an address it does not link */
 	RREPLAY_EXIT_INTERRUPT, /* inside a block, to another instruction than its next */
 };
 
 struct rreplay_exit {
-	uint64_t from;  /* the last instruction run inside */
-	uint64_t to;    /* the next instruction run */
-	uint8_t kind;   /* enum rreplay_exit_kind */
-	uint8_t br;     /* enum br_kind of from's block's terminator (EDGE) */
+	uint64_t from; /* the last instruction run inside */
+	uint64_t to;   /* the next instruction run */
+	uint8_t kind;  /* enum rreplay_exit_kind */
+	uint8_t br;    /* enum br_kind of from's block's terminator (EDGE) */
 	uint64_t count;
 };
 
 struct rreplay_region {
-	uint64_t entries;        /* through its patch points */
-	uint64_t *point_entries; /* point_entries[k]: through point[k] */
-	uint64_t insns;          /* instructions executed inside */
-	uint64_t *block_execs;   /* block_execs[b]: entries into block b inside (at its
-	                          * start, or at a patch point's instruction) */
-	uint64_t *header_execs;  /* per loop: its header's executions inside */
-	uint64_t *loop_entries;  /* per loop: entries of the loop */
+	uint64_t entries;          /* through its patch points */
+	uint64_t *point_entries;   /* point_entries[k]: through point[k] */
+	uint64_t insns;            /* instructions executed inside */
+	uint64_t *block_execs;     /* block_execs[b]: entries into block b inside (at its
+	                            * start, or at a patch point's instruction) */
+	uint64_t *header_execs;    /* per loop: its header's executions inside */
+	uint64_t *loop_entries;    /* per loop: entries of the loop */
 	struct rreplay_exit *exit; /* sorted by (from, to, kind) once rreplay_finish ran */
 	size_t nexit;
-	uint64_t exits;          /* their sum */
+	uint64_t exits; /* their sum */
 };
 
 struct rreplay;

@@ -1,7 +1,7 @@
 /* The region set of a selection: which blocks each region's replacement copies,
  * its successor links and patch points, the samples' estimate of what it
- * captures (a linear system per region), and the set as JSON and back. The
- * rules: region_set.h. */
+ * captures (region_set_estimate.c); the JSON is region_set_json.c's. The rules:
+ * region_set.h. */
 #include "profiler/region_set.h"
 
 #include <inttypes.h>
@@ -11,37 +11,9 @@
 
 #include "common/err.h"
 #include "pmu_model/block.h"
+#include "profiler/region_set_internal.h"
 
 #define RSET_PASSES 3
-
-/* A copied block while a region is built: its graph block and clone. */
-struct piece {
-	size_t g;       /* index in g->block[] */
-	uint32_t clone; /* 0 own, k: the region's k-th clone */
-	double count;
-	int counted; /* count is a count or a bound (else unknown: no cap, even shares) */
-};
-
-struct build {
-	const struct rcfg *g;
-	const struct rgraph_region *reg;
-	const struct rflow *f;
-	const struct rprune *p;
-	const struct rpatch *pt;
-	const struct rinline *inl;
-	size_t ri;
-	struct piece *pc;
-	size_t npc, cappc;
-	size_t *clone_of; /* inl clone index -> the region's clone number (0: not this region's) */
-	size_t *clone_ix; /* region clone number k -> inl clone index (k - 1) */
-	uint32_t nclone;
-	uint8_t *own;   /* per g block: copied as own code */
-	uint8_t *inreg; /* per g block: in the region */
-	uint8_t *inloop;
-	size_t *pred_at, *pred; /* in-edges of block b: pred[pred_at[b] .. pred_at[b + 1]] */
-	double *inlined;        /* per g block: the share of its executions run by clones */
-	double *site_p;         /* per inl clone: p of its call's block (the last pass's) */
-};
 
 /* Empties s's regions (the array stays). */
 static void rset_clear(struct rset *s)
@@ -86,7 +58,7 @@ static int add_piece(struct build *c, size_t g, uint32_t clone, double count, in
 	return 0;
 }
 
-static double own_count(const struct build *c, size_t b)
+double rsb_own_count(const struct build *c, size_t b)
 {
 	return c->p->block[b].counted ? c->p->block[b].count : 0;
 }
@@ -114,8 +86,8 @@ static int mark_own(struct build *c, size_t *stack)
 		const struct rcfg_block *gb = &g->block[b];
 		for (size_t e = gb->first_edge; e < gb->first_edge + gb->nedge; e++) {
 			const struct rcfg_edge *ed = &g->edge[e];
-			if (ed->to == RCFG_NO_BLOCK || ed->kind == RCFG_CALL_RETURN || !c->inreg[ed->to] ||
-			    c->own[ed->to])
+			if (ed->to == RCFG_NO_BLOCK || ed->kind == RCFG_CALL_RETURN ||
+			    !c->inreg[ed->to] || c->own[ed->to])
 				continue;
 			c->own[ed->to] = 1;
 			stack[n++] = ed->to;
@@ -126,7 +98,7 @@ static int mark_own(struct build *c, size_t *stack)
 
 /* The index of piece (g block b, clone k), or RSET_NONE. Pieces are few per
  * region; a linear search keeps this simple. */
-static uint32_t piece_of(const struct build *c, size_t b, uint32_t k)
+uint32_t rsb_piece_of(const struct build *c, size_t b, uint32_t k)
 {
 	for (size_t i = 0; i < c->npc; i++)
 		if (c->pc[i].g == b && c->pc[i].clone == k)
@@ -158,7 +130,7 @@ static int number_clones(struct build *c)
 }
 
 /* The inlined clone (region number) of the call ending g block b in clone k, 0 when none. */
-static uint32_t inlined_at(const struct build *c, size_t b, uint32_t k)
+uint32_t rsb_inlined_at(const struct build *c, size_t b, uint32_t k)
 {
 	if (!c->inl)
 		return 0;
@@ -182,7 +154,8 @@ static int link_add(struct links *l, uint32_t to, double frac)
 {
 	for (uint32_t i = 0; i < l->n; i++)
 		if (l->to[i] == to)
-			return 0; /* two edges to one block (a jcc to its fall-through) are one link */
+			return 0; /* two edges to one block (a jcc to its fall-through) are one link
+			           */
 	if (l->n == l->cap) {
 		uint32_t cap = l->cap ? 2 * l->cap : 4;
 		uint32_t *t = realloc(l->to, cap * sizeof(*t));
@@ -198,31 +171,6 @@ static int link_add(struct links *l, uint32_t to, double frac)
 	return 0;
 }
 
-/* The shares of block b's executions along each of its out-edges: the flow's
- * count where decided or observed, the rest shared among the undecided. */
-static double edge_frac(const struct build *c, size_t b, size_t e)
-{
-	const struct rcfg_block *gb = &c->g->block[b];
-	double cnt = own_count(c, b), known = 0;
-	size_t undecided = 0;
-	if (!c->p->block[b].counted) /* no count to share: even shares */
-		return gb->nedge ? 1.0 / (double)gb->nedge : 0;
-	if (!(cnt > 0))
-		return 0;
-	for (size_t i = gb->first_edge; i < gb->first_edge + gb->nedge; i++) {
-		if (c->f->edge[i].source == RFLOW_UNDECIDED)
-			undecided++;
-		else
-			known += c->f->edge[i].count > 0 ? c->f->edge[i].count : 0;
-	}
-	double rest = cnt - known > 0 ? (cnt - known) / (double)undecided : 0;
-	double v = c->f->edge[e].source == RFLOW_UNDECIDED ? rest : c->f->edge[e].count;
-	/* estimates may send more out than the count: shares of the larger sum, so
-	 * that no block passes on more than it gets */
-	double sum = known > cnt ? known : cnt;
-	return v > 0 ? v / sum : 0;
-}
-
 static int links_of(const struct build *c, uint32_t pi, struct links *l)
 {
 	const struct piece *pc = &c->pc[pi];
@@ -231,23 +179,25 @@ static int links_of(const struct build *c, uint32_t pi, struct links *l)
 		const struct rcfg_edge *ed = &c->g->edge[e];
 		if (ed->to == RCFG_NO_BLOCK || ed->kind == RCFG_CALL_RETURN)
 			continue;
-		uint32_t to = piece_of(c, ed->to, pc->clone);
-		if (to != RSET_NONE && link_add(l, to, edge_frac(c, pc->g, e)) < 0)
+		uint32_t to = rsb_piece_of(c, ed->to, pc->clone);
+		if (to != RSET_NONE && link_add(l, to, rsb_edge_frac(c, pc->g, e)) < 0)
 			return PMUSIM_ERR_NOMEM;
 	}
-	uint32_t k = inlined_at(c, pc->g, pc->clone);
+	uint32_t k = rsb_inlined_at(c, pc->g, pc->clone);
 	if (k) {
 		const struct rinline_clone *cl = &c->inl->clone[c->clone_ix[k]];
-		uint32_t to = piece_of(c, cl->entry, k);
+		uint32_t to = rsb_piece_of(c, cl->entry, k);
 		if (to != RSET_NONE && link_add(l, to, 1) < 0)
 			return PMUSIM_ERR_NOMEM;
 	}
 	if (pc->clone && gb->kind == BK_RET) {
-		const struct rinline_site *st = &c->inl->site[c->inl->clone[c->clone_ix[pc->clone]].site];
-		uint32_t parent = st->parent == RINLINE_NONE ? 0 : (uint32_t)c->clone_of[st->parent];
+		const struct rinline_site *st =
+		    &c->inl->site[c->inl->clone[c->clone_ix[pc->clone]].site];
+		uint32_t parent =
+		    st->parent == RINLINE_NONE ? 0 : (uint32_t)c->clone_of[st->parent];
 		const struct rcfg_block *rb = rcfg_block_at(c->g, st->ret);
 		if (rb) {
-			uint32_t to = piece_of(c, (size_t)(rb - c->g->block), parent);
+			uint32_t to = rsb_piece_of(c, (size_t)(rb - c->g->block), parent);
 			if (to != RSET_NONE && link_add(l, to, 1) < 0)
 				return PMUSIM_ERR_NOMEM;
 		}
@@ -256,7 +206,7 @@ static int links_of(const struct build *c, uint32_t pi, struct links *l)
 }
 
 /* The point-holding pieces' flags: 1 + the point's instruction. */
-static uint32_t point_insn(const struct build *c, const struct piece *pc)
+uint32_t rsb_point_insn(const struct build *c, const struct piece *pc)
 {
 	if (pc->clone)
 		return 0;
@@ -266,165 +216,12 @@ static uint32_t point_insn(const struct build *c, const struct piece *pc)
 	return 0;
 }
 
-/* The estimated executions of edge e (out of block b): the flow's count
- * where decided or observed, else b's count shared as edge_frac shares it,
- * 0 when b has no count. */
-static double edge_count(const struct build *c, size_t b, size_t e)
-{
-	if (c->f->edge[e].source != RFLOW_UNDECIDED)
-		return c->f->edge[e].count > 0 ? c->f->edge[e].count : 0;
-	return c->p->block[b].counted ? edge_frac(c, b, e) * own_count(c, b) : 0;
-}
-
-/* Row i of the system for p (region_set.h's estimate as fractions): own piece
- * B, p(B) = sum over B's in-edges in the graph from pieces of own code that
- * link to it, of p(A) x count(e), over the sum of count(e) of all its
- * in-edges; a call-return edge counts as linked when the call is inlined (its
- * clone returns inside). A clone's piece takes its call's piece's p. A piece
- * holding a point passes p = 1 on. */
-struct system {
-	double *m; /* nv rows of nv + 1 */
-	size_t nv, w;
-	uint32_t *var; /* per piece: its unknown, RSET_NONE when p is 1 */
-};
-
-static void add_term(struct system *sy, const struct build *c, uint32_t row, uint32_t a, double wgt)
-{
-	if (sy->var[a] == RSET_NONE || point_insn(c, &c->pc[a]))
-		sy->m[row * sy->w + sy->nv] += wgt; /* p_out(A) = 1 */
-	else
-		sy->m[row * sy->w + sy->var[a]] -= wgt;
-}
-
-/* The scaled count of a clone's entry block. */
-static double clone_entry_count(const struct rinline_clone *cl)
-{
-	for (size_t j = 0; j < cl->nblock; j++)
-		if (cl->block[j] == cl->entry)
-			return cl->count[j];
-	return 0;
-}
-
-/* The ratio of clone k's counts to the original's (1 for own code). */
-static double ratio_of(const struct build *c, uint32_t k)
-{
-	if (!k)
-		return 1;
-	const struct rinline_clone *cl = &c->inl->clone[c->clone_ix[k]];
-	double e = own_count(c, cl->entry);
-	return e > 0 ? clone_entry_count(cl) / e : 0;
-}
-
-static void piece_row(struct system *sy, const struct build *c, uint32_t i)
-{
-	uint32_t row = sy->var[i], k = c->pc[i].clone;
-	size_t bg = c->pc[i].g;
-	double total = 0, r = ratio_of(c, k);
-	for (size_t j = c->pred_at[bg]; j < c->pred_at[bg + 1]; j++) {
-		size_t e = c->pred[j], ag = c->g->edge[e].from;
-		double wgt = edge_count(c, ag, e) * r;
-		total += wgt;
-		uint32_t a = piece_of(c, ag, k);
-		if (a == RSET_NONE || wgt == 0)
-			continue;
-		if (c->g->edge[e].kind == RCFG_CALL_RETURN && !inlined_at(c, ag, k))
-			continue;
-		add_term(sy, c, row, a, wgt);
-	}
-	if (k) {
-		const struct rinline_clone *cl = &c->inl->clone[c->clone_ix[k]];
-		if (cl->entry == bg) { /* the call into the clone */
-			const struct rinline_site *st = &c->inl->site[cl->site];
-			uint32_t parent = st->parent == RINLINE_NONE ? 0 : (uint32_t)c->clone_of[st->parent];
-			uint32_t a = piece_of(c, st->block, parent);
-			double wgt = a == RSET_NONE ? 0 : c->pc[a].count;
-			total += wgt;
-			if (wgt > 0)
-				add_term(sy, c, row, a, wgt);
-		}
-	}
-	if (total > 0)
-		for (size_t j = 0; j < sy->w; j++)
-			sy->m[row * sy->w + j] /= total;
-	sy->m[row * sy->w + row] += 1;
-}
-
-/* Gauss-Jordan elimination with partial pivoting; a column without a pivot
- * (an unknown the equations leave free) keeps 0. */
-static void solve_dense(struct system *sy)
-{
-	size_t nv = sy->nv, w = sy->w;
-	double *m = sy->m;
-	for (size_t col = 0; col < nv; col++) {
-		size_t piv = col;
-		for (size_t r = col + 1; r < nv; r++)
-			if (fabs(m[r * w + col]) > fabs(m[piv * w + col]))
-				piv = r;
-		if (piv != col)
-			for (size_t j = 0; j < w; j++) {
-				double t = m[col * w + j];
-				m[col * w + j] = m[piv * w + j], m[piv * w + j] = t;
-			}
-		double d = m[col * w + col];
-		if (fabs(d) < 1e-12)
-			continue;
-		for (size_t r = 0; r < nv; r++) {
-			if (r == col || m[r * w + col] == 0)
-				continue;
-			double q = m[r * w + col] / d;
-			for (size_t j = col; j < w; j++)
-				m[r * w + j] -= q * m[col * w + j];
-		}
-	}
-}
-
-/* p per piece: the fraction of its executions (up to its point, if it holds
- * one) that run inside. */
-static int estimate(const struct build *c, double *p)
-{
-	size_t n = c->npc;
-	struct system sy = {0};
-	sy.var = malloc((n + 1) * sizeof(uint32_t));
-	if (!sy.var)
-		return PMUSIM_ERR_NOMEM;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t pin = point_insn(c, &c->pc[i]);
-		sy.var[i] = pin == 1 ? RSET_NONE : (uint32_t)sy.nv++;
-		p[i] = pin == 1;
-	}
-	sy.w = sy.nv + 1;
-	if (sy.nv > RSET_DENSE_MAX) { /* region_set.h: p = 0 off the points, a lower bound */
-		free(sy.var);
-		return 0;
-	}
-	if (!(sy.m = calloc(sy.nv * sy.w + 1, sizeof(double)))) {
-		free(sy.var);
-		return PMUSIM_ERR_NOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (sy.var[i] == RSET_NONE)
-			continue;
-		piece_row(&sy, c, (uint32_t)i);
-	}
-	solve_dense(&sy);
-	for (size_t i = 0; i < n; i++) {
-		if (sy.var[i] == RSET_NONE)
-			continue;
-		double d = sy.m[sy.var[i] * sy.w + sy.var[i]];
-		double v = fabs(d) < 1e-12 ? 0 : sy.m[sy.var[i] * sy.w + sy.nv] / d;
-		p[i] = !(v > 0) ? 0 : v > 1 ? 1 : v;
-	}
-	free(sy.m);
-	free(sy.var);
-	return 0;
-}
-
 /* Keeps the pieces some point reaches by links; keep[i] set for them. */
 static void reach(const struct build *c, struct links *lk, uint8_t *keep, uint32_t *stack)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < c->npc; i++)
-		if (point_insn(c, &c->pc[i]))
+		if (rsb_point_insn(c, &c->pc[i]))
 			keep[i] = 1, stack[n++] = (uint32_t)i;
 	while (n) {
 		uint32_t a = stack[--n];
@@ -475,13 +272,14 @@ static int fill_region(struct build *c, struct rset_region *out, struct links *l
 			continue;
 		struct rset_block *o = &out->block[out->nblock++];
 		const struct piece *pc = &c->pc[i];
-		uint32_t pin = point_insn(c, pc);
+		uint32_t pin = rsb_point_insn(c, pc);
 		/* own code runs the executions its clones elsewhere do not */
 		double cnt = pc->clone ? pc->count : pc->count * (1 - c->inlined[pc->g]);
 		double inside = x[i] * cnt;
 		uint32_t ni = gb_insns(c, pc);
 		if (pin > 1) /* a point inside: every execution runs inside from it on */
-			out->est_insns += inside * (double)(pin - 1) + cnt * (double)(ni - (pin - 1));
+			out->est_insns +=
+			    inside * (double)(pin - 1) + cnt * (double)(ni - (pin - 1));
 		else
 			out->est_insns += inside * (double)ni;
 		err = fill_block(c, o, pc, &lk[i], newix, inside);
@@ -489,20 +287,23 @@ static int fill_region(struct build *c, struct rset_region *out, struct links *l
 	for (uint32_t k = 1; !err && k <= c->nclone; k++) {
 		const struct rinline_clone *cl = &c->inl->clone[c->clone_ix[k]];
 		const struct rinline_site *st = &c->inl->site[cl->site];
-		uint32_t e = piece_of(c, cl->entry, k);
+		uint32_t e = rsb_piece_of(c, cl->entry, k);
 		out->clone[out->nclone++] = (struct rset_clone){
-		    st->call, st->ret, st->callee,
+		    st->call,
+		    st->ret,
+		    st->callee,
 		    st->parent == RINLINE_NONE ? 0 : (uint32_t)c->clone_of[st->parent],
-		    e == RSET_NONE ? RSET_NONE : newix[e], cl->scale};
+		    e == RSET_NONE ? RSET_NONE : newix[e],
+		    cl->scale};
 	}
 	for (size_t k = 0; !err && k < c->pt->npoint; k++) {
 		const struct rpatch_point *p = &c->pt->point[k];
-		uint32_t b = piece_of(c, p->block, 0);
+		uint32_t b = rsb_piece_of(c, p->block, 0);
 		out->point[out->npoint++] = (struct rset_point){p->addr, newix[b], p->insn, p->len};
 	}
 	for (size_t l = 0; !err && l < c->reg->nloop; l++) {
 		const struct rgraph_loop *lp = &c->reg->loop[l];
-		uint32_t h = piece_of(c, lp->header, 0);
+		uint32_t h = rsb_piece_of(c, lp->header, 0);
 		if (h == RSET_NONE || newix[h] == RSET_NONE)
 			continue;
 		struct rset_loop *o = &out->loop[out->nloop++];
@@ -512,7 +313,7 @@ static int fill_region(struct build *c, struct rset_region *out, struct links *l
 			break;
 		}
 		for (size_t k = 0; k < lp->nblock; k++) {
-			uint32_t b = piece_of(c, lp->block[k], 0);
+			uint32_t b = rsb_piece_of(c, lp->block[k], 0);
 			if (b != RSET_NONE && newix[b] != RSET_NONE)
 				o->block[o->nblock++] = newix[b];
 		}
@@ -529,7 +330,8 @@ static int build_region(struct build *c, struct rset_region *out)
 	const struct rcfg *g = c->g;
 	size_t *stack = malloc((g->nblock + 1) * sizeof(size_t));
 	int err = stack ? 0 : PMUSIM_ERR_NOMEM;
-	memset(c->own, 0, g->nblock), memset(c->inreg, 0, g->nblock), memset(c->inloop, 0, g->nblock);
+	memset(c->own, 0, g->nblock), memset(c->inreg, 0, g->nblock),
+	    memset(c->inloop, 0, g->nblock);
 	for (size_t k = 0; k < c->reg->nblock; k++)
 		c->inreg[c->reg->block[k]] = 1;
 	for (size_t l = 0; l < c->reg->nloop; l++)
@@ -541,7 +343,7 @@ static int build_region(struct build *c, struct rset_region *out)
 	for (size_t k = 0; !err && k < c->reg->nblock; k++) {
 		size_t b = c->reg->block[k];
 		if (c->own[b])
-			err = add_piece(c, b, 0, own_count(c, b), c->p->block[b].counted);
+			err = add_piece(c, b, 0, rsb_own_count(c, b), c->p->block[b].counted);
 	}
 	for (uint32_t k = 1; !err && k <= c->nclone; k++) {
 		const struct rinline_clone *cl = &c->inl->clone[c->clone_ix[k]];
@@ -560,12 +362,13 @@ static int build_region(struct build *c, struct rset_region *out)
 		err = links_of(c, (uint32_t)i, &lk[i]);
 	if (!err) {
 		reach(c, lk, keep, st);
-		err = estimate(c, x);
+		err = rsb_estimate(c, x);
 	}
 	for (uint32_t k = 1; !err && k <= c->nclone; k++) { /* for the next pass */
 		const struct rinline_site *site = &c->inl->site[c->inl->clone[c->clone_ix[k]].site];
-		uint32_t parent = site->parent == RINLINE_NONE ? 0 : (uint32_t)c->clone_of[site->parent];
-		uint32_t a = piece_of(c, site->block, parent);
+		uint32_t parent =
+		    site->parent == RINLINE_NONE ? 0 : (uint32_t)c->clone_of[site->parent];
+		uint32_t a = rsb_piece_of(c, site->block, parent);
 		c->site_p[c->clone_ix[k]] = a == RSET_NONE || !keep[a] ? 0 : x[a];
 	}
 	if (!err)
@@ -609,7 +412,7 @@ static void inlined_shares(struct build *c)
 	for (size_t k = 0; c->inl && k < c->inl->nclone; k++) {
 		const struct rinline_clone *cl = &c->inl->clone[k];
 		for (size_t j = 0; j < cl->nblock; j++) {
-			double o = own_count(c, cl->block[j]);
+			double o = rsb_own_count(c, cl->block[j]);
 			if (o > 0)
 				c->inlined[cl->block[j]] += c->site_p[k] * cl->count[j] / o;
 		}
@@ -648,7 +451,8 @@ int rset_build(const struct rcfg *g, const struct rgraph *rg, const struct rflow
 	size_t ncl = inl ? inl->nclone : 0;
 	c.clone_of = calloc(ncl + 1, sizeof(size_t));
 	c.clone_ix = calloc(ncl + 2, sizeof(size_t));
-	c.own = malloc(g->nblock + 1), c.inreg = malloc(g->nblock + 1), c.inloop = malloc(g->nblock + 1);
+	c.own = malloc(g->nblock + 1), c.inreg = malloc(g->nblock + 1),
+	c.inloop = malloc(g->nblock + 1);
 	if (s)
 		s->region = calloc(norder + 1, sizeof(*s->region));
 	int err = s && s->region && c.clone_of && c.clone_ix && c.own && c.inreg && c.inloop

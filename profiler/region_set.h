@@ -79,15 +79,15 @@
 #define RSET_DENSE_MAX 2048 /* unknowns of a region's estimate solved exactly */
 
 struct rset_block {
-	uint64_t start;  /* its original first instruction */
-	uint16_t *off;   /* off[i]: instruction i's offset from start; off[ninsns] = length */
+	uint64_t start; /* its original first instruction */
+	uint16_t *off;  /* off[i]: instruction i's offset from start; off[ninsns] = length */
 	uint32_t ninsns;
-	uint32_t clone;  /* 0: the region's own code; k: clone[k - 1] */
-	uint32_t *succ;  /* successor links: indices in the region's block[] */
+	uint32_t clone; /* 0: the region's own code; k: clone[k - 1] */
+	uint32_t *succ; /* successor links: indices in the region's block[] */
 	uint32_t nsucc;
-	uint8_t kind;    /* enum br_kind of its last instruction */
-	double count;    /* estimated executions (a clone's scaled) */
-	double inside;   /* estimated executions the replacement captures (x above) */
+	uint8_t kind;  /* enum br_kind of its last instruction */
+	double count;  /* estimated executions (a clone's scaled) */
+	double inside; /* estimated executions the replacement captures (x above) */
 };
 
 struct rset_clone {
@@ -121,9 +121,9 @@ struct rset_region {
 	uint32_t nclone;
 	struct rset_point *point; /* by address */
 	uint32_t npoint;
-	struct rset_loop *loop;   /* the region's loops whose header is copied */
+	struct rset_loop *loop; /* the region's loops whose header is copied */
 	uint32_t nloop;
-	double est_insns;         /* estimated instructions run inside */
+	double est_insns; /* estimated instructions run inside */
 };
 
 struct rset {

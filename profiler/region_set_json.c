@@ -15,7 +15,9 @@ void rset_write_region_json(FILE *f, const struct rset_region *r)
 	fprintf(f, "{\"est_insns\": %.17g, \"blocks\": [", r->est_insns);
 	for (uint32_t b = 0; b < r->nblock; b++) {
 		const struct rset_block *o = &r->block[b];
-		fprintf(f, "%s\n     {\"start\": \"0x%" PRIx64 "\", \"clone\": %u, \"kind\": \"%s\", \"off\": [",
+		fprintf(f,
+		        "%s\n     {\"start\": \"0x%" PRIx64
+		        "\", \"clone\": %u, \"kind\": \"%s\", \"off\": [",
 		        b ? "," : "", o->start, o->clone, br_kind_name(o->kind));
 		for (uint32_t i = 0; i <= o->ninsns; i++)
 			fprintf(f, "%s%u", i ? ", " : "", o->off[i]);
@@ -28,8 +30,8 @@ void rset_write_region_json(FILE *f, const struct rset_region *r)
 	for (uint32_t k = 0; k < r->nclone; k++) {
 		const struct rset_clone *cl = &r->clone[k];
 		fprintf(f,
-		        "%s\n     {\"call\": \"0x%" PRIx64 "\", \"ret\": \"0x%" PRIx64 "\", \"callee\": \"0x%" PRIx64
-		        "\", \"parent\": %u, \"entry\": ",
+		        "%s\n     {\"call\": \"0x%" PRIx64 "\", \"ret\": \"0x%" PRIx64
+		        "\", \"callee\": \"0x%" PRIx64 "\", \"parent\": %u, \"entry\": ",
 		        k ? "," : "", cl->call, cl->ret, cl->callee, cl->parent);
 		if (cl->entry == RSET_NONE)
 			fputs("null", f);
@@ -39,8 +41,10 @@ void rset_write_region_json(FILE *f, const struct rset_region *r)
 	}
 	fputs("],\n    \"points\": [", f);
 	for (uint32_t k = 0; k < r->npoint; k++)
-		fprintf(f, "%s{\"addr\": \"0x%" PRIx64 "\", \"block\": %u, \"insn\": %u, \"len\": %u}",
-		        k ? ", " : "", r->point[k].addr, r->point[k].block, r->point[k].insn, r->point[k].len);
+		fprintf(f,
+		        "%s{\"addr\": \"0x%" PRIx64 "\", \"block\": %u, \"insn\": %u, \"len\": %u}",
+		        k ? ", " : "", r->point[k].addr, r->point[k].block, r->point[k].insn,
+		        r->point[k].len);
 	fputs("],\n    \"loops\": [", f);
 	for (uint32_t l = 0; l < r->nloop; l++) {
 		fprintf(f, "%s{\"header\": %u, \"blocks\": [", l ? ", " : "", r->loop[l].header);
@@ -52,11 +56,13 @@ void rset_write_region_json(FILE *f, const struct rset_region *r)
 }
 
 /* Reading. read_block gives PMUSIM_ERR_FORMAT or PMUSIM_ERR_NOMEM (which is
- * -1: no bare -1 for a format error). Each check names the member, so that a hand-edited file's mistake is found. */
+ * -1: no bare -1 for a format error). Each check names the member, so that a hand-edited file's
+ * mistake is found. */
 
 static int bad(char *msg, size_t msglen, size_t reg, const char *what)
 {
-	return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT, "regions[%zu].replacement: %s", reg, what);
+	return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT, "regions[%zu].replacement: %s", reg,
+	                   what);
 }
 
 static int get_u32(const struct jv *v, uint32_t *out)
@@ -82,7 +88,8 @@ static int read_block(const struct jv *v, struct rset_block *o, uint32_t nblock)
 {
 	const struct jv *off = jv_get(v, "off"), *succ = jv_get(v, "succ");
 	double d;
-	if (jv_u64(jv_get(v, "start"), &o->start) < 0 || get_u32(jv_get(v, "clone"), &o->clone) < 0 ||
+	if (jv_u64(jv_get(v, "start"), &o->start) < 0 ||
+	    get_u32(jv_get(v, "clone"), &o->clone) < 0 ||
 	    kind_of(jv_get(v, "kind"), &o->kind) < 0 || !off || off->type != JV_ARR || off->n < 2 ||
 	    off->n > 65536 || !succ || succ->type != JV_ARR || succ->n > nblock)
 		return PMUSIM_ERR_FORMAT;
@@ -123,10 +130,11 @@ static int read_points(const struct jv *pts, struct rset_region *r, char *msg, s
 		    get_u32(jv_get(&pts->item[k], "insn"), &p->insn) < 0 ||
 		    get_u32(jv_get(&pts->item[k], "len"), &len) < 0 || p->block >= r->nblock ||
 		    p->insn >= r->block[p->block].ninsns || r->block[p->block].clone != 0 ||
-		    p->addr != r->block[p->block].start + r->block[p->block].off[p->insn] || len > 15 ||
-		    (k > 0 && p->addr <= r->point[k - 1].addr))
+		    p->addr != r->block[p->block].start + r->block[p->block].off[p->insn] ||
+		    len > 15 || (k > 0 && p->addr <= r->point[k - 1].addr))
 			return bad(msg, ml, ri,
-			           "a point is not an instruction of its own-code block (or not by address)");
+			           "a point is not an instruction of its own-code block (or not by "
+			           "address)");
 		p->len = (uint8_t)len;
 		r->npoint++;
 	}
@@ -142,8 +150,8 @@ static int read_loops(const struct jv *lps, struct rset_region *r, char *msg, si
 	for (size_t l = 0; l < lps->n; l++) {
 		struct rset_loop *o = &r->loop[l];
 		const struct jv *bl = jv_get(&lps->item[l], "blocks");
-		if (get_u32(jv_get(&lps->item[l], "header"), &o->header) < 0 || o->header >= r->nblock ||
-		    !bl || bl->type != JV_ARR || bl->n > r->nblock)
+		if (get_u32(jv_get(&lps->item[l], "header"), &o->header) < 0 ||
+		    o->header >= r->nblock || !bl || bl->type != JV_ARR || bl->n > r->nblock)
 			return bad(msg, ml, ri, "a loop's header or blocks are out of range");
 		if (!(o->block = malloc((bl->n + 1) * sizeof(uint32_t))))
 			return PMUSIM_ERR_NOMEM;
@@ -167,7 +175,8 @@ static int read_clones(const struct jv *cls, struct rset_region *r, char *msg, s
 		struct rset_clone *o = &r->clone[k];
 		const struct jv *v = &cls->item[k], *e = jv_get(v, "entry");
 		double sc;
-		if (jv_u64(jv_get(v, "call"), &o->call) < 0 || jv_u64(jv_get(v, "ret"), &o->ret) < 0 ||
+		if (jv_u64(jv_get(v, "call"), &o->call) < 0 ||
+		    jv_u64(jv_get(v, "ret"), &o->ret) < 0 ||
 		    jv_u64(jv_get(v, "callee"), &o->callee) < 0 ||
 		    get_u32(jv_get(v, "parent"), &o->parent) < 0 || o->parent > k ||
 		    jv_num(jv_get(v, "scale"), &sc) < 0)
@@ -181,8 +190,8 @@ static int read_clones(const struct jv *cls, struct rset_region *r, char *msg, s
 	return 0;
 }
 
-static int read_region(const struct jv *reg, const struct jv *rep, struct rset_region *r,
-                       char *msg, size_t ml, size_t ri)
+static int read_region(const struct jv *reg, const struct jv *rep, struct rset_region *r, char *msg,
+                       size_t ml, size_t ri)
 {
 	const struct jv *bl = jv_get(rep, "blocks");
 	double d;
@@ -202,7 +211,8 @@ static int read_region(const struct jv *reg, const struct jv *rep, struct rset_r
 			return err;
 		if (err < 0)
 			return bad(msg, ml, ri,
-			           "a block lacks start, clone, kind, ascending offsets from 0 or links in range");
+			           "a block lacks start, clone, kind, ascending offsets from 0 or "
+			           "links in range");
 	}
 	int err = read_clones(jv_get(rep, "clones"), r, msg, ml, ri);
 	if (!err)

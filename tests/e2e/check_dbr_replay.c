@@ -64,8 +64,8 @@ struct rregion {
 	uint64_t *point; /* addresses */
 	uint32_t *point_block, *point_insn;
 	size_t np;
-	uint32_t *header;   /* per loop */
-	uint8_t **member;   /* per loop, per block */
+	uint32_t *header; /* per loop */
+	uint8_t **member; /* per loop, per block */
 	size_t nloop;
 	/* counted by the walk */
 	uint64_t insns, entries, *point_entries, *block_execs, *loop_entries, *header_execs;
@@ -107,7 +107,8 @@ static void load_regions(const char *path, struct walk *w)
 		r->nb = bl->n;
 		r->b = calloc(r->nb, sizeof(*r->b));
 		for (size_t k = 0; k < r->nb; k++) {
-			const struct jv *o = &bl->item[k], *off = jv_get(o, "off"), *sc = jv_get(o, "succ");
+			const struct jv *o = &bl->item[k], *off = jv_get(o, "off"),
+			                *sc = jv_get(o, "succ");
 			struct rblock *b = &r->b[k];
 			b->start = u64_of(jv_get(o, "start"));
 			b->n = off->n - 1;
@@ -194,7 +195,8 @@ static void outside(struct walk *w, uint64_t a)
 			struct rregion *r = &w->r[i];
 			if (r->point[k] != a)
 				continue;
-			w->cur = (long)i, w->blk = r->point_block[k], w->next = r->point_insn[k] + 1;
+			w->cur = (long)i, w->blk = r->point_block[k],
+			w->next = r->point_insn[k] + 1;
 			r->entries++, r->point_entries[k]++, r->insns++;
 			entered(r, w->blk, -1);
 			return;
@@ -237,12 +239,25 @@ static void record_and_select(const char *name, const char *arg, const char *rjs
                               const char *val)
 {
 	const char *data = tmp_path("ops.data");
-	char *rec[] = {(char *)pmusim(), "record", "-q", "-e", "ibs_op/cnt_ctl=1/", "-c", "256",
-	               "--pmu-seed", "1", "-o", (char *)data, "--", (char *)wl(name), (char *)arg,
+	char *rec[] = {(char *)pmusim(),
+	               "record",
+	               "-q",
+	               "-e",
+	               "ibs_op/cnt_ctl=1/",
+	               "-c",
+	               "256",
+	               "--pmu-seed",
+	               "1",
+	               "-o",
+	               (char *)data,
+	               "--",
+	               (char *)wl(name),
+	               (char *)arg,
 	               NULL};
 	ck_assert_int_eq(run_cmd(rec, NULL, "/dev/null", NULL), 0);
-	char *rep[] = {(char *)pmusim(), "report", "--regions", "-i", (char *)data, "--format",
-	               "json", "-o", (char *)rjson, (char *)opt, (char *)val, NULL};
+	char *rep[] = {(char *)pmusim(), "report",    "--regions", "-i",
+	               (char *)data,     "--format",  "json",      "-o",
+	               (char *)rjson,    (char *)opt, (char *)val, NULL};
 	ck_assert_int_eq(run_cmd(rep, NULL, NULL, NULL), 0);
 }
 
@@ -269,17 +284,21 @@ static void compare(const char *name, const char *report, struct walk *w, double
 	if (getenv("DBR_DEBUG"))
 		for (size_t i = 0; i < w->nr; i++) {
 			struct rregion *r = &w->r[i];
-			fprintf(stderr, "ref region %zu: insns %" PRIu64 " entries %" PRIu64 "\n", i, r->insns, r->entries);
+			fprintf(stderr, "ref region %zu: insns %" PRIu64 " entries %" PRIu64 "\n",
+			        i, r->insns, r->entries);
 			for (size_t k = 0; k < r->nex; k++)
-				fprintf(stderr, "  exit %" PRIx64 " -> %" PRIx64 " %d: %" PRIu64 "\n", r->ex[k].from, r->ex[k].to, r->ex[k].interrupt, r->ex[k].count);
+				fprintf(
+				    stderr, "  exit %" PRIx64 " -> %" PRIx64 " %d: %" PRIu64 "\n",
+				    r->ex[k].from, r->ex[k].to, r->ex[k].interrupt, r->ex[k].count);
 			for (size_t k = 0; k < r->nb; k++)
 				fprintf(stderr, "  block %zu: %" PRIu64 "\n", k, r->block_execs[k]);
 		}
 	for (size_t i = 0; i < w->nr; i++) {
 		const struct jv *o = region_of(regs, i);
 		struct rregion *r = &w->r[i];
-		ck_assert_msg(num(o, "insns") == r->insns, "%s region %zu: %" PRIu64 " inside, reference %" PRIu64,
-		              name, i, num(o, "insns"), r->insns);
+		ck_assert_msg(num(o, "insns") == r->insns,
+		              "%s region %zu: %" PRIu64 " inside, reference %" PRIu64, name, i,
+		              num(o, "insns"), r->insns);
 		ck_assert_uint_eq(num(o, "entries"), r->entries);
 		const struct jv *pts = jv_get(o, "points"), *lps = jv_get(o, "loops"),
 		                *bl = jv_get(o, "blocks"), *ex = jv_get(o, "exit_edges");
@@ -288,30 +307,34 @@ static void compare(const char *name, const char *report, struct walk *w, double
 			ck_assert_uint_eq(num(&pts->item[k], "entries"), r->point_entries[k]);
 		ck_assert_uint_eq(bl->n, r->nb);
 		for (size_t k = 0; k < r->nb; k++)
-			ck_assert_msg(num(&bl->item[k], "executions") == r->block_execs[k],
-			              "%s region %zu block %zu: %" PRIu64 " executions, reference %" PRIu64, name,
-			              i, k, num(&bl->item[k], "executions"), r->block_execs[k]);
+			ck_assert_msg(
+			    num(&bl->item[k], "executions") == r->block_execs[k],
+			    "%s region %zu block %zu: %" PRIu64 " executions, reference %" PRIu64,
+			    name, i, k, num(&bl->item[k], "executions"), r->block_execs[k]);
 		ck_assert_uint_eq(lps->n, r->nloop);
 		for (size_t l = 0; l < r->nloop; l++) {
 			ck_assert_uint_eq(num(&lps->item[l], "entries"), r->loop_entries[l]);
-			ck_assert_uint_eq(num(&lps->item[l], "header_executions"), r->header_execs[l]);
+			ck_assert_uint_eq(num(&lps->item[l], "header_executions"),
+			                  r->header_execs[l]);
 		}
-		ck_assert_msg(ex->n == r->nex, "%s region %zu: %zu exit edges, reference %zu", name, i,
-		              ex->n, r->nex);
+		ck_assert_msg(ex->n == r->nex, "%s region %zu: %zu exit edges, reference %zu", name,
+		              i, ex->n, r->nex);
 		for (size_t k = 0; k < ex->n; k++) {
 			const struct jv *e = &ex->item[k];
 			uint64_t from = num(e, "from"), to = num(e, "to"), c = num(e, "count");
 			int intr = strcmp(jv_get(e, "kind")->text, "interrupt") == 0, found = 0;
 			for (size_t j = 0; j < r->nex; j++)
-				if (r->ex[j].from == from && r->ex[j].to == to && r->ex[j].interrupt == intr) {
+				if (r->ex[j].from == from && r->ex[j].to == to &&
+				    r->ex[j].interrupt == intr) {
 					ck_assert_msg(r->ex[j].count == c,
-					              "%s: exit 0x%" PRIx64 " -> 0x%" PRIx64 ": %" PRIu64
-					              ", reference %" PRIu64,
+					              "%s: exit 0x%" PRIx64 " -> 0x%" PRIx64
+					              ": %" PRIu64 ", reference %" PRIu64,
 					              name, from, to, c, r->ex[j].count);
 					found = 1;
 				}
-			ck_assert_msg(found, "%s: exit 0x%" PRIx64 " -> 0x%" PRIx64 " not in the reference",
-			              name, from, to);
+			ck_assert_msg(
+			    found, "%s: exit 0x%" PRIx64 " -> 0x%" PRIx64 " not in the reference",
+			    name, from, to);
 			exits += c;
 		}
 		nexit += ex->n;
@@ -320,13 +343,15 @@ static void compare(const char *name, const char *report, struct walk *w, double
 	uint64_t total = num(doc, "instructions");
 	double exact = (double)inside / (double)total;
 	fprintf(stderr,
-	        "%s: %zu regions, %" PRIu64 " of %" PRIu64 " instructions inside (%.3f %%), %" PRIu64
-	        " exits over %" PRIu64 " edges, all equal to lackey's walk (%" PRIu64
+	        "%s: %zu regions, %" PRIu64 " of %" PRIu64
+	        " instructions inside (%.3f %%), %" PRIu64 " exits over %" PRIu64
+	        " edges, all equal to lackey's walk (%" PRIu64
 	        " instructions); estimated %.3f %%\n",
 	        name, w->nr, inside, total, 100 * exact, exits, nexit, w->total, 100 * est_share);
-	ck_assert_msg(num(doc, "inside") == inside, "%s: the inside total is not the regions' sum", name);
-	ck_assert_msg(fabs(est_share - exact) <= 0.02, "%s: estimate %.4f, exact %.4f: over 2 points",
-	              name, est_share, exact);
+	ck_assert_msg(num(doc, "inside") == inside, "%s: the inside total is not the regions' sum",
+	              name);
+	ck_assert_msg(fabs(est_share - exact) <= 0.02,
+	              "%s: estimate %.4f, exact %.4f: over 2 points", name, est_share, exact);
 	jv_free(doc);
 }
 
@@ -345,8 +370,10 @@ static void replay_one(const char *name, const char *arg, const char *opt, const
 {
 	const char *rjson = tmp_path("R.json"), *report = tmp_path("replay.json");
 	record_and_select(name, arg, rjson, opt, val);
-	char *run[] = {(char *)pmusim(), "run", "-q", "--dbr-regions", (char *)rjson, "--dbr-report",
-	               (char *)report, "--", (char *)wl(name), (char *)arg, NULL};
+	char *run[] = {(char *)pmusim(), "run",         "-q",
+	               "--dbr-regions",  (char *)rjson, "--dbr-report",
+	               (char *)report,   "--",          (char *)wl(name),
+	               (char *)arg,      NULL};
 	ck_assert_int_eq(run_cmd(run, NULL, "/dev/null", NULL), 0);
 	static struct walk w;
 	memset(&w, 0, sizeof(w));
@@ -394,14 +421,19 @@ START_TEST(cpi_matrix)
 }
 END_TEST
 
-
 /* The regions of one program applied to another: refused, nothing run. */
 START_TEST(other_program)
 {
 	const char *rjson = tmp_path("R.json");
 	record_and_select("loops", NULL, rjson, NULL, NULL);
-	char *run[] = {(char *)pmusim(), "run", "--dbr-regions", (char *)rjson, "--",
-	               (char *)wl("switch"), "10", NULL};
+	char *run[] = {(char *)pmusim(),
+	               "run",
+	               "--dbr-regions",
+	               (char *)rjson,
+	               "--",
+	               (char *)wl("switch"),
+	               "10",
+	               NULL};
 	const char *err = tmp_path("err");
 	ck_assert_int_eq(run_cmd(run, NULL, "/dev/null", err), 2);
 	char *t = slurp(err, NULL);
@@ -414,13 +446,14 @@ END_TEST
 /* A malformed R.json: its line and column, exit 2, no report file. */
 START_TEST(malformed)
 {
-	const char *rjson = tmp_path("bad.json"), *err = tmp_path("err"), *rep = tmp_path("rep.json");
+	const char *rjson = tmp_path("bad.json"), *err = tmp_path("err"),
+	           *rep = tmp_path("rep.json");
 	FILE *f = fopen(rjson, "w");
 	ck_assert_ptr_nonnull(f);
 	fputs("{\"regions\": [\n  {\"start\": \"0x1\", }]}\n", f);
 	fclose(f);
-	char *run[] = {(char *)pmusim(), "run", "--dbr-regions", (char *)rjson, "--dbr-report",
-	               (char *)rep, "--", (char *)wl("loops"), NULL};
+	char *run[] = {(char *)pmusim(), "run", "--dbr-regions",     (char *)rjson, "--dbr-report",
+	               (char *)rep,      "--",  (char *)wl("loops"), NULL};
 	ck_assert_int_eq(run_cmd(run, NULL, "/dev/null", err), 2);
 	char *t = slurp(err, NULL);
 	ck_assert_msg(t && strstr(t, "line 2, column"), "line and column expected: %s", t ? t : "");
@@ -428,11 +461,14 @@ START_TEST(malformed)
 	ck_assert_ptr_null(fopen(rep, "r"));
 	/* well-formed JSON that is no region set */
 	f = fopen(rjson, "w");
-	fputs("{\"regions\": [{\"start\": \"0x1\", \"replacement\": {\"blocks\": 3}}], \"total\": 1}\n", f);
+	fputs("{\"regions\": [{\"start\": \"0x1\", \"replacement\": {\"blocks\": 3}}], \"total\": "
+	      "1}\n",
+	      f);
 	fclose(f);
 	ck_assert_int_eq(run_cmd(run, NULL, "/dev/null", err), 2);
 	t = slurp(err, NULL);
-	ck_assert_msg(t && strstr(t, "regions[0].replacement"), "the member expected: %s", t ? t : "");
+	ck_assert_msg(t && strstr(t, "regions[0].replacement"), "the member expected: %s",
+	              t ? t : "");
 	free(t);
 }
 END_TEST

@@ -19,15 +19,19 @@
 static const char set_json[] =
     "{\"total\": 100, \"regions\": [{\"start\": \"0x1000\", \"replacement\": {"
     "\"est_insns\": 40, \"blocks\": ["
-    "{\"start\": \"0x1000\", \"clone\": 0, \"kind\": \"none\", \"off\": [0, 2, 5, 8], \"succ\": [1]},"
+    "{\"start\": \"0x1000\", \"clone\": 0, \"kind\": \"none\", \"off\": [0, 2, 5, 8], \"succ\": "
+    "[1]},"
     "{\"start\": \"0x1008\", \"clone\": 0, \"kind\": \"cond\", \"off\": [0, 3, 5], \"succ\": [0]}],"
     "\"clones\": [], \"points\": [{\"addr\": \"0x1002\", \"block\": 0, \"insn\": 1, \"len\": 5}],"
     "\"loops\": [{\"header\": 0, \"blocks\": [0, 1]}]}}]}";
 
 static const uint16_t off_a[] = {0, 2, 5, 8}, off_b[] = {0, 3, 5}, off_c[] = {0, 4};
-static const struct block_info run_a = {.start = 0x1000, .end = 0x1008, .id = 0, .ninsns = 3, .off = off_a};
-static const struct block_info run_b = {.start = 0x1008, .end = 0x100d, .id = 1, .ninsns = 2, .off = off_b};
-static const struct block_info run_c = {.start = 0x2000, .end = 0x2004, .id = 2, .ninsns = 1, .off = off_c};
+static const struct block_info run_a = {
+    .start = 0x1000, .end = 0x1008, .id = 0, .ninsns = 3, .off = off_a};
+static const struct block_info run_b = {
+    .start = 0x1008, .end = 0x100d, .id = 1, .ninsns = 2, .off = off_b};
+static const struct block_info run_c = {
+    .start = 0x2000, .end = 0x2004, .id = 2, .ninsns = 1, .off = off_c};
 
 static struct rset *load(const char *text, int *err, char *msg, size_t ml)
 {
