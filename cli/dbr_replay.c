@@ -18,6 +18,12 @@ static int same_program(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
+int dbr_regions_of_program(const struct jv *doc, const char *path)
+{
+	const struct jv *prog = jv_get(doc, "program");
+	return !(prog && prog->type == JV_STR && prog->len && !same_program(prog->text, path));
+}
+
 int dbr_replay_open(struct dbr_replay *d, struct program *p)
 {
 	char msg[512] = "";
@@ -26,7 +32,7 @@ int dbr_replay_open(struct dbr_replay *d, struct program *p)
 	if (err < 0)
 		return fprintf(stderr, "%s: %s: %s\n", p->cmd, d->regions, msg), -1;
 	const struct jv *prog = jv_get(doc, "program");
-	if (prog && prog->type == JV_STR && prog->len && !same_program(prog->text, p->so.path)) {
+	if (!dbr_regions_of_program(doc, p->so.path)) {
 		fprintf(stderr,
 		        "%s: %s: regions of %s, not of %s (select them from this program)\n",
 		        p->cmd, d->regions, prog->text, p->so.path);

@@ -18,6 +18,9 @@ struct dbr_replay {
 	struct rreplay *rp;
 };
 
+struct jv;
+/* 1 when the parsed report JSON doc names no program or the file at path. */
+int dbr_regions_of_program(const struct jv *doc, const char *path);
 /* Before program_load: reads R.json (one line and -1 when it cannot be used) and
  * opens the report's output. */
 int dbr_replay_open(struct dbr_replay *d, struct program *p);

@@ -77,6 +77,8 @@ int program_option(struct program *p, int code, const char *arg)
 		p->env[p->nenv++] = (char *)arg;
 		return 1;
 	case PROG_O_CLEAR_ENV: p->clear_env = 1; return 1;
+	case PROG_O_DBR_INSTALL: p->dbr.path = arg; return 1;
+	case PROG_O_DBR_LAYOUT: return dbr_install_layout(&p->dbr, p->cmd, arg) < 0 ? -1 : 1;
 	case 'q': p->quiet = 1; return 1;
 	case 'v': p->verbose = 1; return 1;
 	case PROG_O_INTERP: p->so.interp = arg; return 1;
@@ -208,11 +210,15 @@ int program_load(struct program *p)
 	p->so.log = stderr;
 	if (p->quiet && (p->null_log = fopen("/dev/null", "we")))
 		p->so.log = p->null_log;
+	if (p->dbr.path && dbr_install_open(&p->dbr, p) < 0)
+		return -1;
 	int err = sim_new(&p->so, &p->sim, msg, sizeof(msg));
 	if (err < 0) {
 		fprintf(stderr, "pmusim: %s\n", msg[0] ? msg : pmusim_strerror(err));
 		return -1;
 	}
+	if (p->dbr.path && dbr_install_apply(&p->dbr, p) < 0)
+		return -1;
 	int truth_clock = p->truth_json && !p->cycles_pmu;
 	if (p->so.quantum_cycles || truth_clock) {
 		/* threads take turns by the timing model's cycles (without interrupt costs);
@@ -259,6 +265,8 @@ void program_run(struct program *p)
 	sim_run(p->sim, &p->res);
 	progress_end(&p->progress, p->sim);
 	fflush(stdout);
+	if (p->dbr.path)
+		dbr_install_tell(&p->dbr, p);
 }
 
 typedef int (*truth_writer)(struct program *p, FILE *f);
@@ -296,7 +304,8 @@ static int json_writer(struct program *p, FILE *f)
 {
 	const uint64_t *cyc;
 	uint32_t n;
-	int err = p->cycles_pmu ? pmu_run_cycles(p->cycles_pmu, &cyc, &n) : PMUSIM_ERR_ARG;
+	/* rewritten, the model's cycles are the replacement code's runs, not the truth's */
+	int err = p->cycles_pmu && !p->so.dbr ? pmu_run_cycles(p->cycles_pmu, &cyc, &n) : PMUSIM_ERR_ARG;
 	if (err == PMUSIM_ERR_NOMEM)
 		return err; /* figures incomplete: no truth rather than a wrong one */
 	if (err == 0)
@@ -352,6 +361,7 @@ void program_free(struct program *p)
 	truth_free(p->t);
 	sim_free(p->sim);
 	pmu_free(p->clock);
+	dbr_install_free(&p->dbr);
 	free(p->env);
 	free((void *)p->so.envp);
 	program_path_free(p->prog_path, p->prog_argv);

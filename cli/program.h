@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <stdint.h>
 
+#include "cli/dbr_install.h"
 #include "cli/outputs.h"
 #include "cli/progress.h"
 #include "pmu_model/pmu.h"
@@ -19,7 +20,8 @@
  * from PROG_OPT_END on). */
 enum {
 	PROG_O_SEED = 256, PROG_O_MAX, PROG_O_STRICT, PROG_O_TRUTH, PROG_O_TRUTH_JSON, PROG_O_ENV,
-	PROG_O_CLEAR_ENV, PROG_O_INTERP, PROG_O_QUANTUM, PROG_O_CLOCK_START, PROG_O_TRUTH_INSNS, PROG_OPT_END
+	PROG_O_CLEAR_ENV, PROG_O_INTERP, PROG_O_QUANTUM, PROG_O_CLOCK_START, PROG_O_TRUTH_INSNS,
+	PROG_O_DBR_INSTALL, PROG_O_DBR_LAYOUT, PROG_OPT_END
 };
 /* Short options every command takes (add them to its optstring): -q quiet, -v verbose. */
 #define PROG_SHORT_OPTIONS "qv"
@@ -32,6 +34,8 @@ enum {
 	{"env", required_argument, 0, PROG_O_ENV}, {"clear-env", no_argument, 0, PROG_O_CLEAR_ENV}, \
 	{"interp", required_argument, 0, PROG_O_INTERP}, {"quantum", required_argument, 0, PROG_O_QUANTUM}, \
 	{"clock-start", required_argument, 0, PROG_O_CLOCK_START}, {"quiet", no_argument, 0, 'q'},         \
+	{"dbr-install", required_argument, 0, PROG_O_DBR_INSTALL},                                  \
+	{"dbr-layout", required_argument, 0, PROG_O_DBR_LAYOUT},                                    \
 	{"verbose", no_argument, 0, 'v'}
 
 /* --help text of the shared options. */
@@ -60,6 +64,13 @@ enum {
 	"  --clock-start T   the program's clock (CLOCK_REALTIME) at its start: seconds\n"   \
 	"                    since 1970, or 'now' (default 2524608000, 2050-01-01: the\n"   \
 	"                    same on every run, later than any file's time)\n"   \
+	"  --dbr-install R.json  run the program rewritten: the replacement code of the\n" \
+	"                    regions `report --regions --format json` selected for it\n" \
+	"                    written into guest memory and its patch points patched\n" \
+	"                    before it starts (its own code; docs/regions.md); the\n" \
+	"                    model counts the rewritten code, the truth is the original's\n" \
+	"  --dbr-layout L    the replacement's layout: hot (hottest successors laid out\n" \
+	"                    as fall-throughs, the default) or identity (relocated copies)\n" \
 	"  -q, --quiet       no progress line and none of pmusim's notes (errors only)\n" \
 	"  -v, --verbose     say what was set up: events, periods, output files\n" \
 	"                    (on a terminal, stderr shows a progress line: simulated\n" \
@@ -85,6 +96,7 @@ struct program {
 	int quiet, verbose;     /* -q, -v */
 	struct progress progress; /* a command fills samples/bytes/ctx before program_run */
 	FILE *null_log;         /* pmusim's notes with -q */
+	struct dbr_install dbr; /* --dbr-install, --dbr-layout */
 };
 
 /* Prepares p for argument parsing (cmd names the command in messages). */

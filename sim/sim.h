@@ -35,6 +35,9 @@ struct sim_options {
 	uint64_t clock_start;    /* CLOCK_REALTIME when the program starts, in seconds since the
 	                          * epoch, when clock_start_given (else SIM_CLOCK_START_DEFAULT) */
 	int clock_start_given;
+	int dbr;                 /* replacement code may be installed (sim_dbr_install): guest
+	                          * memory is reserved for it near the program's code, and the
+	                          * image sinks (the truth) see the original program's blocks */
 	int empty_block_hook;    /* make bench's baseline: the block hook does nothing (no blocks
 	                          * retired, no instruction count, no time slices: threads change
 	                          * only when one blocks); only the engine and the system calls run */
@@ -222,6 +225,33 @@ size_t sim_threads(struct sim *s, struct sim_thread_info *out, size_t max);
 int sim_thread_user_regs(struct sim *s, uint32_t tid, uint64_t regs[24]);
 /* Reads guest memory of thread tid's process (a tracer copying a work area). */
 int sim_read_memory(struct sim *s, uint32_t tid, uint64_t addr, void *buf, size_t len);
+
+/* --- A dynamic binary rewriter's replacement code (sim/dbr.c) ---
+ * With sim_options.dbr, sim_new reserves guest memory for replacement code
+ * within reach of a 5-byte jump from the program's own code (below its lowest
+ * segment; mapped execute-only and in no area the program sees: its loads and
+ * stores there fault, mmap never gives it out). Code is placed there in the order
+ * installed: sim_dbr_next is where the next image must start (its bytes made for
+ * that address), sim_dbr_room how many bytes are left. sim_dbr_install copies
+ * img's bytes there and writes its patch jumps over the program's code (in the
+ * program pmusim started; a forked child runs the original code), after checking
+ * that the bytes there are the image's orig; the map (sim/dbr_map.h) learns the
+ * image, so that the image sinks see the original program's blocks.
+ * sim_dbr_unpatch puts the original bytes back (the code stays: a thread may be
+ * inside it, or a signal frame return to it). Both: 0, PMUSIM_ERR_ARG (not
+ * enabled, not at sim_dbr_next, too big, a patch over bytes that are not its
+ * orig), PMUSIM_ERR_NOMEM. They may be called before sim_run or from a block sink
+ * between blocks (the patch takes effect at the next block). */
+struct dbr_image;
+uint64_t sim_dbr_next(const struct sim *s);
+uint64_t sim_dbr_room(const struct sim *s);
+int sim_dbr_install(struct sim *s, const struct dbr_image *img);
+int sim_dbr_unpatch(struct sim *s, const struct dbr_image *img);
+struct dbr_counts;
+/* What the rewritten run retired (sim/dbr_map.h struct dbr_counts: instructions in
+ * replacement code, of those added jumps, patch jumps, unknown); all 0 without
+ * sim_options.dbr. */
+void sim_dbr_counts(const struct sim *s, struct dbr_counts *c);
 
 /* Absolute path of the program, its process id and main thread id. */
 const char *sim_exe_path(const struct sim *s);

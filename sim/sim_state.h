@@ -46,6 +46,7 @@ struct hooked_site;
 struct ptimers;
 struct rep_ref;
 struct sigfds;
+struct sim_dbr;
 struct sim_stacks;
 struct thread;
 struct vma;
@@ -177,6 +178,7 @@ struct sim {
 	struct sigfds *sigfds;       /* signalfd descriptors (linux/signalfd.c), NULL before the first */
 	struct rep_ref *rep_ref;      /* the REP reference (rep_ref.c), NULL when nobody asked */
 	struct op_watch *opw;        /* op sampling's watch (op_watch.c), NULL when nobody asked */
+	struct sim_dbr *dbr;         /* replacement code (dbr.c), NULL unless sim_options.dbr */
 	/* the software REP tracer (machine/rep_patch.c) */
 	uint64_t *patch_sites;       /* REP instructions of the program, by address */
 	uint8_t *patch_ecx;          /* per site: 1 when ECX counts (address-size prefix) */

@@ -33,6 +33,7 @@
 #include "sim/machine/machine.h"
 #include "sim/machine/memory.h"
 #include "sim/machine/rep_patch.h"
+#include "sim/dbr.h"
 #include "sim/sim_state.h"
 #include "sim/stacks.h"
 
@@ -226,6 +227,7 @@ static int64_t clone_process(struct sim *s, struct proc *parent, struct proc *c)
 	if (copy_memory(parent, c) < 0)
 		return -ENOMEM;
 	rep_patch_restore_in(s, c); /* the child runs the program unpatched */
+	dbr_restore_in(s, c);
 	c->brk_start = parent->brk_start;
 	c->brk_cur = parent->brk_cur;
 	c->load_bias = parent->load_bias;

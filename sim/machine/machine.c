@@ -22,6 +22,7 @@
 #include "sim/machine/rep_patch.h"
 #include "sim/rep_ref.h"
 #include "sim/op_watch.h"
+#include "sim/dbr.h"
 #include "sim/sim_state.h"
 #include "sim/stacks.h"
 #include "sim/linux/syscall_names.h"
@@ -31,7 +32,9 @@
 size_t machine_read_code(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	struct sim *s = ctx;
-	size_t got = 0;
+	size_t got = dbr_read_code(s, addr, buf, len);
+	if (got)
+		return got; /* replacement code, in no area of the program's */
 	while (got < len) {
 		const struct vma *v = mem_find(s, addr + got);
 		if (!v || !(v->prot & UC_PROT_EXEC))
@@ -242,6 +245,7 @@ void code_invalidate(struct sim *s, uint64_t addr, uint64_t len)
 	}
 	s->p->nhooked = w;
 	rep_ref_invalidate(s, addr, len);
+	dbr_code_changed(s, addr, len);
 	if (dcache_invalidate(s->p->dc, addr, len) || dropped)
 		uc_ctl_remove_cache(s->p->uc, addr, end);
 }
@@ -401,6 +405,8 @@ int sim_new(const struct sim_options *opt, struct sim **out, char *msg, size_t m
 		goto fail;
 	}
 	proc_enter(s, p);
+	if (opt->dbr && (err = dbr_setup(s, msg, msglen)) < 0)
+		goto fail;
 	syscall_init_fds(s);
 	bstream_set_tid(s->bs, GUEST_PID);
 	if (sched_init(s) < 0) {
@@ -420,6 +426,7 @@ void sim_free(struct sim *s)
 	if (!s)
 		return;
 	stacks_free(s);
+	dbr_free(s);
 	sched_free(s);
 	signalfd_free(s);
 	if (s->home_cwd_fd >= 0)
@@ -444,6 +451,8 @@ int sim_add_sink(struct sim *s, struct block_sink sink)
 
 int sim_add_image_sink(struct sim *s, struct block_sink sink)
 {
+	if (s->dbr)
+		return dbr_add_image_sink(s, sink);
 	return bstream_add_image_sink(s->bs, sink);
 }
 

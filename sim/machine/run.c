@@ -12,6 +12,7 @@
 #include "sim/machine/rep_patch.h"
 #include "sim/machine/sigill.h"
 #include "sim/rep_ref.h"
+#include "sim/dbr.h"
 #include "sim/sim_state.h"
 
 #define UNTIL_NEVER UINT64_MAX
@@ -228,6 +229,7 @@ int sim_run(struct sim *s, struct sim_result *res)
 	}
 	res->insns = bstream_insns(s->bs);
 	rep_ref_run_end(s);
+	dbr_run_end(s);
 	/* pmusim's own files (the truth, relative -o paths) go where its user asked */
 	if (s->home_cwd_fd >= 0 && fchdir(s->home_cwd_fd) != 0)
 		sim_note_once(s, NOTE_CWD, "cannot return to pmusim's working directory");

@@ -1,0 +1,34 @@
+/* The machine's side of a dynamic binary rewriter (sim/dbr.c): guest memory
+ * reserved for replacement code, the patch points written over the program's
+ * code and taken back, and the map that gives the ground truth the original
+ * program's blocks (sim/dbr_map.h). Internal to sim/: the public calls are in
+ * sim/sim.h (sim_dbr_*). */
+#ifndef PMUSIM_SIM_DBR_H
+#define PMUSIM_SIM_DBR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmu_model/block.h"
+
+struct sim;
+struct proc;
+
+/* sim_new with sim_options.dbr: the arena below the program's code and the map
+ * as an image sink; 0 or a negative pmusim_err with a one-line reason. */
+int dbr_setup(struct sim *s, char *msg, size_t msglen);
+/* sim_add_image_sink when the map is there: the sink gets the original blocks. */
+int dbr_add_image_sink(struct sim *s, struct block_sink sink);
+/* Reads replacement code at addr (the running process is the program's): how
+ * many bytes, 0 when addr is not in replacement code. */
+size_t dbr_read_code(struct sim *s, uint64_t addr, void *buf, size_t len);
+/* The fork of the program: the child runs it unpatched (the replacement code is
+ * the parent's). */
+void dbr_restore_in(struct sim *s, struct proc *child);
+/* The program's code at [addr, addr + len) changed: the map decodes it again. */
+void dbr_code_changed(struct sim *s, uint64_t addr, uint64_t len);
+/* The run ended: the map hands on what it holds. */
+void dbr_run_end(struct sim *s);
+void dbr_free(struct sim *s);
+
+#endif

@@ -1,0 +1,399 @@
+/* The map back from replacement code to the original program's retired blocks
+ * (sim/dbr_map.h): each raw instruction's original, strung into the original
+ * code runs one thread at a time. */
+#include "sim/dbr_map.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+
+struct image {
+	uint64_t base, end;
+	const uint8_t *bytes; /* owned copy: added jumps are followed through it */
+	struct dbr_insn *insn;
+	size_t ninsn;
+};
+
+struct patch_pair {
+	uint64_t addr, dest;
+};
+
+/* A thread's original run in progress. */
+struct pend {
+	uint32_t tid;
+	const struct block_info *bi; /* NULL: none */
+	uint32_t n;                  /* its instructions retired so far */
+	uint8_t run_start, new_context;
+	uint8_t next_start;          /* the next run starts by a transfer */
+	uint8_t raw_prev_taken;      /* the thread's last raw block ended in a taken branch */
+	uint8_t term_raw;            /* the terminator was its raw block's own: raw_* below hold */
+	uint8_t raw_taken;           /* that raw terminator's outcome, as the original's */
+	uint64_t raw_next, sp;       /* its raw next (resolved) and RSP after it */
+};
+
+struct dbr_map {
+	struct dcache *dc;
+	struct block_sink sink[DBR_MAP_MAX_SINKS];
+	size_t nsink;
+	struct image *img;
+	size_t nimg;
+	struct patch_pair *patch;
+	size_t npatch;
+	struct pend *pend;
+	size_t npend, cappend;
+	uint64_t added, unknown, inside, patch_jumps;
+};
+
+struct dbr_map *dbr_map_new(dcache_read_fn read, void *ctx)
+{
+	struct dbr_map *m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->dc = dcache_new(read, ctx);
+	if (!m->dc) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void dbr_map_free(struct dbr_map *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nimg; i++) {
+		free((void *)m->img[i].bytes);
+		free(m->img[i].insn);
+	}
+	free(m->img);
+	free(m->patch);
+	free(m->pend);
+	dcache_free(m->dc);
+	free(m);
+}
+
+int dbr_map_add_sink(struct dbr_map *m, struct block_sink sink)
+{
+	if (m->nsink == DBR_MAP_MAX_SINKS)
+		return PMUSIM_ERR_ARG;
+	m->sink[m->nsink++] = sink;
+	return 0;
+}
+
+int dbr_map_add_image(struct dbr_map *m, const struct dbr_image *img)
+{
+	struct image *ni = realloc(m->img, (m->nimg + 1) * sizeof(*ni));
+	if (!ni)
+		return PMUSIM_ERR_NOMEM;
+	m->img = ni;
+	struct patch_pair *np = realloc(m->patch, (m->npatch + img->npatch) * sizeof(*np) + 1);
+	if (!np)
+		return PMUSIM_ERR_NOMEM;
+	m->patch = np;
+	uint8_t *bytes = malloc(img->len + 1);
+	struct dbr_insn *insn = malloc(img->ninsn * sizeof(*insn) + 1);
+	if (!bytes || !insn) {
+		free(bytes);
+		free(insn);
+		return PMUSIM_ERR_NOMEM;
+	}
+	memcpy(bytes, img->bytes, img->len);
+	memcpy(insn, img->insn, img->ninsn * sizeof(*insn));
+	size_t at = 0; /* images by base */
+	while (at < m->nimg && m->img[at].base < img->base)
+		at++;
+	memmove(&m->img[at + 1], &m->img[at], (m->nimg - at) * sizeof(*m->img));
+	m->img[at] = (struct image){img->base, img->base + img->len, bytes, insn, img->ninsn};
+	m->nimg++;
+	for (size_t i = 0; i < img->npatch; i++)
+		m->patch[m->npatch++] = (struct patch_pair){img->patch[i].addr, img->patch[i].dest};
+	return 0;
+}
+
+void dbr_map_invalidate(struct dbr_map *m, uint64_t addr, uint64_t len)
+{
+	dcache_invalidate(m->dc, addr, len);
+}
+
+static const struct image *image_of(const struct dbr_map *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->nimg;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->img[mid].end <= addr)
+			lo = mid + 1;
+		else if (m->img[mid].base > addr)
+			hi = mid;
+		else
+			return &m->img[mid];
+	}
+	return NULL;
+}
+
+static const struct dbr_insn *insn_at(const struct image *im, uint64_t addr)
+{
+	uint64_t off = addr - im->base;
+	size_t lo = 0, hi = im->ninsn;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (im->insn[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < im->ninsn && im->insn[lo].off == off ? &im->insn[lo] : NULL;
+}
+
+static int is_patch_jump(const struct dbr_map *m, const struct block_info *bi)
+{
+	if (bi->kind != BK_JMP)
+		return 0;
+	for (size_t i = 0; i < m->npatch; i++)
+		if (m->patch[i].addr == bi->term && m->patch[i].dest == bi->target)
+			return 1;
+	return 0;
+}
+
+/* Where an added "jmp rel32" (E9) goes. */
+static uint64_t jump_target(const struct image *im, const struct dbr_insn *e)
+{
+	const uint8_t *p = im->bytes + e->off;
+	if (e->len != 5 || p[0] != 0xe9)
+		return 0;
+	int32_t rel;
+	memcpy(&rel, p + 1, 4);
+	return im->base + e->off + 5 + (uint64_t)(int64_t)rel;
+}
+
+uint64_t dbr_map_resolve(const struct dbr_map *m, uint64_t addr)
+{
+	for (int hops = 0; hops < 64; hops++) {
+		const struct image *im = image_of(m, addr);
+		if (!im)
+			return addr;
+		const struct dbr_insn *e = insn_at(im, addr);
+		if (!e)
+			return 0;
+		switch (e->what) {
+		case DBR_JUMP: addr = jump_target(im, e); break;
+		case DBR_CALL_HIGH: addr = im->base + e->off + e->len; break;
+		default: return e->orig;
+		}
+	}
+	return 0;
+}
+
+static struct pend *pend_of(struct dbr_map *m, uint32_t tid)
+{
+	for (size_t i = 0; i < m->npend; i++)
+		if (m->pend[i].tid == tid)
+			return &m->pend[i];
+	if (m->npend == m->cappend) {
+		size_t nc = m->cappend ? m->cappend * 2 : 8;
+		struct pend *np = realloc(m->pend, nc * sizeof(*np));
+		if (!np)
+			abort(); /* out of memory in the middle of a run: the stream would be wrong */
+		m->pend = np;
+		m->cappend = nc;
+	}
+	struct pend *p = &m->pend[m->npend++];
+	memset(p, 0, sizeof(*p));
+	p->tid = tid;
+	p->next_start = 1; /* a thread's first block starts a run */
+	return p;
+}
+
+static void hand_on(struct dbr_map *m, const struct retired_block *rb)
+{
+	for (size_t i = 0; i < m->nsink; i++)
+		m->sink[i].retire(m->sink[i].ctx, rb);
+}
+
+/* Hands on p's run: whole (its terminator retired, the program went on at next)
+ * or cut after p->n instructions. rep: the raw block's REP part for a run whose
+ * REP terminator it carries, or NULL. */
+static void emit(struct dbr_map *m, struct pend *p, uint64_t next, const struct retired_block *rep)
+{
+	const struct block_info *bi = p->bi;
+	struct retired_block rb = {0};
+	rb.info = bi;
+	rb.tid = p->tid;
+	rb.ninsns = p->n;
+	rb.run_start = p->run_start;
+	rb.new_context = p->new_context;
+	int whole = p->n == bi->ninsns && !(rep && (rep->rep_part & RB_REP_LEFT));
+	rb.kind = whole ? bi->kind : BK_NONE;
+	if (whole && p->term_raw)
+		next = p->raw_next;
+	else if (!whole)
+		next = bi->start + bi->off[p->n]; /* cut: where it stopped, as the machine says */
+	rb.next = next;
+	if (whole && br_kind_is_branch(bi->kind)) {
+		if (bi->kind != BK_COND)
+			rb.taken = 1;
+		else if (bi->flags & BI_COND_EQ_FT)
+			rb.taken = p->term_raw && p->raw_taken;
+		else
+			rb.taken = next != bi->end;
+		rb.sp = p->term_raw ? p->sp : 0;
+	}
+	if (rep && rep->rep_part) {
+		rb.rep_part = rep->rep_part;
+		rb.rep_iters = rep->rep_iters;
+		rb.rep_count = rep->rep_count;
+		rb.rep_left = rep->rep_left;
+	}
+	p->next_start = rb.kind != BK_NONE; /* as the machine's: after any terminator */
+	p->bi = NULL;
+	hand_on(m, &rb);
+}
+
+/* The original instruction o retired on p's thread; forced: it begins a run
+ * whatever came before (the raw stream started one with no branch). */
+static void feed(struct dbr_map *m, struct pend *p, uint64_t o, int forced, int new_context)
+{
+	if (p->bi) {
+		if (p->n == p->bi->ninsns) {
+			emit(m, p, o, NULL);
+		} else if (!forced && o == p->bi->start + p->bi->off[p->n]) {
+			p->n++;
+			p->term_raw = 0;
+			return;
+		} else if (!forced && p->n + 1 == p->bi->ninsns && p->bi->kind == BK_JMP &&
+			   p->bi->target == o) {
+			/* a direct jump the layout made a fall-through: it ran, to o */
+			p->n++;
+			p->term_raw = 0;
+			emit(m, p, o, NULL);
+		} else {
+			emit(m, p, o, NULL); /* cut: the stream left the run in its middle */
+			p->next_start = 1;
+		}
+	}
+	int is_new;
+	p->bi = dcache_get(m->dc, o, &is_new);
+	if (!p->bi)
+		abort(); /* out of memory in the middle of a run */
+	p->n = 1;
+	p->run_start = p->next_start || forced;
+	p->new_context = (uint8_t)new_context;
+	p->term_raw = 0;
+}
+
+/* The original that raw instruction i of rb stands for, 0 for none. */
+static uint64_t original_of(struct dbr_map *m, const struct retired_block *rb, uint32_t i)
+{
+	const struct block_info *bi = rb->info;
+	uint64_t a = bi->start + bi->off[i];
+	const struct image *im = image_of(m, a);
+	if (!im) {
+		if (i + 1 == bi->ninsns && is_patch_jump(m, bi)) {
+			m->added++;
+			m->patch_jumps++;
+			return 0;
+		}
+		return a;
+	}
+	m->inside++;
+	const struct dbr_insn *e = insn_at(im, a);
+	if (!e) {
+		m->unknown++;
+		return 0;
+	}
+	if (e->what == DBR_JUMP || e->what == DBR_CALL_HIGH) {
+		m->added++;
+		return 0;
+	}
+	return e->orig;
+}
+
+static void map_retire(void *ctx, const struct retired_block *rb)
+{
+	struct dbr_map *m = ctx;
+	struct pend *p = pend_of(m, rb->tid);
+	int forced = rb->run_start && !p->raw_prev_taken;
+	int new_context = rb->new_context;
+	const struct block_info *bi = rb->info;
+	int term_retired = rb->kind != BK_NONE && rb->ninsns == bi->ninsns;
+	if (rb->rep_part && rb->ninsns == 0) {
+		/* a REP left before it retired, first of its run: a part with no instruction */
+		uint64_t o = original_of(m, rb, 0);
+		feed(m, p, o, forced, new_context);
+		p->n--; /* o, the REP, did not retire */
+		emit(m, p, p->bi->end, rb);
+		p->next_start = 1;
+		return;
+	}
+	for (uint32_t i = 0; i < rb->ninsns; i++) {
+		uint64_t o = original_of(m, rb, i);
+		if (!o)
+			continue;
+		feed(m, p, o, forced, new_context);
+		forced = new_context = 0;
+		if (i + 1 == bi->ninsns && term_retired && p->n == p->bi->ninsns) {
+			/* the original terminator is this raw block's own */
+			const struct image *im = image_of(m, bi->term);
+			const struct dbr_insn *e = im ? insn_at(im, bi->term) : NULL;
+			p->term_raw = 1;
+			p->raw_taken = (uint8_t)(rb->taken ^ (e && e->what == DBR_INVERTED));
+			p->raw_next = dbr_map_resolve(m, rb->next);
+			p->sp = rb->sp;
+		}
+	}
+	if (term_retired && p->bi && p->n == p->bi->ninsns && !p->term_raw &&
+	    br_kind_is_branch(p->bi->kind) && p->bi->kind != BK_COND) {
+		/* an inlined call or return, added jumps after it: it went where the
+		 * block went, whatever runs next (a signal handler, or nothing) */
+		p->term_raw = 1;
+		p->raw_taken = 1;
+		p->raw_next = dbr_map_resolve(m, rb->next);
+		p->sp = 0;
+	}
+	if (rb->rep_part && p->bi) {
+		/* the REP at the end of the run carries the part (retired or left) */
+		if ((rb->rep_part & RB_REP_LEFT) || p->n == p->bi->ninsns)
+			emit(m, p, p->bi->end, rb);
+	} else if (p->bi && p->n == p->bi->ninsns && !br_kind_is_branch(p->bi->kind)) {
+		emit(m, p, p->bi->end, NULL); /* no branch: it goes on at the next instruction */
+	}
+	p->raw_prev_taken = rb->kind != BK_NONE && br_kind_is_branch(rb->kind) && rb->taken &&
+			    rb->ninsns == bi->ninsns;
+}
+
+static void map_whole(void *ctx, const struct block_info *bi, uint64_t next, uint64_t sp, uint32_t tid,
+		      unsigned flags)
+{
+	struct retired_block rb;
+	retired_block_whole(&rb, bi, next, sp, tid, flags);
+	map_retire(ctx, &rb);
+}
+
+struct block_sink dbr_map_sink(struct dbr_map *m)
+{
+	return (struct block_sink){.retire = map_retire, .whole = map_whole, .ctx = m};
+}
+
+void dbr_map_finish(struct dbr_map *m)
+{
+	for (size_t i = 0; i < m->npend; i++) {
+		struct pend *p = &m->pend[i];
+		if (p->bi)
+			emit(m, p, p->term_raw ? p->raw_next : p->bi->end, NULL);
+	}
+}
+
+uint64_t dbr_map_added_insns(const struct dbr_map *m)
+{
+	return m->added;
+}
+
+uint64_t dbr_map_unknown_insns(const struct dbr_map *m)
+{
+	return m->unknown;
+}
+
+void dbr_map_counts(const struct dbr_map *m, struct dbr_counts *c)
+{
+	*c = (struct dbr_counts){m->inside, m->added - m->patch_jumps, m->patch_jumps, m->unknown};
+}

@@ -1,0 +1,85 @@
+/* The map back from replacement code: a block sink that takes the retired blocks
+ * of a program running with a rewriter's replacement code installed (the
+ * machine's own stream: code runs of the replacement, patch jumps in the
+ * original code) and hands its own sinks the blocks the original program
+ * retires, run for run, as if nothing had been rewritten: the runs of the
+ * original bytes, each branch's outcome, the next address, calls, returns,
+ * REP parts. The ground truth and the exact replay of regions read that stream,
+ * so a rewritten run's truth is the original program's.
+ *
+ * How. Every instruction a raw block retires stands for one original
+ * instruction or for none (common/dbr_image.h, enum dbr_what: a copy, an
+ * inverted jcc, the push of an inlined call and the lea of its return stand for
+ * the original; jumps the rewriter added, the high half of an inlined call's
+ * push and a patch point's own jump stand for none). The original instructions
+ * are strung into the original program's code runs (common/decode.h, decoded from
+ * the original bytes through the read function given, which must undo the
+ * patches), one pending run per thread; a run is handed on once its terminator
+ * retired and the next original instruction is known (a branch's outcome is
+ * where the program went next, not the raw branch's: a laid-out fall-through
+ * can be an original taken branch), at once for a terminator that is no branch.
+ * A run also ends where the original stream does not go on with its next
+ * instruction (a signal, a fault, an interruption), cut as the machine's own
+ * stream cuts it. A raw block that starts a run with no taken branch before it
+ * (program start, signal delivery and return, a thread getting the CPU) starts
+ * an original run too.
+ *
+ * What the stream gives up: the raw stream's context switches fall where the
+ * rewritten code's blocks end, so several threads interleave differently than in
+ * a run without rewriting (each thread's own stream is exact); rb->sp is passed
+ * on only when the original terminator is the raw block's own. */
+#ifndef PMUSIM_SIM_DBR_MAP_H
+#define PMUSIM_SIM_DBR_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/dbr_image.h"
+#include "common/decode.h"
+#include "pmu_model/block.h"
+
+#define DBR_MAP_MAX_SINKS 8
+
+struct dbr_map;
+
+/* A map whose original runs are decoded from read (the original bytes). NULL when
+ * out of memory. */
+struct dbr_map *dbr_map_new(dcache_read_fn read, void *ctx);
+void dbr_map_free(struct dbr_map *m);
+
+/* A consumer of the original stream; 0 or PMUSIM_ERR_ARG when there are too many. */
+int dbr_map_add_sink(struct dbr_map *m, struct block_sink sink);
+/* The sink the machine's blocks go into. */
+struct block_sink dbr_map_sink(struct dbr_map *m);
+
+/* Replacement code installed at img->base: its map and its patch points are
+ * copied (the image may go). Images never overlap. 0 or PMUSIM_ERR_NOMEM. */
+int dbr_map_add_image(struct dbr_map *m, const struct dbr_image *img);
+
+/* The original code at [addr, addr + len) changed (the program wrote it). */
+void dbr_map_invalidate(struct dbr_map *m, uint64_t addr, uint64_t len);
+
+/* The end of the run (or of the program pmusim started): every pending run is
+ * handed on, a branch's next address taken from the last raw block. */
+void dbr_map_finish(struct dbr_map *m);
+
+/* The original address the replacement's raw address addr stands for: itself
+ * outside replacement code; inside, the original instruction of the first
+ * emitted instruction from addr on that stands for one, following added jumps.
+ * 0 when none can be found. */
+uint64_t dbr_map_resolve(const struct dbr_map *m, uint64_t addr);
+
+/* Raw instructions that stood for no original instruction (added jumps, patch
+ * jumps, high halves), and raw instructions in replacement code that no map entry
+ * names (0 unless something is wrong). */
+uint64_t dbr_map_added_insns(const struct dbr_map *m);
+/* What the rewritten run retired: instructions at replacement addresses (the
+ * added ones among them), patch jumps, and replacement instructions no map entry
+ * names. */
+struct dbr_counts {
+	uint64_t inside, added_inside, patch_jumps, unknown;
+};
+void dbr_map_counts(const struct dbr_map *m, struct dbr_counts *c);
+uint64_t dbr_map_unknown_insns(const struct dbr_map *m);
+
+#endif

@@ -1,0 +1,235 @@
+/* `--dbr-install R.json`: the program runs rewritten — each selected region's
+ * replacement code in guest memory, its patch points jumping there — and
+ * nothing it does may change. The references share no code with the rewriter:
+ *   - the program run natively on this CPU: the rewritten run's stdout and exit
+ *     status must be the native run's, byte for byte, in both layouts;
+ *   - the same program under pmusim without rewriting: the rewritten run's
+ *     ground truth (--truth fdata and --truth-json's branches, transfers and
+ *     instruction count) must be the unrewritten run's, byte for byte — the
+ *     truth of a rewritten run is made of the original program's blocks
+ *     (sim/dbr_map.h), which an error in the emitted code (a wrong condition, a
+ *     wrong target, a lost instruction) or in the map would change;
+ *   - the exact replay of the same regions (`--dbr-regions`, itself checked
+ *     against valgrind lackey's instruction stream in check_dbr_replay): the
+ *     original instructions that ran in replacement code, counted from the
+ *     rewritten run's own raw blocks (instructions at replacement addresses less
+ *     the jumps the rewriter added), must equal the replay's "inside" — the code
+ *     runs exactly where the region set says it would.
+ * And the layouts' cost: `stat`'s cycles of the unrewritten, identity and hot
+ * runs, printed for the closing note; the hot layout must lower the cycles below
+ * the identity translation's on loop-dominated workloads.
+ *
+ * R.json comes from op samples (`record -e ibs_op/cnt_ctl=1/ -c 256`), as a user
+ * makes it. Environment: PMUSIM, WORKLOADS as for check_e2e. */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/json_read.h"
+#include "tests/e2e/e2e_util.h"
+#include "tests/unit/run_suite.h"
+
+/* A path in the test's temporary directory that stays valid (tmp_path keeps its
+ * last 8); the few bytes are the test process's until it ends. */
+static const char *tp(const char *name)
+{
+	char *p = strdup(tmp_path(name));
+	ck_assert_ptr_nonnull(p);
+	return p;
+}
+
+static void select_regions(const char *name, const char *arg, const char *rjson)
+{
+	const char *data = tp("ops.data");
+	char *rec[] = {(char *)pmusim(), "record", "-q", "-e", "ibs_op/cnt_ctl=1/", "-c", "256", "--pmu-seed",
+		       "1", "-o", (char *)data, "--", (char *)wl(name), (char *)arg, NULL};
+	ck_assert_int_eq(run_cmd(rec, NULL, "/dev/null", NULL), 0);
+	char *rep[] = {(char *)pmusim(), "report", "--regions", "-i", (char *)data, "--format", "json", "-o",
+		       (char *)rjson, NULL};
+	ck_assert_int_eq(run_cmd(rep, NULL, NULL, NULL), 0);
+}
+
+static void same_file(const char *what, const char *a, const char *b)
+{
+	size_t na, nb;
+	char *x = slurp(a, &na), *y = slurp(b, &nb);
+	ck_assert_msg(x && y, "%s: cannot read %s or %s", what, a, b);
+	ck_assert_msg(na == nb && memcmp(x, y, na) == 0, "%s: %s (%zu bytes) differs from %s (%zu bytes)", what,
+		      a, na, b, nb);
+	free(x);
+	free(y);
+}
+
+static void same_truth(const char *name, const char *layout, const char *t0, const char *t1)
+{
+	struct truth_rec *a, *b;
+	size_t na, nb;
+	ck_assert_int_eq(truth_records(t0, &a, &na), 0);
+	ck_assert_int_eq(truth_records(t1, &b, &nb), 0);
+	ck_assert_msg(na == nb, "%s %s: %zu truth records, unrewritten %zu", name, layout, nb, na);
+	for (size_t i = 0; i < na; i++)
+		ck_assert_msg(strcmp(a[i].kind, b[i].kind) == 0 && a[i].from == b[i].from && a[i].to == b[i].to &&
+				      a[i].fallthrough == b[i].fallthrough && a[i].taken == b[i].taken &&
+				      a[i].not_taken == b[i].not_taken,
+			      "%s %s: record %zu %s 0x%" PRIx64 "->0x%" PRIx64 " %" PRIu64 "/%" PRIu64
+			      ", unrewritten %s 0x%" PRIx64 "->0x%" PRIx64 " %" PRIu64 "/%" PRIu64,
+			      name, layout, i, b[i].kind, b[i].from, b[i].to, b[i].taken, b[i].not_taken, a[i].kind,
+			      a[i].from, a[i].to, a[i].taken, a[i].not_taken);
+	ck_assert_int_eq(truth_instructions(t0), truth_instructions(t1));
+	free(a);
+	free(b);
+}
+
+/* A "rewritten: N instructions ran in replacement code, A of them added jumps; P
+ * patch jumps" line of run -v. */
+static void rewritten_counts(const char *errfile, uint64_t *inside, uint64_t *added, uint64_t *patches)
+{
+	char *t = slurp(errfile, NULL);
+	ck_assert_ptr_nonnull(t);
+	const char *l = strstr(t, "rewritten: ");
+	ck_assert_msg(l, "no rewritten line: %s", t);
+	ck_assert_int_eq(sscanf(l, "rewritten: %" SCNu64 " instructions ran in replacement code, %" SCNu64
+				   " of them added jumps; %" SCNu64,
+				inside, added, patches),
+			 3);
+	ck_assert_msg(!strstr(t, "internal error"), "%s", t);
+	free(t);
+}
+
+static uint64_t replay_inside(const char *report)
+{
+	struct jv *doc;
+	char msg[256];
+	double v = 0;
+	ck_assert_msg(json_parse_file(report, &doc, msg, sizeof(msg)) == 0, "%s", msg);
+	ck_assert_int_eq(jv_num(jv_get(doc, "inside"), &v), 0);
+	jv_free(doc);
+	return (uint64_t)v;
+}
+
+static uint64_t stat_cycles(const char *name, const char *arg, const char *rjson, const char *layout)
+{
+	const char *out = tp("stat.csv");
+	char *plain[] = {(char *)pmusim(), "stat", "-q", "-x,", "-e", "cycles", "-o", (char *)out, "--",
+			 (char *)wl(name), (char *)arg, NULL};
+	char *dbr[] = {(char *)pmusim(), "stat", "-q", "-x,", "-e", "cycles", "-o", (char *)out,
+		       "--dbr-install", (char *)rjson, "--dbr-layout", (char *)layout, "--", (char *)wl(name),
+		       (char *)arg, NULL};
+	ck_assert_int_eq(run_cmd(rjson ? dbr : plain, NULL, "/dev/null", NULL), 0);
+	char *t = slurp(out, NULL);
+	ck_assert_ptr_nonnull(t);
+	const char *l = strstr(t, ",cycles,");
+	ck_assert_msg(l, "no cycles in %s", t);
+	while (l > t && l[-1] != '\n')
+		l--;
+	uint64_t c = strtoull(l, NULL, 10);
+	free(t);
+	return c;
+}
+
+static void install_one(const char *name, const char *arg, int hot_must_gain)
+{
+	const char *rjson = tp("R.json");
+	select_regions(name, arg, rjson);
+	const char *nout = tp("native.out");
+	char *native[] = {(char *)wl(name), (char *)arg, NULL};
+	int nstatus = run_cmd(native, NULL, nout, NULL);
+	const char *f0 = tp("t0.fdata"), *t0 = tp("t0.json");
+	char *plain[] = {(char *)pmusim(), "run", "-q", "--truth", (char *)f0, "--truth-json", (char *)t0, "--",
+			 (char *)wl(name), (char *)arg, NULL};
+	/* stdout a file in every run: glibc's exit path differs for /dev/null */
+	ck_assert_int_eq(run_cmd(plain, NULL, tp("plain.out"), NULL), nstatus);
+	static const char *const layouts[] = {"identity", "hot"};
+	for (int k = 0; k < 2; k++) {
+		const char *out = tp("dbr.out"), *err = tp("dbr.err"), *f1 = tp("t1.fdata"),
+			   *t1 = tp("t1.json"), *rep = tp("replay.json");
+		char *run[] = {(char *)pmusim(), "run", "-v", "--dbr-install", (char *)rjson, "--dbr-layout",
+			       (char *)layouts[k], "--dbr-regions", (char *)rjson, "--dbr-report", (char *)rep,
+			       "--truth", (char *)f1, "--truth-json", (char *)t1, "--", (char *)wl(name),
+			       (char *)arg, NULL};
+		int st = run_cmd(run, NULL, out, err);
+		char *etext = slurp(err, NULL);
+		ck_assert_msg(st == nstatus, "%s %s: exit %d, native %d: %s", name, layouts[k], st, nstatus,
+			      etext ? etext : "");
+		free(etext);
+		same_file("stdout", nout, out);
+		same_file("truth fdata", f0, f1);
+		same_truth(name, layouts[k], t0, t1);
+		uint64_t inside, added, patches;
+		rewritten_counts(err, &inside, &added, &patches);
+		uint64_t exact = replay_inside(rep);
+		fprintf(stderr,
+			"%s %s: %" PRIu64 " instructions in replacement code (%" PRIu64 " added jumps), %" PRIu64
+			" patch jumps; replay inside %" PRIu64 "; stdout, exit, truth equal\n",
+			name, layouts[k], inside, added, patches, exact);
+		ck_assert_msg(inside > 0 && patches > 0, "%s %s: the replacement code never ran", name, layouts[k]);
+		ck_assert_msg(inside - added == exact,
+			      "%s %s: %" PRIu64 " original instructions ran in replacement code, the replay "
+			      "says %" PRIu64,
+			      name, layouts[k], inside - added, exact);
+	}
+	uint64_t c0 = stat_cycles(name, arg, NULL, NULL), ci = stat_cycles(name, arg, rjson, "identity"),
+		 ch = stat_cycles(name, arg, rjson, "hot");
+	fprintf(stderr, "%s: cycles unrewritten %" PRIu64 ", identity %" PRIu64 " (%+.2f %%), hot %" PRIu64
+			" (%+.2f %%)\n",
+		name, c0, ci, 100.0 * ((double)ci - (double)c0) / (double)c0, ch,
+		100.0 * ((double)ch - (double)c0) / (double)c0);
+	if (hot_must_gain)
+		ck_assert_msg(ch < ci, "%s: hot layout %" PRIu64 " cycles, identity %" PRIu64, name, ch, ci);
+}
+
+START_TEST(loops)
+{
+	install_one("loops", NULL, 1);
+}
+END_TEST
+
+START_TEST(cpi_chase)
+{
+	install_one("cpi_chase", NULL, 1);
+}
+END_TEST
+
+START_TEST(cpi_interp)
+{
+	install_one("cpi_interp", "4000", 1);
+}
+END_TEST
+
+START_TEST(switch_wl)
+{
+	install_one("switch", "100000", 1);
+}
+END_TEST
+
+START_TEST(cpi_matrix)
+{
+	install_one("cpi_matrix", "30", 1);
+}
+END_TEST
+
+START_TEST(cpi_sort)
+{
+	install_one("cpi_sort", "10", 1);
+}
+END_TEST
+
+int main(void)
+{
+	e2e_init();
+	Suite *s = suite_create("dbr_install");
+	TCase *tc = tcase_create("rewritten");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, loops);
+	if (!e2e_sanitized()) {
+		tcase_add_test(tc, cpi_chase);
+		tcase_add_test(tc, cpi_interp);
+		tcase_add_test(tc, switch_wl);
+		tcase_add_test(tc, cpi_matrix);
+		tcase_add_test(tc, cpi_sort);
+	}
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

@@ -1,0 +1,743 @@
+/* Unit tests of profiler/dbr_code (replacement code of a region): small
+ * functions hand-assembled below at ORIG, hand-made regions over them, the
+ * emitted bytes decoded again with Capstone and compared with listings
+ * written out by hand from dbr_code.h's rules (every jump's destination named
+ * as a row of the listing or an original address of the code below, never
+ * taken from the emitter's own bookkeeping); then the same functions run on
+ * the host CPU, first as they are and then patched into the replacement
+ * (the real processor as the reference: it shares nothing with the emitter). */
+#include <capstone/capstone.h>
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "common/err.h"
+#include "profiler/dbr_code.h"
+#include "profiler/dbr_layout.h"
+#include "tests/unit/run_suite.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Where the code runs natively: above ASan's high shadow (0x10007fff8000), and
+ * with bit 31 set, so that a return address's push imm32 sign-extends to the
+ * wrong high half unless "mov dword [rsp+4]" fixes it. */
+#define ORIG 0x200080000000ULL
+#define REPL (ORIG + 0x100000)
+
+/* One instruction a line (clang-format would put one byte a line). */
+/* clang-format off */
+static const uint8_t code[0x100] = {
+    /* A: sum over i < n (at least once) of i for odd i, 2i for even i */
+    [0x00] = 0xb8, 0x00, 0x00, 0x00, 0x00, /* 00 A0 mov eax, 0         (point) */
+    0x31, 0xc9,                            /* 05    xor ecx, ecx */
+    0xf6, 0xc1, 0x01,                      /* 07 A1 test cl, 1 */
+    0x74, 0x04,                            /* 0a    je 0x10 (A3) */
+    0x01, 0xc8,                            /* 0c A2 add eax, ecx */
+    0xeb, 0x03,                            /* 0e    jmp 0x13 (A4) */
+    0x8d, 0x04, 0x48,                      /* 10 A3 lea eax, [rax+rcx*2] */
+    0xff, 0xc1,                            /* 13 A4 inc ecx */
+    0x39, 0xf9,                            /* 15    cmp ecx, edi */
+    0x72, 0xee,                            /* 17    jb 0x07 (A1) */
+    0xc3,                                  /* 19 A5 ret */
+    /* H: n calls of a leaf that adds its return address and 1 to rax */
+    [0x20] = 0xb9, 0x00, 0x00, 0x00, 0x00, /* 20 H0 mov ecx, 0         (point) */
+    0x31, 0xc0,                            /* 25    xor eax, eax */
+    0xe8, 0x14, 0x00, 0x00, 0x00,          /* 27 H1 call 0x40 (L0) */
+    0xff, 0xc1,                            /* 2c H2 inc ecx */
+    0x39, 0xf9,                            /* 2e    cmp ecx, edi */
+    0x72, 0xf5,                            /* 30    jb 0x27 (H1) */
+    0xc3,                                  /* 32 H3 ret */
+    [0x40] = 0x48, 0x03, 0x04, 0x24,       /* 40 L0 add rax, [rsp] */
+    0x48, 0xff, 0xc0,                      /* 44    inc rax */
+    0xc3,                                  /* 47    ret */
+    /* C: n + (n-1) + ... + 1 by loop, 0 when n is 0 (jecxz) */
+    [0x50] = 0xb8, 0x00, 0x00, 0x00, 0x00, /* 50 C0 mov eax, 0         (point) */
+    0x48, 0x89, 0xf9,                      /* 55    mov rcx, rdi */
+    0x67, 0xe3, 0x04,                      /* 58 C1 jecxz 0x5f (C3) */
+    0x01, 0xc8,                            /* 5b C2 add eax, ecx */
+    0xe2, 0xfc,                            /* 5d    loop 0x5b (C2) */
+    0xc3,                                  /* 5f C3 ret */
+    /* D: RIP-relative operands, to K0 .. K3 */
+    [0x60] = 0x8b, 0x05, 0x3a, 0x00, 0x00, 0x00,                /* 60 mov eax, [rip+0x3a] (a0) */
+    0x48, 0x8d, 0x15, 0x37, 0x00, 0x00, 0x00,                   /* 66 lea rdx, [rip+0x37] (a4) */
+    0x03, 0x02,                                                 /* 6d add eax, [rdx] */
+    0xf3, 0x48, 0x0f, 0xb8, 0x0d, 0x30, 0x00, 0x00, 0x00,       /* 6f popcnt rcx, [rip+0x30] (a8) */
+    0x01, 0xc8,                                                 /* 78 add eax, ecx */
+    0x66, 0x0f, 0x3a, 0x0f, 0x05, 0x2c, 0x00, 0x00, 0x00, 0x08, /* 7a palignr xmm0, [rip+0x2c] (b0), 8 */
+    0x66, 0x48, 0x0f, 0x7e, 0xc1,                               /* 84 movq rcx, xmm0 */
+    0x01, 0xc8,                                                 /* 89 add eax, ecx */
+    0xc3,                                                       /* 8b ret */
+    [0xa0] = 0x78, 0x56, 0x34, 0x12,             /* K0: 0x12345678 */
+    [0xa4] = 0x01, 0x01, 0x01, 0x01,             /* K1: 0x01010101 */
+    [0xa8] = 0xff, 0x00, 0xff, 0x00, 0, 0, 0, 0, /* K2: 16 bits set */
+    [0xb8] = 0x00, 0x01, 0, 0, 0, 0, 0, 0,       /* K3 at b0 (16-aligned): high qword 0x100 */
+    /* V: VEX with a RIP-relative operand */
+    [0xc0] = 0xc5, 0xf9, 0x6f, 0x05, 0x00, 0x00, 0x00, 0x00, /* c0 vmovdqa xmm0, [rip] */
+    0xc3,                                                    /* c8 ret */
+    /* J: indirect transfers through memory, a syscall, a REP */
+    [0xd0] = 0xff, 0x15, 0x1a, 0x00, 0x00, 0x00, /* d0 J0 call [rip+0x1a] (f0) */
+    0xff, 0x25, 0x14, 0x00, 0x00, 0x00,          /* d6 J1 jmp [rip+0x14] (f0) */
+    0x0f, 0x05,                                  /* dc J2 syscall */
+    0xf3, 0xa4,                                  /* de J3 rep movsb */
+    /* M: C called */
+    [0xe0] = 0xe8, 0x6b, 0xff, 0xff, 0xff,       /* e0 M0 call 0x50 (C0) */
+    0xc3,                                        /* e5 M1 ret */
+    /* G: a jump alone */
+    [0xe8] = 0xe9, 0x26, 0xff, 0xff, 0xff,       /* e8 G0 jmp 0x13 (A4) */
+};
+/* clang-format on */
+#define D_WANT (0x12345678u + 0x01010101u + 16u + 0x100u)
+#define H_WANT(n) ((n) * (ORIG + 0x2c) + (n)) /* each call adds its return address + 1 */
+
+/* A block: start offset, instruction lengths (0 ends), kind, clone, links (-1
+ * ends), count. */
+struct tblock {
+	unsigned start;
+	int len[10];
+	int kind, clone;
+	int succ[4];
+	double count;
+};
+
+/* An expected instruction of the listing: Capstone's mnemonic, the map's what and
+ * orig (offset from ORIG); a jump's destination as a row or an original offset;
+ * a RIP-relative operand's original target; a pushed return address. */
+struct xrow {
+	int line;
+	const char *mnem;
+	int what;
+	int orig, to_row, to_orig, rip, ret;
+};
+/* clang-format off */
+#define ROW(m, w, o) {__LINE__, m, w, o, -1, -1, 0, 0}
+#define TO(m, w, o, r) {__LINE__, m, w, o, r, -1, 0, 0}
+#define OUT(m, w, o, x) {__LINE__, m, w, o, -1, x, 0, 0}
+#define RIP(m, o, k) {__LINE__, m, DBR_COPY, o, -1, -1, k, 0}
+#define PUSH(m, w, o, ret) {__LINE__, m, w, o, -1, -1, 0, ret}
+/* clang-format on */
+
+struct ecase {
+	int line;
+	const char *name;
+	const struct tblock *b;
+	int nb;
+	int clone; /* clone 1 inlines 1: H1's call into L0 (block 4), 2: M0's into C0' (2) */
+	int pblock, pinsn;
+	int layout;
+	const struct hot_branch *hot; /* offsets from ORIG in ip */
+	int nhot;
+	const struct xrow *row;
+	int nrow;
+	int prow;        /* the row the point's jump goes to */
+	int blockrow[9]; /* each block's copy: its first row */
+	int entry, nrun; /* native: the function's offset, runs */
+	uint64_t arg[2], want[2];
+};
+
+enum { NB = 9 };
+static const struct tblock a_blocks[] = {
+    {0x00, {5, 2}, BK_NONE, 0, {1, -1}, 1},        /* A0 */
+    {0x07, {3, 2}, BK_COND, 0, {3, 2, -1}, 10},    /* A1: je A3, else A2 */
+    {0x0c, {2, 2}, BK_JMP, 0, {4, -1}, 1},         /* A2 */
+    {0x10, {3}, BK_NONE, 0, {4, -1}, 9},           /* A3 */
+    {0x13, {2, 2, 2}, BK_COND, 0, {1, 5, -1}, 10}, /* A4: jb A1, else A5 */
+    {0x19, {1}, BK_RET, 0, {-1}, 1},               /* A5 */
+};
+/* A with the hot side of je the fall-through */
+static const struct tblock a_fall_blocks[] = {
+    {0x00, {5, 2}, BK_NONE, 0, {1, -1}, 1},        {0x07, {3, 2}, BK_COND, 0, {3, 2, -1}, 10},
+    {0x0c, {2, 2}, BK_JMP, 0, {4, -1}, 9},         {0x10, {3}, BK_NONE, 0, {4, -1}, 1},
+    {0x13, {2, 2, 2}, BK_COND, 0, {1, 5, -1}, 10}, {0x19, {1}, BK_RET, 0, {-1}, 1},
+};
+/* A without A2: je's fall side leaves for the original 0x0c */
+static const struct tblock a_exit_blocks[] = {
+    {0x00, {5, 2}, BK_NONE, 0, {1, -1}, 1}, {0x07, {3, 2}, BK_COND, 0, {2, -1}, 10},
+    {0x10, {3}, BK_NONE, 0, {3, -1}, 9},    {0x13, {2, 2, 2}, BK_COND, 0, {1, 4, -1}, 10},
+    {0x19, {1}, BK_RET, 0, {-1}, 1},
+};
+static const struct tblock h_blocks[] = {
+    {0x20, {5, 2}, BK_NONE, 0, {1, -1}, 1},        /* H0 */
+    {0x27, {5}, BK_CALL, 0, {4, -1}, 10},          /* H1: into clone 1 */
+    {0x2c, {2, 2, 2}, BK_COND, 0, {1, 3, -1}, 10}, /* H2: jb H1, else H3 */
+    {0x32, {1}, BK_RET, 0, {-1}, 1},               /* H3 */
+    {0x40, {4, 3, 1}, BK_RET, 1, {2, -1}, 10},     /* L0 in clone 1: back to H2 */
+};
+static const struct tblock h_call_blocks[] = {
+    {0x20, {5, 2}, BK_NONE, 0, {1, -1}, 1},
+    {0x27, {5}, BK_CALL, 0, {-1}, 10},
+    {0x2c, {2, 2, 2}, BK_COND, 0, {1, 3, -1}, 10},
+    {0x32, {1}, BK_RET, 0, {-1}, 1},
+};
+/* H from its call on, the call the patch point */
+static const struct tblock h_point_blocks[] = {
+    {0x27, {5}, BK_CALL, 0, {-1}, 10},             /* H1 */
+    {0x2c, {2, 2, 2}, BK_COND, 0, {0, 2, -1}, 10}, /* H2: jb H1, else H3 */
+    {0x32, {1}, BK_RET, 0, {-1}, 1},               /* H3 */
+};
+static const struct tblock c_blocks[] = {
+    {0x50, {5, 3}, BK_NONE, 0, {1, -1}, 1},     /* C0 */
+    {0x58, {3}, BK_COND, 0, {3, 2, -1}, 1},     /* C1: jecxz C3, else C2 */
+    {0x5b, {2, 2}, BK_COND, 0, {2, 3, -1}, 10}, /* C2: loop C2, else C3 */
+    {0x5f, {1}, BK_RET, 0, {-1}, 1},            /* C3 */
+};
+/* M's call to C inlined (clone 1: blocks 2-5), C's own copy beside it
+ * (blocks 6-8, reached by nothing); each clone block also lists, last, the own
+ * block at the same address, a link that is not its successor. */
+static const struct tblock m_blocks[] = {
+    {0xe0, {5}, BK_CALL, 0, {2, -1}, 1},           /* M0: into clone 1 */
+    {0xe5, {1}, BK_RET, 0, {-1}, 1},               /* M1 */
+    {0x50, {5, 3}, BK_NONE, 1, {3, 6, -1}, 1},     /* C0' */
+    {0x58, {3}, BK_COND, 1, {5, 4, 8, -1}, 1},     /* C1' */
+    {0x5b, {2, 2}, BK_COND, 1, {4, 5, 7, -1}, 10}, /* C2' */
+    {0x5f, {1}, BK_RET, 1, {1, -1}, 1},            /* C3': back to M1 */
+    {0x58, {3}, BK_COND, 0, {8, 7, -1}, 1},        /* C1 */
+    {0x5b, {2, 2}, BK_COND, 0, {7, 8, -1}, 1},     /* C2 */
+    {0x5f, {1}, BK_RET, 0, {-1}, 1},               /* C3 */
+};
+/* A jump alone in its block, its target laid out next (chains by heat). */
+static const struct tblock g_blocks[] = {
+    {0xe8, {5}, BK_JMP, 0, {1, -1}, 5},     /* G0 */
+    {0x13, {2, 2, 2}, BK_COND, 0, {-1}, 1}, /* A4: both sides leave */
+};
+static const struct tblock d_blocks[] = {{0x60, {6, 7, 2, 9, 2, 10, 5, 2, 1}, BK_RET, 0, {-1}, 1}};
+static const struct tblock j_blocks[] = {
+    {0xd0, {6}, BK_CALL_IND, 0, {-1}, 1},
+    {0xd6, {6}, BK_JMP_IND, 0, {-1}, 1},
+    {0xdc, {2}, BK_SYSCALL, 0, {3, -1}, 1},
+    {0xde, {2}, BK_REP, 0, {-1}, 1},
+};
+
+static const struct hot_branch hot_taken[] = {{0x0a, 90, 10}, {0x17, 90, 10}};
+static const struct hot_branch hot_fall[] = {{0x0a, 10, 90}, {0x17, 90, 10}};
+static const struct hot_branch hot_h[] = {{0x30, 90, 10}};
+
+/* The listings, one emitted instruction a line: mnemonic, what, orig; where a
+ * jump goes (a row of the listing, or an original offset); a RIP-relative
+ * operand's original target; a pushed return address. */
+/* clang-format off */
+/* Identity: the blocks in order; je keeps its condition; A2's jmp stays. */
+static const struct xrow a_id[] = {
+    ROW("mov", DBR_COPY, 0x00),        /* 0 A0 */
+    ROW("xor", DBR_COPY, 0x05),        /* 1 */
+    ROW("test", DBR_COPY, 0x07),       /* 2 A1 */
+    TO("je", DBR_COPY, 0x0a, 6),       /* 3 */
+    ROW("add", DBR_COPY, 0x0c),        /* 4 A2 */
+    TO("jmp", DBR_COPY, 0x0e, 7),      /* 5 */
+    ROW("lea", DBR_COPY, 0x10),        /* 6 A3 */
+    ROW("inc", DBR_COPY, 0x13),        /* 7 A4 */
+    ROW("cmp", DBR_COPY, 0x15),        /* 8 */
+    TO("jb", DBR_COPY, 0x17, 2),       /* 9 */
+    ROW("ret", DBR_COPY, 0x19),        /* 10 A5 */
+};
+/* Hot paths, je mostly taken: chains A0 A1 A3 A4 A5, then A2; je inverted. */
+static const struct xrow a_hot[] = {
+    ROW("mov", DBR_COPY, 0x00),        /* 0 A0 */
+    ROW("xor", DBR_COPY, 0x05),        /* 1 */
+    ROW("test", DBR_COPY, 0x07),       /* 2 A1 */
+    TO("jne", DBR_INVERTED, 0x0a, 9),  /* 3 */
+    ROW("lea", DBR_COPY, 0x10),        /* 4 A3 */
+    ROW("inc", DBR_COPY, 0x13),        /* 5 A4 */
+    ROW("cmp", DBR_COPY, 0x15),        /* 6 */
+    TO("jb", DBR_COPY, 0x17, 2),       /* 7 */
+    ROW("ret", DBR_COPY, 0x19),        /* 8 A5 */
+    ROW("add", DBR_COPY, 0x0c),        /* 9 A2 */
+    TO("jmp", DBR_COPY, 0x0e, 5),      /* 10 */
+};
+/* Hot paths, je mostly not taken: A0 A1 A2 A4 A5, then A3 (BK_NONE) jumping
+ * to A4; A2's jmp left out (A4 next). */
+static const struct xrow a_cold[] = {
+    ROW("mov", DBR_COPY, 0x00),        /* 0 A0 */
+    ROW("xor", DBR_COPY, 0x05),        /* 1 */
+    ROW("test", DBR_COPY, 0x07),       /* 2 A1 */
+    TO("je", DBR_COPY, 0x0a, 9),       /* 3 */
+    ROW("add", DBR_COPY, 0x0c),        /* 4 A2 */
+    ROW("inc", DBR_COPY, 0x13),        /* 5 A4 */
+    ROW("cmp", DBR_COPY, 0x15),        /* 6 */
+    TO("jb", DBR_COPY, 0x17, 2),       /* 7 */
+    ROW("ret", DBR_COPY, 0x19),        /* 8 A5 */
+    ROW("lea", DBR_COPY, 0x10),        /* 9 A3 */
+    TO("jmp", DBR_JUMP, 0x10, 5),      /* 10 */
+};
+/* Hot paths without hot: successor counts, A4 -> A1 (10) first: chains
+ * A2 A4 A1 A3, A0, A5; jb and je both inverted, A3 and A0 jump on. */
+static const struct xrow a_counts[] = {
+    ROW("add", DBR_COPY, 0x0c),        /* 0 A2 */
+    ROW("inc", DBR_COPY, 0x13),        /* 1 A4 */
+    ROW("cmp", DBR_COPY, 0x15),        /* 2 */
+    TO("jae", DBR_INVERTED, 0x17, 11), /* 3 */
+    ROW("test", DBR_COPY, 0x07),       /* 4 A1 */
+    TO("jne", DBR_INVERTED, 0x0a, 0),  /* 5 */
+    ROW("lea", DBR_COPY, 0x10),        /* 6 A3 */
+    TO("jmp", DBR_JUMP, 0x10, 1),      /* 7 */
+    ROW("mov", DBR_COPY, 0x00),        /* 8 A0 */
+    ROW("xor", DBR_COPY, 0x05),        /* 9 */
+    TO("jmp", DBR_JUMP, 0x05, 4),      /* 10 */
+    ROW("ret", DBR_COPY, 0x19),        /* 11 A5 */
+};
+/* An exit edge: je's fall side (A2) is not copied. */
+static const struct xrow a_exit[] = {
+    ROW("mov", DBR_COPY, 0x00),        /* 0 A0 */
+    ROW("xor", DBR_COPY, 0x05),        /* 1 */
+    ROW("test", DBR_COPY, 0x07),       /* 2 A1 */
+    TO("je", DBR_COPY, 0x0a, 5),       /* 3 */
+    OUT("jmp", DBR_JUMP, 0x0a, 0x0c),  /* 4: to the original A2 */
+    ROW("lea", DBR_COPY, 0x10),        /* 5 A3 */
+    ROW("inc", DBR_COPY, 0x13),        /* 6 A4 */
+    ROW("cmp", DBR_COPY, 0x15),        /* 7 */
+    TO("jb", DBR_COPY, 0x17, 2),       /* 8 */
+    ROW("ret", DBR_COPY, 0x19),        /* 9 A5 */
+};
+/* The inlined call: return address pushed, the clone's ret a lea and a jump back. */
+static const struct xrow h_id[] = {
+    ROW("mov", DBR_COPY, 0x20),              /* 0 H0 */
+    ROW("xor", DBR_COPY, 0x25),              /* 1 */
+    PUSH("push", DBR_CALL_PUSH, 0x27, 0x2c), /* 2 H1 */
+    PUSH("mov", DBR_CALL_HIGH, 0x27, 0x2c),  /* 3 */
+    TO("jmp", DBR_JUMP, 0x27, 9),            /* 4 */
+    ROW("inc", DBR_COPY, 0x2c),              /* 5 H2 */
+    ROW("cmp", DBR_COPY, 0x2e),              /* 6 */
+    TO("jb", DBR_COPY, 0x30, 2),             /* 7 */
+    ROW("ret", DBR_COPY, 0x32),              /* 8 H3 */
+    ROW("add", DBR_COPY, 0x40),              /* 9 L0 */
+    ROW("inc", DBR_COPY, 0x44),              /* 10 */
+    ROW("lea", DBR_RET_POP, 0x47),           /* 11 */
+    TO("jmp", DBR_JUMP, 0x47, 5),            /* 12 */
+};
+/* The same on hot paths: H0 H1 L0 H2 H3, no jumps into or out of the clone. */
+static const struct xrow h_hot[] = {
+    ROW("mov", DBR_COPY, 0x20),              /* 0 H0 */
+    ROW("xor", DBR_COPY, 0x25),              /* 1 */
+    PUSH("push", DBR_CALL_PUSH, 0x27, 0x2c), /* 2 H1 */
+    PUSH("mov", DBR_CALL_HIGH, 0x27, 0x2c),  /* 3 */
+    ROW("add", DBR_COPY, 0x40),              /* 4 L0 */
+    ROW("inc", DBR_COPY, 0x44),              /* 5 */
+    ROW("lea", DBR_RET_POP, 0x47),           /* 6 */
+    ROW("inc", DBR_COPY, 0x2c),              /* 7 H2 */
+    ROW("cmp", DBR_COPY, 0x2e),              /* 8 */
+    TO("jb", DBR_COPY, 0x30, 2),             /* 9 */
+    ROW("ret", DBR_COPY, 0x32),              /* 10 H3 */
+};
+/* The call not inlined: back to the original call. */
+static const struct xrow h_call[] = {
+    ROW("mov", DBR_COPY, 0x20),              /* 0 H0 */
+    ROW("xor", DBR_COPY, 0x25),              /* 1 */
+    OUT("jmp", DBR_JUMP, 0x27, 0x27),        /* 2 H1 */
+    ROW("inc", DBR_COPY, 0x2c),              /* 3 H2 */
+    ROW("cmp", DBR_COPY, 0x2e),              /* 4 */
+    TO("jb", DBR_COPY, 0x30, 2),             /* 5 */
+    ROW("ret", DBR_COPY, 0x32),              /* 6 H3 */
+};
+/* The call not inlined, but the patch point: done here, to the original callee. */
+static const struct xrow h_point[] = {
+    PUSH("push", DBR_CALL_PUSH, 0x27, 0x2c), /* 0 H1 */
+    PUSH("mov", DBR_CALL_HIGH, 0x27, 0x2c),  /* 1 */
+    OUT("jmp", DBR_JUMP, 0x27, 0x40),        /* 2 */
+    ROW("inc", DBR_COPY, 0x2c),              /* 3 H2 */
+    ROW("cmp", DBR_COPY, 0x2e),              /* 4 */
+    TO("jb", DBR_COPY, 0x30, 0),             /* 5 */
+    ROW("ret", DBR_COPY, 0x32),              /* 6 H3 */
+};
+/* Trampolines "jecxz L; jmp F'; L: jmp T'" and "loop L; jmp F'; L: jmp T'". */
+static const struct xrow c_id[] = {
+    ROW("mov", DBR_COPY, 0x50),        /* 0 C0 */
+    ROW("mov", DBR_COPY, 0x55),        /* 1 */
+    TO("jecxz", DBR_COPY, 0x58, 4),    /* 2 C1 */
+    TO("jmp", DBR_JUMP, 0x58, 5),      /* 3: F' */
+    TO("jmp", DBR_JUMP, 0x58, 9),      /* 4: T' */
+    ROW("add", DBR_COPY, 0x5b),        /* 5 C2 */
+    TO("loop", DBR_COPY, 0x5d, 8),     /* 6 */
+    TO("jmp", DBR_JUMP, 0x5d, 9),      /* 7: F' */
+    TO("jmp", DBR_JUMP, 0x5d, 5),      /* 8: T' */
+    ROW("ret", DBR_COPY, 0x5f),        /* 9 C3 */
+};
+/* Hot paths (successor counts): C2 alone first (its self-link joins nothing),
+ * then C0 C1 C3: jecxz's "jmp T'" left out, T' = C3 comes next. */
+static const struct xrow c_hot[] = {
+    ROW("add", DBR_COPY, 0x5b),        /* 0 C2 */
+    TO("loop", DBR_COPY, 0x5d, 3),     /* 1 */
+    TO("jmp", DBR_JUMP, 0x5d, 8),      /* 2: F' */
+    TO("jmp", DBR_JUMP, 0x5d, 0),      /* 3: T' */
+    ROW("mov", DBR_COPY, 0x50),        /* 4 C0 */
+    ROW("mov", DBR_COPY, 0x55),        /* 5 */
+    TO("jecxz", DBR_COPY, 0x58, 8),    /* 6 C1 */
+    TO("jmp", DBR_JUMP, 0x58, 0),      /* 7: F' */
+    ROW("ret", DBR_COPY, 0x5f),        /* 8 C3 = T' */
+};
+/* M's clone first, then C's own copy; no link crosses between them. */
+static const struct xrow m_id[] = {
+    PUSH("push", DBR_CALL_PUSH, 0xe0, 0xe5), /* 0 M0 */
+    PUSH("mov", DBR_CALL_HIGH, 0xe0, 0xe5),  /* 1 */
+    TO("jmp", DBR_JUMP, 0xe0, 4),            /* 2 */
+    ROW("ret", DBR_COPY, 0xe5),              /* 3 M1 */
+    ROW("mov", DBR_COPY, 0x50),              /* 4 C0' */
+    ROW("mov", DBR_COPY, 0x55),              /* 5 */
+    TO("jecxz", DBR_COPY, 0x58, 8),          /* 6 C1' */
+    TO("jmp", DBR_JUMP, 0x58, 9),            /* 7 */
+    TO("jmp", DBR_JUMP, 0x58, 13),           /* 8 */
+    ROW("add", DBR_COPY, 0x5b),              /* 9 C2' */
+    TO("loop", DBR_COPY, 0x5d, 12),          /* 10 */
+    TO("jmp", DBR_JUMP, 0x5d, 13),           /* 11 */
+    TO("jmp", DBR_JUMP, 0x5d, 9),            /* 12 */
+    ROW("lea", DBR_RET_POP, 0x5f),           /* 13 C3' */
+    TO("jmp", DBR_JUMP, 0x5f, 3),            /* 14 */
+    TO("jecxz", DBR_COPY, 0x58, 17),         /* 15 C1 */
+    TO("jmp", DBR_JUMP, 0x58, 18),           /* 16 */
+    TO("jmp", DBR_JUMP, 0x58, 22),           /* 17 */
+    ROW("add", DBR_COPY, 0x5b),              /* 18 C2 */
+    TO("loop", DBR_COPY, 0x5d, 21),          /* 19 */
+    TO("jmp", DBR_JUMP, 0x5d, 22),           /* 20 */
+    TO("jmp", DBR_JUMP, 0x5d, 18),           /* 21 */
+    ROW("ret", DBR_COPY, 0x5f),              /* 22 C3 */
+};
+/* G0 alone in its block keeps its jmp, though A4 comes next. */
+static const struct xrow g_hot[] = {
+    TO("jmp", DBR_COPY, 0xe8, 1),      /* 0 G0 */
+    ROW("inc", DBR_COPY, 0x13),        /* 1 A4 */
+    ROW("cmp", DBR_COPY, 0x15),        /* 2 */
+    OUT("jb", DBR_COPY, 0x17, 0x07),   /* 3 */
+    OUT("jmp", DBR_JUMP, 0x17, 0x19),  /* 4 */
+};
+static const struct xrow d_id[] = {
+    RIP("mov", 0x60, 0xa0),
+    RIP("lea", 0x66, 0xa4),
+    ROW("add", DBR_COPY, 0x6d),
+    RIP("popcnt", 0x6f, 0xa8),
+    ROW("add", DBR_COPY, 0x78),
+    RIP("palignr", 0x7a, 0xb0),
+    ROW("movq", DBR_COPY, 0x84),
+    ROW("add", DBR_COPY, 0x89),
+    ROW("ret", DBR_COPY, 0x8b),
+};
+static const struct xrow j_id[] = {
+    OUT("jmp", DBR_JUMP, 0xd0, 0xd0),  /* 0 J0: back to the call */
+    RIP("jmp", 0xd6, 0xf0),            /* 1 J1 */
+    ROW("syscall", DBR_COPY, 0xdc),    /* 2 J2 */
+    ROW("rep movsb", DBR_COPY, 0xde),  /* 3 J3 */
+    OUT("jmp", DBR_JUMP, 0xde, 0xe0),  /* 4 */
+};
+
+#define B(t) t, (int)N(t)
+#define X(t) t, (int)N(t)
+/* name, blocks, clone, point (block, insn), layout, hot, listing, the point's
+ * row, each block's first row; native: entry, runs, arguments, results. */
+static const struct ecase cases[] = {
+    {__LINE__, "loop identity", B(a_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(a_id), 0,
+     {0, 2, 4, 6, 7, 10}, 0x00, 1, {10}, {65}},
+    {__LINE__, "hot taken", B(a_blocks), 0, 0, 0, DBR_HOT_PATHS, X(hot_taken), X(a_hot), 0,
+     {0, 2, 9, 4, 5, 8}, 0x00, 1, {10}, {65}},
+    {__LINE__, "hot fall", B(a_fall_blocks), 0, 0, 0, DBR_HOT_PATHS, X(hot_fall), X(a_cold), 0,
+     {0, 2, 4, 9, 5, 8}, 0x00, 1, {10}, {65}},
+    {__LINE__, "hot counts", B(a_blocks), 0, 0, 0, DBR_HOT_PATHS, NULL, 0, X(a_counts), 8,
+     {8, 4, 0, 6, 1, 11}, 0x00, 1, {10}, {65}},
+    {__LINE__, "exit edge", B(a_exit_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(a_exit), 0,
+     {0, 2, 5, 6, 9}, 0x00, 1, {10}, {65}},
+    {__LINE__, "inlined call", B(h_blocks), 1, 0, 0, DBR_IDENTITY, NULL, 0, X(h_id), 0,
+     {0, 2, 5, 8, 9}, 0x20, 1, {10}, {H_WANT(10)}},
+    {__LINE__, "inlined hot", B(h_blocks), 1, 0, 0, DBR_HOT_PATHS, X(hot_h), X(h_hot), 0,
+     {0, 2, 7, 10, 4}, 0x20, 1, {10}, {H_WANT(10)}},
+    {__LINE__, "call kept", B(h_call_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(h_call), 0,
+     {0, 2, 3, 6}, 0x20, 1, {10}, {H_WANT(10)}},
+    {__LINE__, "call at point", B(h_point_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(h_point), 0,
+     {0, 3, 6}, 0x20, 1, {10}, {H_WANT(10)}},
+    {__LINE__, "loop insns", B(c_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(c_id), 0,
+     {0, 2, 5, 9}, 0x50, 2, {10, 0}, {55, 0}},
+    {__LINE__, "loop insns hot", B(c_blocks), 0, 0, 0, DBR_HOT_PATHS, NULL, 0, X(c_hot), 4,
+     {4, 6, 0, 8}, 0x50, 2, {10, 0}, {55, 0}},
+    {__LINE__, "clone beside own", B(m_blocks), 2, 0, 0, DBR_IDENTITY, NULL, 0, X(m_id), 0,
+     {0, 3, 4, 6, 9, 13, 15, 18, 22}, 0xe0, 2, {10, 0}, {55, 0}},
+    {__LINE__, "jump alone", B(g_blocks), 0, 0, 0, DBR_HOT_PATHS, NULL, 0, X(g_hot), 0,
+     {0, 1}, 0, 0, {0}, {0}},
+    {__LINE__, "rip-relative", B(d_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(d_id), 0,
+     {0}, 0x60, 1, {0}, {D_WANT}},
+    {__LINE__, "indirect", B(j_blocks), 0, 1, 0, DBR_IDENTITY, NULL, 0, X(j_id), 1,
+     {0, 1, 2, 3}, 0, 0, {0}, {0}},
+};
+/* clang-format on */
+
+/* A region over code, built from a table into fixed storage. */
+struct built {
+	struct rset_region r;
+	struct rset_block blk[NB];
+	uint16_t off[NB][11];
+	uint32_t succ[NB][4];
+	struct rset_clone cl;
+	struct rset_point pt;
+	struct hot_branch hb[4];
+	struct hot_code hot;
+};
+
+static void build(struct built *w, const struct tblock *tb, int nb, int clone, int pb, int pi)
+{
+	memset(w, 0, sizeof(*w));
+	ck_assert_int_le(nb, NB);
+	for (int i = 0; i < nb; i++) {
+		struct rset_block *b = &w->blk[i];
+		b->start = ORIG + tb[i].start, b->off = w->off[i], b->succ = w->succ[i];
+		while (tb[i].len[b->ninsns])
+			w->off[i][b->ninsns + 1] =
+			    (uint16_t)(w->off[i][b->ninsns] + tb[i].len[b->ninsns]),
+			                      b->ninsns++;
+		while (tb[i].succ[b->nsucc] >= 0)
+			w->succ[i][b->nsucc] = (uint32_t)tb[i].succ[b->nsucc], b->nsucc++;
+		b->clone = (uint32_t)tb[i].clone, b->kind = (uint8_t)tb[i].kind;
+		b->count = tb[i].count;
+	}
+	w->r = (struct rset_region){.start = ORIG, .block = w->blk, .nblock = (uint32_t)nb};
+	if (clone == 1) /* H1's call at 0x27 inlined: L0 (block 4) */
+		w->cl = (struct rset_clone){ORIG + 0x27, ORIG + 0x2c, ORIG + 0x40, 0, 4, 1};
+	if (clone == 2) /* M0's call at 0xe0 inlined: C0' (block 2) */
+		w->cl = (struct rset_clone){ORIG + 0xe0, ORIG + 0xe5, ORIG + 0x50, 0, 2, 1};
+	if (clone)
+		w->r.clone = &w->cl, w->r.nclone = 1;
+	const struct rset_block *b = &w->blk[pb];
+	w->pt = (struct rset_point){b->start + b->off[pi], (uint32_t)pb, (uint32_t)pi,
+	                            (uint8_t)(b->off[pi + 1] - b->off[pi])};
+	w->r.point = &w->pt, w->r.npoint = 1;
+}
+
+static const struct hot_code *make_hot(struct built *w, const struct ecase *c)
+{
+	if (!c->hot)
+		return NULL;
+	for (int i = 0; i < c->nhot; i++)
+		w->hb[i] = c->hot[i], w->hb[i].ip += ORIG;
+	w->hot.branch = w->hb, w->hot.nbranch = (size_t)c->nhot;
+	return &w->hot;
+}
+
+static struct dbr_code *emit_case(const struct ecase *c, uint64_t base)
+{
+	struct built w;
+	struct binary *bin;
+	build(&w, c->b, c->nb, c->clone, c->pblock, c->pinsn);
+	ck_assert_int_eq(binary_from_code(code, sizeof(code), ORIG, &bin), 0);
+	struct dbr_code *out = NULL;
+	char msg[256] = "";
+	int err = dbr_code_emit(&w.r, bin, make_hot(&w, c), (enum dbr_layout)c->layout, base, &out,
+	                        msg, sizeof(msg));
+	ck_assert_msg(err == 0 && out, "line %d %s: %d %s", c->line, c->name, err, msg);
+	binary_free(bin);
+	return out;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* One decoded row against its expectation. */
+static void check_row(const struct ecase *c, const struct dbr_code *d, const cs_insn *in, size_t k)
+{
+	const struct xrow *x = &c->row[k];
+	const cs_x86 *o = &in[k].detail->x86;
+	const struct dbr_insn *m = &d->insn[k];
+	int line = x->line;
+	ck_assert_msg(!strcmp(in[k].mnemonic, x->mnem), "row line %d: %s %s", line, in[k].mnemonic,
+	              in[k].op_str);
+	ck_assert_msg(m->off == in[k].address - REPL && m->len == in[k].size, "row line %d", line);
+	ck_assert_msg(m->what == x->what && m->orig == ORIG + (unsigned)x->orig,
+	              "row line %d: what %d orig %#llx", line, m->what,
+	              (unsigned long long)m->orig);
+	ck_assert_ptr_eq(dbr_code_insn(d, in[k].address), m);
+	if (in[k].size > 1)
+		ck_assert_ptr_null(dbr_code_insn(d, in[k].address + 1));
+	int direct = o->op_count == 1 && o->operands[0].type == X86_OP_IMM;
+	int branch = in[k].mnemonic[0] == 'j' || !strcmp(in[k].mnemonic, "loop");
+	if (x->to_row >= 0)
+		ck_assert_msg(direct && (uint64_t)o->operands[0].imm == in[x->to_row].address,
+		              "row line %d: goes to %#llx", line,
+		              (unsigned long long)o->operands[0].imm);
+	else if (x->to_orig >= 0)
+		ck_assert_msg(direct && (uint64_t)o->operands[0].imm == ORIG + (unsigned)x->to_orig,
+		              "row line %d: goes to %#llx", line,
+		              (unsigned long long)o->operands[0].imm);
+	else
+		ck_assert_msg(!(branch && direct), "row line %d: a jump nobody expects", line);
+	if (x->rip) {
+		int j = 0;
+		while (j < o->op_count && !(o->operands[j].type == X86_OP_MEM &&
+		                            o->operands[j].mem.base == X86_REG_RIP))
+			j++;
+		ck_assert_msg(j < o->op_count, "row line %d: no RIP operand", line);
+		/* new next ip + new disp == the original's next ip + old disp */
+		ck_assert_msg(
+		    in[k].address + in[k].size + (uint64_t)o->operands[j].mem.disp ==
+		        ORIG + (unsigned)x->rip,
+		    "row line %d: reaches %#llx", line,
+		    (unsigned long long)(in[k].address + in[k].size + o->operands[j].mem.disp));
+	} else if (x->ret && x->what == DBR_CALL_PUSH) {
+		ck_assert(direct && (uint32_t)o->operands[0].imm == (uint32_t)(ORIG + x->ret));
+	} else if (x->ret) { /* mov dword [rsp+4], high half */
+		ck_assert(o->op_count == 2 && o->operands[0].mem.base == X86_REG_RSP &&
+		          o->operands[0].mem.disp == 4 && o->operands[0].size == 4);
+		ck_assert_uint_eq((uint64_t)o->operands[1].imm, (ORIG + x->ret) >> 32);
+	} else if (x->what == DBR_RET_POP) {
+		static const uint8_t lea[] = {0x48, 0x8d, 0x64, 0x24, 0x08};
+		ck_assert(in[k].size == 5 && !memcmp(in[k].bytes, lea, 5));
+	} else if (x->what == DBR_COPY && !branch) { /* byte for byte */
+		ck_assert_msg(!memcmp(in[k].bytes, code + x->orig, in[k].size), "row line %d",
+		              line);
+	}
+}
+
+/* 1-4: the listing, its jumps, the map, copy_of_block and the patch bytes. */
+START_TEST(emitted)
+{
+	const struct ecase *c = &cases[_i];
+	struct dbr_code *d = emit_case(c, REPL);
+	csh cs;
+	cs_insn *in;
+	ck_assert_int_eq(cs_open(CS_ARCH_X86, CS_MODE_64, &cs), CS_ERR_OK);
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	size_t n = cs_disasm(cs, d->bytes, d->len, REPL, 0, &in);
+	ck_assert_msg(n == (size_t)c->nrow && d->ninsn == n,
+	              "line %d %s: %zu instructions, %zu mapped", c->line, c->name, n, d->ninsn);
+	ck_assert_uint_eq(in[n - 1].address + in[n - 1].size, REPL + d->len);
+	for (size_t k = 0; k < n; k++)
+		check_row(c, d, in, k);
+	for (int b = 0; b < c->nb; b++)
+		if (c->blockrow[b] >= 0)
+			ck_assert_msg(d->copy_of_block[b] == in[c->blockrow[b]].address,
+			              "line %d block %d", c->line, b);
+	const struct tblock *pb = &c->b[c->pblock];
+	unsigned at = pb->start;
+	for (int i = 0; i < c->pinsn; i++)
+		at += (unsigned)pb->len[i];
+	ck_assert_uint_eq(d->npatch, 1);
+	const struct dbr_patch *p = &d->patch[0];
+	ck_assert_uint_eq(p->addr, ORIG + at);
+	ck_assert_uint_eq(p->dest, in[c->prow].address);
+	ck_assert_uint_eq(p->jmp[0], 0xe9);
+	ck_assert_uint_eq(rd32(p->jmp + 1), (uint32_t)(in[c->prow].address - (ORIG + at + 5)));
+	ck_assert(!memcmp(p->orig, code + at, 5));
+	cs_free(in, n);
+	cs_close(&cs);
+	dbr_code_free(d);
+}
+END_TEST
+
+static uint8_t *map_at(uint64_t addr, size_t len)
+{
+	void *p = mmap((void *)(uintptr_t)addr, len, PROT_READ | PROT_WRITE | PROT_EXEC,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	if ((uintptr_t)p != addr) { /* a kernel without MAP_FIXED_NOREPLACE took it as a hint */
+		munmap(p, len);
+		return NULL;
+	}
+	return p;
+}
+
+typedef uint64_t (*entry_fn)(uint64_t);
+
+/* 5: the function on the host CPU, as it is and then patched into its
+ * replacement; the same results, which are also the hand-computed ones. */
+START_TEST(native)
+{
+	const struct ecase *c = &cases[_i];
+	if (!c->nrun)
+		return;
+	uint8_t *o = map_at(ORIG, 0x1000), *r = map_at(REPL, 0x10000);
+	if (!o || !r) {
+		printf("native %s: skipped: the host refused memory at %#llx or %#llx\n", c->name,
+		       ORIG, REPL);
+		return;
+	}
+	memcpy(o, code, sizeof(code));
+	entry_fn f = (entry_fn)(uintptr_t)(ORIG + (unsigned)c->entry);
+	for (int k = 0; k < c->nrun; k++)
+		ck_assert_msg(f(c->arg[k]) == c->want[k], "line %d %s: unpatched", c->line,
+		              c->name);
+	struct dbr_code *d = emit_case(c, REPL);
+	ck_assert_uint_le(d->len, 0x10000);
+	memcpy(r, d->bytes, d->len);
+	for (size_t k = 0; k < d->npatch; k++)
+		memcpy(o + (d->patch[k].addr - ORIG), d->patch[k].jmp, 5);
+	for (int k = 0; k < c->nrun; k++) {
+		uint64_t got = f(c->arg[k]);
+		ck_assert_msg(got == c->want[k], "line %d %s: patched f(%llu) = %#llx, want %#llx",
+		              c->line, c->name, (unsigned long long)c->arg[k],
+		              (unsigned long long)got, (unsigned long long)c->want[k]);
+	}
+	dbr_code_free(d);
+	munmap(o, 0x1000), munmap(r, 0x10000);
+}
+END_TEST
+
+/* 6: refusals, each with its reason. */
+static const struct tblock bad_off[] = {{0x00, {4, 3}, BK_NONE, 0, {-1}, 1}};
+static const struct tblock bad_kind[] = {{0x19, {1}, BK_JMP, 0, {-1}, 1}};
+static const struct tblock bad_mid[] = {{0x07, {3, 2, 2, 2}, BK_JMP, 0, {-1}, 1}};
+static const struct tblock bad_vex[] = {{0xc0, {8, 1}, BK_RET, 0, {-1}, 1}};
+static const struct tblock bad_addr[] = {{0x200, {5}, BK_NONE, 0, {-1}, 1}};
+static const struct tblock bad_link[] = {{0x00, {5, 2}, BK_NONE, 0, {5, -1}, 1}};
+static const struct tblock bad_ind[] = {{0xd0, {6}, BK_CALL_IND, 0, {-1}, 1}};
+
+static const struct {
+	int line;
+	const struct tblock *b;
+	int nb, pinsn;
+	uint64_t base;
+	int err;
+	const char *says;
+} bads[] = {
+    {__LINE__, B(a_exit_blocks), 0, ORIG + 0x90000000ULL, PMUSIM_ERR_UNSUPPORTED, "cannot reach"},
+    {__LINE__, B(d_blocks), 0, ORIG - 0x90000000ULL, PMUSIM_ERR_UNSUPPORTED, "cannot reach"},
+    {__LINE__, B(bad_off), 0, REPL, PMUSIM_ERR_FORMAT, "not one instruction of 4 bytes"},
+    {__LINE__, B(bad_kind), 0, REPL, PMUSIM_ERR_FORMAT, "kind \"jmp\""},
+    {__LINE__, B(bad_mid), 0, REPL, PMUSIM_ERR_FORMAT, "(je "},
+    {__LINE__, B(bad_vex), 0, REPL, PMUSIM_ERR_UNSUPPORTED, "cannot be relocated"},
+    {__LINE__, B(bad_addr), 0, REPL, PMUSIM_ERR_FORMAT, "can be read"},
+    {__LINE__, B(bad_link), 0, REPL, PMUSIM_ERR_FORMAT, "out of range"},
+    {__LINE__, B(bad_ind), 0, REPL, PMUSIM_ERR_UNSUPPORTED, "indirect call"},
+    {__LINE__, B(a_blocks), 1, REPL, PMUSIM_ERR_FORMAT, "5 bytes"}, /* xor: 2 bytes */
+};
+
+START_TEST(refused)
+{
+	struct built w;
+	struct binary *bin;
+	build(&w, bads[_i].b, bads[_i].nb, 0, 0, bads[_i].pinsn);
+	ck_assert_int_eq(binary_from_code(code, sizeof(code), ORIG, &bin), 0);
+	struct dbr_code *out = (struct dbr_code *)&w;
+	char msg[256] = "";
+	int err =
+	    dbr_code_emit(&w.r, bin, NULL, DBR_IDENTITY, bads[_i].base, &out, msg, sizeof(msg));
+	ck_assert_msg(err == bads[_i].err && !out, "line %d: %d", bads[_i].line, err);
+	ck_assert_msg(strstr(msg, bads[_i].says), "line %d: %s", bads[_i].line, msg);
+	printf("refused (line %d): %s\n", bads[_i].line, msg);
+	binary_free(bin);
+}
+END_TEST
+
+/* The chains alone: 0 -> 1 -> 2 -> 0 is a cycle the hottest links would
+ * close: 1 -> 2 (8) first, then of the ties at 7 0 -> 1 (the lower from),
+ * so 2 -> 0 is dropped (taken first, it would make the chain 1 2 0); 3 -> 3
+ * joins nothing; 0 -> 4 finds 0 taken; block 3 (heat 5) goes between the
+ * chain of heat 9 and block 4 (heat 1). */
+START_TEST(chains)
+{
+	struct dbr_link l[] = {{2, 0, 7}, {0, 1, 7}, {1, 2, 8}, {3, 3, 9}, {0, 4, 1}};
+	const double heat[] = {9, 2, 2, 5, 1};
+	uint32_t order[5];
+	static const uint32_t want[] = {0, 1, 2, 3, 4};
+	ck_assert_int_eq(dbr_layout_chains(5, heat, l, N(l), order), 0);
+	for (size_t i = 0; i < N(want); i++)
+		ck_assert_uint_eq(order[i], want[i]);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("dbr_code");
+	TCase *tc = tcase_create("hand_made");
+	tcase_add_loop_test(tc, emitted, 0, (int)N(cases));
+	tcase_add_loop_test(tc, native, 0, (int)N(cases));
+	tcase_add_loop_test(tc, refused, 0, (int)N(bads));
+	tcase_add_test(tc, chains);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
