@@ -122,8 +122,9 @@ void dbr_install_tell(const struct dbr_install *d, const struct program *p)
 	(void)d;
 	if (p->verbose)
 		fprintf(stderr, "%s: rewritten: %llu instructions ran in replacement code, %llu of them added "
-			"jumps; %llu patch jumps\n", p->cmd, (unsigned long long)c.inside,
-			(unsigned long long)c.added_inside, (unsigned long long)c.patch_jumps);
+			"jumps; %llu patch jumps; %llu jumps laid out as fall-throughs\n", p->cmd,
+			(unsigned long long)c.inside, (unsigned long long)c.added_inside,
+			(unsigned long long)c.patch_jumps, (unsigned long long)c.left_out);
 	if (c.unknown)
 		fprintf(stderr, "%s: internal error: %llu instructions of replacement code were not in its map: "
 			"the truth is not the original program's\n", p->cmd, (unsigned long long)c.unknown);

@@ -12,59 +12,9 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "profiler/dbr_emit.h"
 #include "profiler/dbr_insn.h"
 #include "profiler/dbr_layout.h"
-
-#define MAX_INSN 15 /* the longest x86 instruction (SDM vol. 2, 2.3.11) */
-
-/* What decoding and the links say about a block. */
-struct dblock {
-	uint64_t target;      /* its last instruction's direct target (jcc, jmp, call) */
-	uint32_t first;       /* its first instruction's index in em.ins */
-	uint32_t taken, fall; /* the successors dbr_code.h's rules pick, RSET_NONE */
-	uint16_t pop;         /* a "ret imm16"'s imm16 */
-	uint8_t cc;           /* a jcc's condition */
-	uint8_t loop;         /* loop, loope, loopne, jrcxz, jecxz: rel8 only */
-};
-
-/* Per original instruction of the region. */
-struct einsn {
-	uint32_t copy; /* offset of the first instruction emitted for it */
-	uint8_t disp;  /* offset of its RIP-relative disp32 in its bytes, 0: none */
-};
-
-/* A rel32 (the last 4 bytes of its instruction) to aim at a block's copy. */
-struct fix {
-	uint32_t at, block;
-};
-
-struct em {
-	const struct rset_region *r;
-	struct binary *code;
-	enum dbr_layout layout;
-	uint64_t base;
-	struct dbr_decoder *dec;
-	struct dbr_code *c;
-	size_t cap, icap;
-	struct dblock *blk;
-	struct einsn *ins;
-	uint32_t *order, *pos; /* order[k]: the block laid out k-th; pos[b]: its k */
-	struct fix *fix;
-	size_t nfix, fcap;
-	char *msg;
-	size_t msglen;
-};
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void wr32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16),
-	p[3] = (uint8_t)(v >> 24);
-}
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
 {
@@ -80,13 +30,13 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-static int nomem(struct em *e)
+int dbr_nomem(struct em *e)
 {
 	return pmusim_fail(e->msg, e->msglen, PMUSIM_ERR_NOMEM, "out of memory");
 }
 
 /* Appends one instruction and its map entry. */
-static int put(struct em *e, const uint8_t *b, size_t n, int what, uint64_t orig)
+int dbr_put(struct em *e, const uint8_t *b, size_t n, int what, uint64_t orig)
 {
 	struct dbr_code *c = e->c;
 	if (c->len + n > UINT32_MAX)
@@ -94,7 +44,7 @@ static int put(struct em *e, const uint8_t *b, size_t n, int what, uint64_t orig
 		                   "replacement code over 4 GiB");
 	if (grow((void **)&c->bytes, &e->cap, c->len + n, 1) < 0 ||
 	    grow((void **)&c->insn, &e->icap, c->ninsn + 1, sizeof(*c->insn)) < 0)
-		return nomem(e);
+		return dbr_nomem(e);
 	memcpy(c->bytes + c->len, b, n);
 	c->insn[c->ninsn++] = (struct dbr_insn){(uint32_t)c->len, (uint8_t)n, (uint8_t)what, orig};
 	c->len += n;
@@ -102,7 +52,7 @@ static int put(struct em *e, const uint8_t *b, size_t n, int what, uint64_t orig
 }
 
 /* The rel32 from next (the end of the jump) to to, when it reaches. */
-static int rel32(struct em *e, uint64_t next, uint64_t to, uint32_t *out)
+int dbr_rel32(struct em *e, uint64_t next, uint64_t to, uint32_t *out)
 {
 	int64_t d = (int64_t)(to - next);
 	if (d < INT32_MIN || d > INT32_MAX)
@@ -276,7 +226,7 @@ static int lay_out(struct em *e, const struct hot_code *hot)
 		err = l && heat ? err : PMUSIM_ERR_NOMEM;
 		free(l), free(heat);
 		if (err)
-			return nomem(e);
+			return dbr_nomem(e);
 	} else {
 		for (uint32_t b = 0; b < n; b++)
 			e->order[b] = b;
@@ -294,7 +244,7 @@ static int next_is(const struct em *e, uint32_t b, uint32_t to)
 
 /* "jmp rel32" (E9 cd) or, cc >= 0, "jcc rel32" (0F 80+cc cd) to block to's
  * copy (aimed once every copy has its place) or, to RSET_NONE, to addr. */
-static int put_jump(struct em *e, int cc, int what, uint64_t orig, uint32_t to, uint64_t addr)
+int dbr_put_jump(struct em *e, int cc, int what, uint64_t orig, uint32_t to, uint64_t addr)
 {
 	uint8_t b[6];
 	size_t n = 0;
@@ -304,16 +254,16 @@ static int put_jump(struct em *e, int cc, int what, uint64_t orig, uint32_t to, 
 		b[n++] = 0x0f, b[n++] = (uint8_t)(0x80 | cc);
 	uint32_t rel = 0;
 	if (to == RSET_NONE) {
-		int err = rel32(e, e->base + e->c->len + n + 4, addr, &rel);
+		int err = dbr_rel32(e, e->base + e->c->len + n + 4, addr, &rel);
 		if (err)
 			return err;
 	} else {
 		if (grow((void **)&e->fix, &e->fcap, e->nfix + 1, sizeof(*e->fix)) < 0)
-			return nomem(e);
+			return dbr_nomem(e);
 		e->fix[e->nfix++] = (struct fix){(uint32_t)(e->c->len + n), to};
 	}
 	wr32(b + n, rel);
-	return put(e, b, n + 4, what, orig);
+	return dbr_put(e, b, n + 4, what, orig);
 }
 
 /* Control going on at successor to (RSET_NONE: at the original addr) after
@@ -323,7 +273,7 @@ static int go_on(struct em *e, uint32_t b, uint32_t to, uint64_t addr, int what,
 {
 	if (elide && next_is(e, b, to))
 		return 0;
-	return put_jump(e, -1, what, orig, to, addr);
+	return dbr_put_jump(e, -1, what, orig, to, addr);
 }
 
 /* Instruction i of block b, copied; its RIP-relative disp32 made to reach the
@@ -348,19 +298,19 @@ static int put_copy(struct em *e, uint32_t b, uint32_t i)
 			    addr, at);
 		wr32(buf + in->disp, (uint32_t)d);
 	}
-	return put(e, buf, n, DBR_COPY, addr);
+	return dbr_put(e, buf, n, DBR_COPY, addr);
 }
 
 /* "push imm32" (68 id: the low half, sign-extended to 64 bits) then "mov dword
  * [rsp+4], imm32" (C7 44 24 04 id: the high half): the 8 bytes a call at orig
  * would push, ret, with the flags untouched. */
-static int put_push(struct em *e, uint64_t orig, uint64_t ret)
+int dbr_put_push(struct em *e, uint64_t orig, uint64_t ret)
 {
 	uint8_t push[5] = {0x68}, high[8] = {0xc7, 0x44, 0x24, 0x04};
 	wr32(push + 1, (uint32_t)ret);
 	wr32(high + 4, (uint32_t)(ret >> 32));
-	int err = put(e, push, sizeof(push), DBR_CALL_PUSH, orig);
-	return err ? err : put(e, high, sizeof(high), DBR_CALL_HIGH, orig);
+	int err = dbr_put(e, push, sizeof(push), DBR_CALL_PUSH, orig);
+	return err ? err : dbr_put(e, high, sizeof(high), DBR_CALL_HIGH, orig);
 }
 
 /* "lea rsp, [rsp+8+pop]" (REX.W 8D /r, ModRM 64 or A4, SIB 24: disp8 or
@@ -370,10 +320,10 @@ static int put_pop(struct em *e, uint64_t orig, uint16_t pop)
 	uint32_t n = 8u + pop;
 	uint8_t b[8] = {0x48, 0x8d, 0x64, 0x24, (uint8_t)n};
 	if (n <= 127)
-		return put(e, b, 5, DBR_RET_POP, orig);
+		return dbr_put(e, b, 5, DBR_RET_POP, orig);
 	b[2] = 0xa4;
 	wr32(b + 4, n);
-	return put(e, b, 8, DBR_RET_POP, orig);
+	return dbr_put(e, b, 8, DBR_RET_POP, orig);
 }
 
 static int is_point(const struct em *e, uint64_t addr)
@@ -396,14 +346,14 @@ static int emit_cond(struct em *e, uint32_t b, uint64_t at, uint64_t end)
 			return pmusim_fail(e->msg, e->msglen, PMUSIM_ERR_FORMAT,
 			                   "the instruction at %#" PRIx64 " cannot be read", at);
 		buf[n - 1] = 5;
-		if ((err = put(e, buf, n, DBR_COPY, at)) < 0 ||
-		    (err = put_jump(e, -1, DBR_JUMP, at, d->fall, end)) < 0)
+		if ((err = dbr_put(e, buf, n, DBR_COPY, at)) < 0 ||
+		    (err = dbr_put_jump(e, -1, DBR_JUMP, at, d->fall, end)) < 0)
 			return err;
 		return go_on(e, b, d->taken, d->target, DBR_JUMP, at, hot);
 	}
 	if (hot && next_is(e, b, d->taken) && !next_is(e, b, d->fall))
-		return put_jump(e, d->cc ^ 1, DBR_INVERTED, at, d->fall, end);
-	if ((err = put_jump(e, d->cc, DBR_COPY, at, d->taken, d->target)) < 0)
+		return dbr_put_jump(e, d->cc ^ 1, DBR_INVERTED, at, d->fall, end);
+	if ((err = dbr_put_jump(e, d->cc, DBR_COPY, at, d->taken, d->target)) < 0)
 		return err;
 	return go_on(e, b, d->fall, end, DBR_JUMP, at, 1);
 }
@@ -411,15 +361,13 @@ static int emit_cond(struct em *e, uint32_t b, uint64_t at, uint64_t end)
 static int emit_call(struct em *e, uint32_t b, uint64_t at, uint64_t end)
 {
 	const struct dblock *d = &e->blk[b];
-	if (d->taken == RSET_NONE && !is_point(e, at))
-		return put_jump(e, -1, DBR_JUMP, at, RSET_NONE, at);
-	/* inlined; or a patch point, whose copy cannot be a jump back to itself:
-	 * the call done here, to the original callee */
-	int err = put_push(e, at, end);
+	/* inlined, or not: the call done here (the original return address pushed),
+	 * to its clone or to the original callee (profiler/region_set.h) */
+	int err = dbr_put_push(e, at, end);
 	if (err)
 		return err;
 	if (d->taken == RSET_NONE)
-		return put_jump(e, -1, DBR_JUMP, at, RSET_NONE, d->target);
+		return dbr_put_jump(e, -1, DBR_JUMP, at, RSET_NONE, d->target);
 	return go_on(e, b, d->taken, 0, DBR_JUMP, at, e->layout == DBR_HOT_PATHS);
 }
 
@@ -448,10 +396,14 @@ static int emit_block(struct em *e, uint32_t b)
 	case BK_CALL:
 		return emit_call(e, b, at, end);
 	case BK_CALL_IND:
-		if (is_point(e, at))
+		if ((err = dbr_emit_ind_call(e, b, at, end)) != 1)
+			return err;
+		if (is_point(e, at)) /* a jump back to a patched call would loop */
 			return pmusim_fail(e->msg, e->msglen, PMUSIM_ERR_UNSUPPORTED,
-			                   "an indirect call at patch point %#" PRIx64, at);
-		return put_jump(e, -1, DBR_JUMP, at, RSET_NONE, at);
+			                   "an indirect call at patch point %#" PRIx64
+			                   " whose operand uses RSP",
+			                   at);
+		return dbr_put_jump(e, -1, DBR_JUMP, at, RSET_NONE, at);
 	case BK_RET:
 		if (d->taken == RSET_NONE)
 			return put_copy(e, b, last);
@@ -459,6 +411,8 @@ static int emit_block(struct em *e, uint32_t b)
 			return err;
 		return go_on(e, b, d->taken, 0, DBR_JUMP, at, hot);
 	case BK_JMP_IND:
+		if ((err = dbr_emit_ind_jump(e, b, at)) != 1)
+			return err;
 		return put_copy(e, b, last);
 	default: /* BK_NONE, BK_SYSCALL, BK_REP, BK_TRAP */
 		if ((err = put_copy(e, b, last)) < 0)
@@ -479,7 +433,7 @@ static int make_patches(struct em *e)
 	struct dbr_code *c = e->c;
 	c->patch = calloc((size_t)r->npoint + 1, sizeof(*c->patch));
 	if (!c->patch)
-		return nomem(e);
+		return dbr_nomem(e);
 	for (uint32_t k = 0; k < r->npoint; k++) {
 		const struct rset_point *p = &r->point[k];
 		const struct rset_block *rb = p->block < r->nblock ? &r->block[p->block] : NULL;
@@ -493,7 +447,7 @@ static int make_patches(struct em *e)
 		o->addr = p->addr;
 		o->dest = e->base + e->ins[e->blk[p->block].first + p->insn].copy;
 		uint32_t rel = 0;
-		int err = rel32(e, o->addr + 5, o->dest, &rel);
+		int err = dbr_rel32(e, o->addr + 5, o->dest, &rel);
 		if (err)
 			return err;
 		o->jmp[0] = 0xe9;
@@ -520,7 +474,7 @@ static int start(struct em *e)
 	e->order = calloc(n + 1, sizeof(uint32_t));
 	e->pos = calloc(n + 1, sizeof(uint32_t));
 	if (!e->c || !e->c->copy_of_block || !e->blk || !e->ins || !e->order || !e->pos)
-		return nomem(e);
+		return dbr_nomem(e);
 	e->c->base = e->base;
 	return dbr_decoder_new(&e->dec, e->msg, e->msglen);
 }
@@ -543,7 +497,7 @@ static int emit_all(struct em *e, const struct hot_code *hot)
 	for (size_t k = 0; !err && k < e->nfix; k++) {
 		uint32_t rel = 0;
 		const struct fix *f = &e->fix[k];
-		err = rel32(e, e->base + f->at + 4, e->c->copy_of_block[f->block], &rel);
+		err = dbr_rel32(e, e->base + f->at + 4, e->c->copy_of_block[f->block], &rel);
 		if (!err)
 			wr32(e->c->bytes + f->at, rel);
 	}

@@ -42,7 +42,7 @@ struct dbr_map {
 	size_t npatch;
 	struct pend *pend;
 	size_t npend, cappend;
-	uint64_t added, unknown, inside, patch_jumps;
+	uint64_t added, unknown, inside, patch_jumps, left_out;
 };
 
 struct dbr_map *dbr_map_new(dcache_read_fn read, void *ctx)
@@ -263,6 +263,7 @@ static void feed(struct dbr_map *m, struct pend *p, uint64_t o, int forced, int 
 		} else if (!forced && p->n + 1 == p->bi->ninsns && p->bi->kind == BK_JMP &&
 			   p->bi->target == o) {
 			/* a direct jump the layout made a fall-through: it ran, to o */
+			m->left_out++;
 			p->n++;
 			p->term_raw = 0;
 			emit(m, p, o, NULL);
@@ -341,13 +342,17 @@ static void map_retire(void *ctx, const struct retired_block *rb)
 			p->sp = rb->sp;
 		}
 	}
+	uint64_t went;
 	if (term_retired && p->bi && p->n == p->bi->ninsns && !p->term_raw &&
-	    br_kind_is_branch(p->bi->kind) && p->bi->kind != BK_COND) {
+	    br_kind_is_branch(p->bi->kind) && p->bi->kind != BK_COND &&
+	    (went = dbr_map_resolve(m, rb->next)) != 0) {
 		/* an inlined call or return, added jumps after it: it went where the
-		 * block went, whatever runs next (a signal handler, or nothing) */
+		 * block went, whatever runs next (a signal handler, or nothing). An
+		 * indirect jump's compare chain cannot be followed so: its target is
+		 * the next original instruction */
 		p->term_raw = 1;
 		p->raw_taken = 1;
-		p->raw_next = dbr_map_resolve(m, rb->next);
+		p->raw_next = went;
 		p->sp = 0;
 	}
 	if (rb->rep_part && p->bi) {
@@ -395,5 +400,5 @@ uint64_t dbr_map_unknown_insns(const struct dbr_map *m)
 
 void dbr_map_counts(const struct dbr_map *m, struct dbr_counts *c)
 {
-	*c = (struct dbr_counts){m->inside, m->added - m->patch_jumps, m->patch_jumps, m->unknown};
+	*c = (struct dbr_counts){m->inside, m->added - m->patch_jumps, m->patch_jumps, m->unknown, m->left_out};
 }

@@ -75,9 +75,10 @@ uint64_t dbr_map_resolve(const struct dbr_map *m, uint64_t addr);
 uint64_t dbr_map_added_insns(const struct dbr_map *m);
 /* What the rewritten run retired: instructions at replacement addresses (the
  * added ones among them), patch jumps, and replacement instructions no map entry
- * names. */
+ * names; and the program's direct jumps that ran without an instruction of their
+ * own (a layout made them fall-throughs). */
 struct dbr_counts {
-	uint64_t inside, added_inside, patch_jumps, unknown;
+	uint64_t inside, added_inside, patch_jumps, unknown, left_out;
 };
 void dbr_map_counts(const struct dbr_map *m, struct dbr_counts *c);
 uint64_t dbr_map_unknown_insns(const struct dbr_map *m);

@@ -40,14 +40,15 @@ static const char *tp(const char *name)
 	return p;
 }
 
-static void select_regions(const char *name, const char *arg, const char *rjson)
+static void select_regions(const char *name, const char *arg, const char *rjson, const char *opt,
+			   const char *val)
 {
 	const char *data = tp("ops.data");
 	char *rec[] = {(char *)pmusim(), "record", "-q", "-e", "ibs_op/cnt_ctl=1/", "-c", "256", "--pmu-seed",
 		       "1", "-o", (char *)data, "--", (char *)wl(name), (char *)arg, NULL};
 	ck_assert_int_eq(run_cmd(rec, NULL, "/dev/null", NULL), 0);
 	char *rep[] = {(char *)pmusim(), "report", "--regions", "-i", (char *)data, "--format", "json", "-o",
-		       (char *)rjson, NULL};
+		       (char *)rjson, (char *)opt, (char *)val, NULL};
 	ck_assert_int_eq(run_cmd(rep, NULL, NULL, NULL), 0);
 }
 
@@ -84,16 +85,17 @@ static void same_truth(const char *name, const char *layout, const char *t0, con
 
 /* A "rewritten: N instructions ran in replacement code, A of them added jumps; P
  * patch jumps" line of run -v. */
-static void rewritten_counts(const char *errfile, uint64_t *inside, uint64_t *added, uint64_t *patches)
+static void rewritten_counts(const char *errfile, uint64_t *inside, uint64_t *added, uint64_t *patches,
+			     uint64_t *left_out)
 {
 	char *t = slurp(errfile, NULL);
 	ck_assert_ptr_nonnull(t);
 	const char *l = strstr(t, "rewritten: ");
 	ck_assert_msg(l, "no rewritten line: %s", t);
 	ck_assert_int_eq(sscanf(l, "rewritten: %" SCNu64 " instructions ran in replacement code, %" SCNu64
-				   " of them added jumps; %" SCNu64,
-				inside, added, patches),
-			 3);
+				   " of them added jumps; %" SCNu64 " patch jumps; %" SCNu64,
+				inside, added, patches, left_out),
+			 4);
 	ck_assert_msg(!strstr(t, "internal error"), "%s", t);
 	free(t);
 }
@@ -129,10 +131,11 @@ static uint64_t stat_cycles(const char *name, const char *arg, const char *rjson
 	return c;
 }
 
-static void install_one(const char *name, const char *arg, int hot_must_gain)
+static void install_one(const char *name, const char *arg, const char *opt, const char *val,
+			int hot_must_gain)
 {
 	const char *rjson = tp("R.json");
-	select_regions(name, arg, rjson);
+	select_regions(name, arg, rjson, opt, val);
 	const char *nout = tp("native.out");
 	char *native[] = {(char *)wl(name), (char *)arg, NULL};
 	int nstatus = run_cmd(native, NULL, nout, NULL);
@@ -157,18 +160,21 @@ static void install_one(const char *name, const char *arg, int hot_must_gain)
 		same_file("stdout", nout, out);
 		same_file("truth fdata", f0, f1);
 		same_truth(name, layouts[k], t0, t1);
-		uint64_t inside, added, patches;
-		rewritten_counts(err, &inside, &added, &patches);
+		uint64_t inside, added, patches, left;
+		rewritten_counts(err, &inside, &added, &patches, &left);
 		uint64_t exact = replay_inside(rep);
 		fprintf(stderr,
 			"%s %s: %" PRIu64 " instructions in replacement code (%" PRIu64 " added jumps), %" PRIu64
-			" patch jumps; replay inside %" PRIu64 "; stdout, exit, truth equal\n",
-			name, layouts[k], inside, added, patches, exact);
+			" patch jumps, %" PRIu64 " jumps laid out as fall-throughs; replay inside %" PRIu64
+			"; stdout, exit, truth equal\n",
+			name, layouts[k], inside, added, patches, left, exact);
 		ck_assert_msg(inside > 0 && patches > 0, "%s %s: the replacement code never ran", name, layouts[k]);
-		ck_assert_msg(inside - added == exact,
+		/* the program's instructions that ran there: those with a copy of their own, and
+		 * the jumps the layout turned into fall-throughs */
+		ck_assert_msg(inside - added + left == exact,
 			      "%s %s: %" PRIu64 " original instructions ran in replacement code, the replay "
 			      "says %" PRIu64,
-			      name, layouts[k], inside - added, exact);
+			      name, layouts[k], inside - added + left, exact);
 	}
 	uint64_t c0 = stat_cycles(name, arg, NULL, NULL), ci = stat_cycles(name, arg, rjson, "identity"),
 		 ch = stat_cycles(name, arg, rjson, "hot");
@@ -182,37 +188,38 @@ static void install_one(const char *name, const char *arg, int hot_must_gain)
 
 START_TEST(loops)
 {
-	install_one("loops", NULL, 1);
+	/* off the 1 % coincidence of its outer loop (check_regions) */
+	install_one("loops", NULL, "--cold-fraction", "0.005", 1);
 }
 END_TEST
 
 START_TEST(cpi_chase)
 {
-	install_one("cpi_chase", NULL, 1);
+	install_one("cpi_chase", NULL, NULL, NULL, 1);
 }
 END_TEST
 
 START_TEST(cpi_interp)
 {
-	install_one("cpi_interp", "4000", 1);
+	install_one("cpi_interp", "4000", NULL, NULL, 1);
 }
 END_TEST
 
 START_TEST(switch_wl)
 {
-	install_one("switch", "100000", 1);
+	install_one("switch", "100000", NULL, NULL, 1);
 }
 END_TEST
 
 START_TEST(cpi_matrix)
 {
-	install_one("cpi_matrix", "30", 1);
+	install_one("cpi_matrix", "30", NULL, NULL, 1);
 }
 END_TEST
 
 START_TEST(cpi_sort)
 {
-	install_one("cpi_sort", "10", 1);
+	install_one("cpi_sort", "10", NULL, NULL, 1);
 }
 END_TEST
 
