@@ -265,7 +265,7 @@ void program_run(struct program *p)
 	sim_run(p->sim, &p->res);
 	progress_end(&p->progress, p->sim);
 	fflush(stdout);
-	if (p->dbr.path)
+	if (p->so.dbr)
 		dbr_install_tell(&p->dbr, p);
 }
 

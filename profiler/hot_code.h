@@ -97,6 +97,18 @@ int hot_code_truth_binary(const char *path, struct binary **out, char *msg, size
 
 void hot_code_free(struct hot_code *h);
 
+/* Hot code made sample by sample (a live rewriter's window of op samples; the
+ * program's addresses): hot_build_sample adds one sample of weight w at ip — a
+ * conditional branch (cond) that went its taken way or not, or an indirect branch
+ * that went to target (0: none known) — as hot_code_from_ops merges a recording's.
+ * hot_build_finish hands over the merged record (NULL when out of memory) and frees b. */
+struct hot_build;
+int hot_build_new(struct hot_build **out);
+int hot_build_sample(struct hot_build *b, uint64_t ip, double w, int cond, int taken, uint64_t target);
+uint64_t hot_build_samples(const struct hot_build *b);
+struct hot_code *hot_build_finish(struct hot_build *b);
+void hot_build_free(struct hot_build *b);
+
 /* The weight on ip, 0 when none. */
 double hot_code_weight(const struct hot_code *h, uint64_t ip);
 

@@ -243,6 +243,12 @@ void dbr_run_end(struct sim *s)
 		dbr_map_finish(s->dbr->map);
 }
 
+uint64_t sim_dbr_original(const struct sim *s, uint64_t ip, int *inverted)
+{
+	*inverted = 0;
+	return s->dbr ? dbr_map_original(s->dbr->map, ip, inverted) : ip;
+}
+
 void sim_dbr_counts(const struct sim *s, struct dbr_counts *c)
 {
 	if (s->dbr)

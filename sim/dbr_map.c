@@ -184,6 +184,19 @@ uint64_t dbr_map_resolve(const struct dbr_map *m, uint64_t addr)
 	return 0;
 }
 
+uint64_t dbr_map_original(const struct dbr_map *m, uint64_t ip, int *inverted)
+{
+	*inverted = 0;
+	const struct image *im = image_of(m, ip);
+	if (!im)
+		return ip;
+	const struct dbr_insn *e = insn_at(im, ip);
+	if (!e || e->what == DBR_JUMP || e->what == DBR_CALL_HIGH)
+		return 0;
+	*inverted = e->what == DBR_INVERTED;
+	return e->orig;
+}
+
 static struct pend *pend_of(struct dbr_map *m, uint32_t tid)
 {
 	for (size_t i = 0; i < m->npend; i++)

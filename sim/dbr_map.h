@@ -69,6 +69,11 @@ void dbr_map_finish(struct dbr_map *m);
  * 0 when none can be found. */
 uint64_t dbr_map_resolve(const struct dbr_map *m, uint64_t addr);
 
+/* What raw address ip stands for: ip outside replacement code; inside, the
+ * original instruction of its map entry (*inverted 1 for DBR_INVERTED), 0 for an
+ * added instruction or an address no entry names. */
+uint64_t dbr_map_original(const struct dbr_map *m, uint64_t ip, int *inverted);
+
 /* Raw instructions that stood for no original instruction (added jumps, patch
  * jumps, high halves), and raw instructions in replacement code that no map entry
  * names (0 unless something is wrong). */

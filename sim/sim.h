@@ -116,6 +116,11 @@ void sim_op_memory(struct sim *s, uint64_t insn, uint64_t ip, struct pmu_op_mem 
  * quantum in cycles (options.quantum_cycles). */
 void sim_set_clock(struct sim *s, uint64_t (*cycles)(void *ctx), void *ctx);
 
+/* fn(ctx) is called about every `every` instructions retired (0: never), at a block
+ * boundary and outside the engine: it may install and unpatch replacement code
+ * (sim_dbr_*), which then takes effect at the next block. */
+void sim_set_window(struct sim *s, uint64_t every, void (*fn)(void *ctx), void *ctx);
+
 /* Emulation stops (as if by SIGINT) once *flag becomes non-zero, e.g. from a
  * host SIGINT handler; checked at every block. */
 void sim_set_interrupt_flag(struct sim *s, volatile int *flag);
@@ -247,6 +252,11 @@ uint64_t sim_dbr_next(const struct sim *s);
 uint64_t sim_dbr_room(const struct sim *s);
 int sim_dbr_install(struct sim *s, const struct dbr_image *img);
 int sim_dbr_unpatch(struct sim *s, const struct dbr_image *img);
+/* The program's instruction that address ip of a rewritten run stands for: ip
+ * itself outside replacement code; inside, the original instruction its map names
+ * (*inverted 1 for a jcc whose condition was inverted), or 0 for an instruction
+ * added by the rewriter. */
+uint64_t sim_dbr_original(const struct sim *s, uint64_t ip, int *inverted);
 struct dbr_counts;
 /* What the rewritten run retired (sim/dbr_map.h struct dbr_counts: instructions in
  * replacement code, of those added jumps, patch jumps, unknown); all 0 without

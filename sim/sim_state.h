@@ -179,6 +179,10 @@ struct sim {
 	struct rep_ref *rep_ref;      /* the REP reference (rep_ref.c), NULL when nobody asked */
 	struct op_watch *opw;        /* op sampling's watch (op_watch.c), NULL when nobody asked */
 	struct sim_dbr *dbr;         /* replacement code (dbr.c), NULL unless sim_options.dbr */
+	void (*win_fn)(void *ctx);   /* sim_set_window */
+	void *win_ctx;
+	uint64_t win_every, win_at;  /* its period and the instruction count of its next call */
+	int win_due;                 /* the emulation stopped for it */
 	/* the software REP tracer (machine/rep_patch.c) */
 	uint64_t *patch_sites;       /* REP instructions of the program, by address */
 	uint8_t *patch_ecx;          /* per site: 1 when ECX counts (address-size prefix) */

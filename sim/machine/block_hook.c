@@ -81,6 +81,14 @@ __attribute__((noinline)) static void hook_block_slow(uc_engine *uc, uint64_t ad
 		sched_tick(s, addr); /* a slice ended or a timer expired */
 		return;
 	}
+	if (s->win_fn && bstream_insns(s->bs) >= s->win_at && !bstream_is_rep_continuation(s->bs, addr)) {
+		/* a window ended: its callback runs outside the engine, then this block */
+		s->win_due = 1;
+		s->restart = 1;
+		s->restart_pc = addr;
+		uc_emu_stop(uc);
+		return;
+	}
 	if (s->opw && op_watch_block(s, bi, addr))
 		return; /* to translate the block again, watched */
 	if (s->opt.max_insns && !s->limit_armed) {
@@ -139,6 +147,15 @@ void sim_set_write_notice(struct sim *s, void (*fn)(void *ctx, int host_fd), voi
 	s->write_notice_ctx = ctx;
 }
 
+void sim_set_window(struct sim *s, uint64_t every, void (*fn)(void *ctx), void *ctx)
+{
+	s->win_fn = every ? fn : NULL;
+	s->win_ctx = ctx;
+	s->win_every = every;
+	s->win_at = (s->bs ? bstream_insns(s->bs) : 0) + every;
+	machine_refresh_checks(s);
+}
+
 void sim_set_interrupt_flag(struct sim *s, volatile int *flag)
 {
 	s->interrupt_flag = flag ? flag : &never_interrupted;
@@ -150,5 +167,7 @@ void machine_refresh_checks(struct sim *s)
 			  stacks_mark_armed(s);
 	uint64_t poll = s->bs ? bstream_insns(s->bs) + INTERRUPT_POLL : 0;
 	uint64_t at = s->attention_at < op_watch_at(s) ? s->attention_at : op_watch_at(s);
+	if (s->win_fn && s->win_at < at)
+		at = s->win_at;
 	s->block_limit = s->block_checks ? 0 : poll < at ? poll : at;
 }

@@ -160,6 +160,12 @@ int sim_run(struct sim *s, struct sim_result *res)
 		if (s->restart && !s->stop_reason) {
 			if (s->patch_pending && s->p == s->procs[0])
 				rep_patch_arm(s);
+			if (s->win_due) {
+				s->win_due = 0;
+				s->win_at = bstream_insns(s->bs) + s->win_every;
+				machine_refresh_checks(s);
+				s->win_fn(s->win_ctx);
+			}
 			pc = s->restart_pc;
 			if (s->restart_until)
 				until = s->restart_until;
