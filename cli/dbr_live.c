@@ -25,8 +25,10 @@ struct live_region {
 	uint64_t start;   /* its lowest original block */
 	uint64_t *blocks; /* its own blocks' original starts (clone 0) */
 	uint32_t nblocks;
+	uint64_t (*range)[2]; /* every copied block's original bytes, clones' too */
+	uint32_t nrange;
 	int active;       /* patched */
-	uint64_t samples; /* of the window, in its replacement code */
+	uint64_t samples; /* of the window, on instructions it copies (wherever they ran) */
 };
 
 void dbr_live_init(struct dbr_live *d)
@@ -58,14 +60,19 @@ int dbr_live_option(struct dbr_live *d, const char *cmd, const char *opt, const 
 	return 0;
 }
 
-static struct live_region *region_at(struct dbr_live *d, uint64_t raw_ip)
+/* A sample on the program's instruction ip counts for every active region that
+ * copies it: a region is as hot as its code, whichever copy ran it (another
+ * region may hold it inlined). */
+static void count_sample(struct dbr_live *d, uint64_t ip)
 {
 	for (size_t i = 0; i < d->nreg; i++) {
-		const struct dbr_code *c = d->reg[i].code;
-		if (raw_ip >= c->base && raw_ip < c->base + c->len)
-			return &d->reg[i];
+		struct live_region *r = &d->reg[i];
+		for (uint32_t k = 0; r->active && k < r->nrange; k++)
+			if (ip >= r->range[k][0] && ip < r->range[k][1]) {
+				r->samples++;
+				break;
+			}
 	}
-	return NULL;
 }
 
 /* One op sample of the rewritten run, as the program's instruction it stands for. */
@@ -76,11 +83,9 @@ static void on_op_sample(void *ctx, const struct pmu_op_sample *s)
 		return;
 	int inverted;
 	uint64_t ip = sim_dbr_original(d->p->sim, s->ip, &inverted);
-	struct live_region *r = region_at(d, s->ip);
-	if (r)
-		r->samples++;
 	if (!ip)
 		return; /* an instruction the rewriter added */
+	count_sample(d, ip);
 	int cond = s->branch && s->kind == BK_COND;
 	uint64_t target = 0;
 	if (s->branch && s->taken && (s->kind == BK_JMP_IND || s->kind == BK_CALL_IND))
@@ -118,13 +123,19 @@ static int keep_region(struct dbr_live *d, const struct rset_region *r, struct d
 		return PMUSIM_ERR_NOMEM;
 	d->reg = nr;
 	struct live_region *lr = &d->reg[d->nreg];
-	*lr = (struct live_region){c, r->start, calloc(r->nblock + 1, sizeof(uint64_t)), 0, 1, 0};
-	if (!lr->blocks)
-		return PMUSIM_ERR_NOMEM;
-	for (uint32_t b = 0; b < r->nblock; b++)
-		if (r->block[b].clone == 0)
-			lr->blocks[lr->nblocks++] = r->block[b].start;
+	*lr = (struct live_region){.code = c, .start = r->start, .active = 1};
+	lr->blocks = calloc(r->nblock + 1, sizeof(uint64_t));
+	lr->range = calloc(r->nblock + 1, sizeof(*lr->range));
 	d->nreg++;
+	if (!lr->blocks || !lr->range)
+		return PMUSIM_ERR_NOMEM;
+	for (uint32_t b = 0; b < r->nblock; b++) {
+		const struct rset_block *rb = &r->block[b];
+		if (rb->clone == 0)
+			lr->blocks[lr->nblocks++] = rb->start;
+		lr->range[lr->nrange][0] = rb->start;
+		lr->range[lr->nrange++][1] = rb->start + rb->off[rb->ninsns];
+	}
 	return 0;
 }
 
@@ -155,7 +166,7 @@ static void install(struct dbr_live *d, const struct rset_region *r)
 		if (err == PMUSIM_ERR_NOMEM)
 			d->failed = 1;
 		if (!d->nreg || d->reg[d->nreg - 1].code != c)
-			dbr_code_free(c);
+			dbr_code_free(c); /* else it is the region's, freed with it */
 		return;
 	}
 	d->installed++;
@@ -248,6 +259,7 @@ void dbr_live_free(struct dbr_live *d)
 	for (size_t i = 0; i < d->nreg; i++) {
 		dbr_code_free(d->reg[i].code);
 		free(d->reg[i].blocks);
+		free(d->reg[i].range);
 	}
 	free(d->reg);
 	hot_build_free(d->hb);
