@@ -1,0 +1,223 @@
+/* `pmusim run --dbr`, the live rewriter: regions selected from each window's op
+ * samples, installed while the program runs and unpatched when it moves on;
+ * the program may not notice. References that share no code with it:
+ *   - the program run natively on this CPU: stdout and exit status equal, byte
+ *     for byte (six workloads, dbr_phases, and Debian's gzip, sort, md5sum, wc,
+ *     cksum and uniq on the same input, each with regions installed in its own
+ *     code);
+ *   - the same program under pmusim without rewriting: the ground truth (--truth
+ *     fdata) equal byte for byte, although the rewritten run executed replacement
+ *     code for much of the time (its -v count, asserted above zero);
+ *   - the program's symbols as nm reads them (binutils): on dbr_phases the first
+ *     region installed in phase_a, unpatched once the program moves on, then a
+ *     region installed in phase_b and patched at the end.
+ * Environment: PMUSIM, WORKLOADS as for check_e2e. */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/e2e/e2e_util.h"
+#include "tests/unit/run_suite.h"
+
+static const char *tp(const char *name)
+{
+	char *p = strdup(tmp_path(name));
+	ck_assert_ptr_nonnull(p);
+	return p;
+}
+
+static void same_file(const char *what, const char *a, const char *b)
+{
+	size_t na, nb;
+	char *x = slurp(a, &na), *y = slurp(b, &nb);
+	ck_assert_msg(x && y, "%s: cannot read %s or %s", what, a, b);
+	ck_assert_msg(na == nb && memcmp(x, y, na) == 0, "%s: %s (%zu bytes) differs from %s (%zu bytes)", what,
+		      a, na, b, nb);
+	free(x);
+	free(y);
+}
+
+/* The "rewritten: N instructions ran in replacement code" figure of run -v. */
+static uint64_t ran_inside(const char *err)
+{
+	char *t = slurp(err, NULL);
+	ck_assert_ptr_nonnull(t);
+	const char *l = strstr(t, "rewritten: ");
+	ck_assert_msg(l, "no rewritten line: %s", t);
+	ck_assert_msg(!strstr(t, "internal error"), "%s", t);
+	uint64_t n = strtoull(l + strlen("rewritten: "), NULL, 10);
+	free(t);
+	return n;
+}
+
+/* Runs argv natively and under `pmusim run --dbr` (with extra options, and
+ * --truth against an unrewritten run when truth is set), stdin from in. */
+static void live_one(const char *label, char *const argv[], const char *in, const char *layout, int truth,
+		     const char *window)
+{
+	const char *nout = tp("native.out"), *out = tp("dbr.out"), *err = tp("dbr.err"), *f0 = tp("t0.fdata"),
+		   *f1 = tp("t1.fdata");
+	int nstatus = run_cmd(argv, in, nout, NULL);
+	char *run[32] = {(char *)pmusim(), "run", "-v", "--dbr", "--dbr-layout", (char *)layout,
+			 "--dbr-window", (char *)window};
+	size_t n = 8;
+	if (truth)
+		run[n++] = "--truth", run[n++] = (char *)f1;
+	run[n++] = "--";
+	for (size_t i = 0; argv[i] && n < 31; i++)
+		run[n++] = argv[i];
+	run[n] = NULL;
+	int st = run_cmd(run, in, out, err);
+	ck_assert_msg(st == nstatus, "%s %s: exit %d, native %d", label, layout, st, nstatus);
+	same_file(label, nout, out);
+	uint64_t inside = ran_inside(err);
+	ck_assert_msg(inside > 0, "%s %s: no replacement code ran", label, layout);
+	if (truth) {
+		char *plain[32] = {(char *)pmusim(), "run", "-q", "--truth", (char *)f0, "--"};
+		size_t m = 6;
+		for (size_t i = 0; argv[i] && m < 31; i++)
+			plain[m++] = argv[i];
+		plain[m] = NULL;
+		ck_assert_int_eq(run_cmd(plain, in, tp("plain.out"), NULL), nstatus);
+		same_file("truth fdata", f0, f1);
+	}
+	fprintf(stderr, "%s %s: %" PRIu64 " instructions in replacement code; stdout, exit%s equal\n", label, layout,
+		inside, truth ? ", truth" : "");
+}
+
+static void workload(const char *name, const char *arg)
+{
+	char *argv[] = {(char *)wl(name), (char *)arg, NULL};
+	live_one(name, argv, NULL, "identity", 1, "1000000");
+	live_one(name, argv, NULL, "hot", 1, "1000000");
+}
+
+START_TEST(loops) { workload("loops", NULL); }
+END_TEST
+START_TEST(cpi_chase) { workload("cpi_chase", NULL); }
+END_TEST
+START_TEST(cpi_interp) { workload("cpi_interp", "4000"); }
+END_TEST
+START_TEST(switch_wl) { workload("switch", "100000"); }
+END_TEST
+START_TEST(cpi_matrix) { workload("cpi_matrix", "30"); }
+END_TEST
+START_TEST(cpi_sort) { workload("cpi_sort", "10"); }
+END_TEST
+
+/* The address of symbol sym in prog, and the next symbol's, as nm -n lists them. */
+static void symbol_range(const char *prog, const char *sym, uint64_t *lo, uint64_t *hi)
+{
+	char *nm[] = {"nm", "-n", (char *)prog, NULL};
+	int st;
+	char *t = run_capture(nm, &st);
+	ck_assert_msg(t && st == 0, "nm %s failed", prog);
+	*lo = *hi = 0;
+	for (char *l = strtok(t, "\n"); l; l = strtok(NULL, "\n")) {
+		uint64_t a = strtoull(l, NULL, 16);
+		const char *name = strrchr(l, ' ');
+		if (*lo && !*hi && a > *lo)
+			*hi = a;
+		if (name && strcmp(name + 1, sym) == 0)
+			*lo = a;
+	}
+	free(t);
+	ck_assert_msg(*lo && *hi, "%s not in nm's list of %s", sym, prog);
+}
+
+/* What the -v lines say of the region at an address in [lo, hi): the first
+ * window it was installed in, the first after that it was unpatched in (0: never). */
+static void region_events(const char *log, uint64_t lo, uint64_t hi, uint64_t *installed, uint64_t *unpatched)
+{
+	char *t = slurp(log, NULL);
+	ck_assert_ptr_nonnull(t);
+	*installed = *unpatched = 0;
+	for (char *l = strtok(t, "\n"); l; l = strtok(NULL, "\n")) {
+		uint64_t w, a;
+		char what[16];
+		if (sscanf(l, "pmusim run: window %" SCNu64 ": region 0x%" SCNx64 " %15s", &w, &a, what) != 3 ||
+		    a < lo || a >= hi)
+			continue;
+		if (strcmp(what, "installed") == 0 && !*installed)
+			*installed = w;
+		else if (strcmp(what, "unpatched") == 0 && *installed && !*unpatched)
+			*unpatched = w;
+	}
+	free(t);
+}
+
+START_TEST(two_phases)
+{
+	const char *prog = wl("dbr_phases");
+	char *argv[] = {(char *)prog, NULL};
+	live_one("dbr_phases", argv, NULL, "hot", 1, "1000000");
+	uint64_t alo, ahi, blo, bhi, ai, au, bi, bu;
+	symbol_range(prog, "phase_a", &alo, &ahi);
+	symbol_range(prog, "phase_b", &blo, &bhi);
+	const char *err = tp("dbr.err"); /* live_one's */
+	region_events(err, alo, ahi, &ai, &au);
+	region_events(err, blo, bhi, &bi, &bu);
+	fprintf(stderr,
+		"dbr_phases: phase_a's region installed in window %" PRIu64 ", unpatched in %" PRIu64
+		"; phase_b's installed in %" PRIu64 "%s\n",
+		ai, au, bi, bu ? ", unpatched later" : ", patched at the end");
+	ck_assert_msg(ai > 0, "no region installed in phase_a");
+	ck_assert_msg(au > ai, "phase_a's region never unpatched");
+	/* the phase changes inside one window: phase_b's region comes in it or the
+	 * next, phase_a's goes in the first window with (almost) none of its samples */
+	ck_assert_msg(bi > ai && bi <= au && au <= bi + 1,
+		      "phase_b's region installed in window %" PRIu64 ", phase_a's in %" PRIu64
+		      " and unpatched in %" PRIu64,
+		      bi, ai, au);
+	ck_assert_msg(bu == 0, "phase_b's region unpatched in window %" PRIu64, bu);
+}
+END_TEST
+
+/* Debian's programs on one text: their own code rewritten (their libraries' is
+ * not), output as native. */
+START_TEST(debian)
+{
+	const char *in = tp("in.txt");
+	FILE *f = fopen(in, "w");
+	ck_assert_ptr_nonnull(f);
+	static const char *const words[] = {"alpha", "beta", "gamma", "delta", "region", "sample", "patch", "loop"};
+	unsigned x = 1;
+	for (int line = 0; line < 8000; line++) {
+		for (int w = 0; w < 8; w++) {
+			x = x * 1103515245u + 12345u;
+			fprintf(f, "%s%c", words[(x >> 16) & 7], w == 7 ? '\n' : ' ');
+		}
+	}
+	fclose(f);
+	static const char *const progs[][3] = {{"gzip", "-6", "-c"}, {"sort", NULL, NULL}, {"md5sum", NULL, NULL},
+					       {"wc", NULL, NULL},        {"cksum", NULL, NULL}, {"uniq", "-c", NULL}};
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "/usr/bin/%s", progs[i][0]);
+		char *argv[4] = {path, (char *)progs[i][1], (char *)progs[i][2], NULL};
+		live_one(progs[i][0], argv, in, "hot", 0, "200000");
+	}
+}
+END_TEST
+
+int main(void)
+{
+	e2e_init();
+	Suite *s = suite_create("dbr_live");
+	TCase *tc = tcase_create("live");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, two_phases);
+	tcase_add_test(tc, loops);
+	if (!e2e_sanitized()) {
+		tcase_add_test(tc, cpi_chase);
+		tcase_add_test(tc, cpi_interp);
+		tcase_add_test(tc, switch_wl);
+		tcase_add_test(tc, cpi_matrix);
+		tcase_add_test(tc, cpi_sort);
+		tcase_add_test(tc, debian);
+	}
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
