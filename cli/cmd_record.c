@@ -295,6 +295,10 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		       -1;
 	if (a->rep_sse && (a->rep_mode < 0 || a->rep_mode == REP_PATCH))
 		return fprintf(stderr, "%s: --rep-sse goes with a --rep mode of the REP unit\n", p->cmd), -1;
+	if ((p->dbr.path || p->live.on) && (a->lbr || a->ibs.on || a->ts.on || a->cg.mode != CG_NONE || a->rep_mode >= 0))
+		return fprintf(stderr, "%s: a rewritten run (--dbr, --dbr-install) records the counters' samples "
+				       "only, their IPs the program's: -b, -j, ibs_op//, -g, --tstack and --rep are "
+				       "not mapped back yet\n", p->cmd), -1;
 	if ((a->rep_tbe || a->rep_entries != 64) && a->rep_mode != REP_BUFFER && a->rep_mode != REP_MEMBUFFER)
 		return fprintf(stderr, "%s: --rep-buffer and --rep-tbe go with --rep buffer or membuffer\n", p->cmd),
 		       -1;
@@ -359,6 +363,7 @@ struct recorder {
 	const struct ibs_options *ibs;
 	uint64_t op_id;      /* the ibs_op event's sample id */
 	struct sim *sim;     /* the data addresses of op samples */
+	int dbr;             /* a rewritten run: IPs in replacement code mapped back */
 };
 
 static uint64_t now_ns(const struct recorder *r)
@@ -403,7 +408,8 @@ static void on_sample(void *ctx, const struct pmu_sample *s)
 			.type = perf_br_type(s->br[i].kind),
 		};
 	struct perf_sample ps = {
-		.id = s->counter + 1, .ip = s->ip, .time = s->cycle * 1000 / r->cpu->mhz,
+		.id = s->counter + 1, .ip = r->dbr ? sim_dbr_sample_ip(r->sim, s->ip) : s->ip,
+		.time = s->cycle * 1000 / r->cpu->mhz,
 		.period = s->period, .pid = pid_of(r, s->tid), .tid = s->tid, .misc = PERF_RECORD_MISC_USER,
 		.nbr = s->nbr, .br = r->br,
 	};
@@ -664,6 +670,7 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 	if (program_use_pmu(p, *pmu) < 0 || program_load(p) < 0)
 		return -1;
 	r->sim = p->sim;
+	r->dbr = p->so.dbr;
 	/* the unit sees each block before the PMU, so that a sample's callchain is
 	 * the stack after the block the sample's instruction is in */
 	r->cg = a->cg;

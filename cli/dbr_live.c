@@ -139,14 +139,14 @@ static int keep_region(struct dbr_live *d, const struct rset_region *r, struct d
 	return 0;
 }
 
-static void install(struct dbr_live *d, const struct rset_region *r)
+static void install(struct dbr_live *d, const struct rset_region *r, const struct hot_code *hot)
 {
 	struct program *p = d->p;
 	char msg[512] = "";
 	struct dbr_code *c = NULL;
 	if (!in_program(r, d->bin) || overlaps_active(d, r))
 		return;
-	int err = dbr_code_emit(r, d->bin, NULL, p->dbr.identity ? DBR_IDENTITY : DBR_HOT_PATHS,
+	int err = dbr_code_emit(r, d->bin, hot, p->dbr.identity ? DBR_IDENTITY : DBR_HOT_PATHS,
 				sim_dbr_next(p->sim), &c, msg, sizeof(msg));
 	if (!err && c->len > sim_dbr_room(p->sim))
 		err = PMUSIM_ERR_NOMEM, snprintf(msg, sizeof(msg), "no room left for replacement code");
@@ -221,7 +221,7 @@ static void on_window(void *ctx)
 	if (region_select(&d->args, d->bin, hot, "live op samples", &sel, d->p->cmd) < 0)
 		return; /* one line printed; the next window tries again */
 	for (size_t i = 0; i < sel->set->nregion && !d->failed; i++)
-		install(d, &sel->set->region[i]);
+		install(d, &sel->set->region[i], sel->hot); /* the window's branch directions */
 	region_sel_free(sel);
 }
 

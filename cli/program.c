@@ -55,6 +55,7 @@ int program_init(struct program *p, const char *cmd, int argc)
 {
 	memset(p, 0, sizeof(*p));
 	p->cmd = cmd;
+	dbr_live_init(&p->live);
 	outputs_init(&p->outs, cmd);
 	p->env = calloc((size_t)argc + 1, sizeof(char *));
 	return p->env ? 0 : -1;
@@ -79,6 +80,10 @@ int program_option(struct program *p, int code, const char *arg)
 	case PROG_O_CLEAR_ENV: p->clear_env = 1; return 1;
 	case PROG_O_DBR_INSTALL: p->dbr.path = arg; return 1;
 	case PROG_O_DBR_LAYOUT: return dbr_install_layout(&p->dbr, p->cmd, arg) < 0 ? -1 : 1;
+	case PROG_O_DBR: p->live.on = 1; return 1;
+	case PROG_O_DBR_WINDOW: return dbr_live_option(&p->live, p->cmd, "--dbr-window", arg) < 0 ? -1 : 1;
+	case PROG_O_DBR_PERIOD: return dbr_live_option(&p->live, p->cmd, "--dbr-period", arg) < 0 ? -1 : 1;
+	case PROG_O_DBR_UNPATCH: return dbr_live_option(&p->live, p->cmd, "--dbr-unpatch", arg) < 0 ? -1 : 1;
 	case 'q': p->quiet = 1; return 1;
 	case 'v': p->verbose = 1; return 1;
 	case PROG_O_INTERP: p->so.interp = arg; return 1;
@@ -210,6 +215,12 @@ int program_load(struct program *p)
 	p->so.log = stderr;
 	if (p->quiet && (p->null_log = fopen("/dev/null", "we")))
 		p->so.log = p->null_log;
+	if (p->live.on && p->dbr.path) {
+		fprintf(stderr, "%s: --dbr selects regions as the program runs, --dbr-install installs them "
+			"from a file: give one\n", p->cmd);
+		return -1;
+	}
+	p->so.dbr |= p->live.on;
 	if (p->dbr.path && dbr_install_open(&p->dbr, p) < 0)
 		return -1;
 	int err = sim_new(&p->so, &p->sim, msg, sizeof(msg));
@@ -217,7 +228,7 @@ int program_load(struct program *p)
 		fprintf(stderr, "pmusim: %s\n", msg[0] ? msg : pmusim_strerror(err));
 		return -1;
 	}
-	if (p->dbr.path && dbr_install_apply(&p->dbr, p) < 0)
+	if ((p->dbr.path && dbr_install_apply(&p->dbr, p) < 0) || (p->live.on && dbr_live_start(&p->live, p) < 0))
 		return -1;
 	int truth_clock = p->truth_json && !p->cycles_pmu;
 	if (p->so.quantum_cycles || truth_clock) {
@@ -267,6 +278,7 @@ void program_run(struct program *p)
 	fflush(stdout);
 	if (p->so.dbr)
 		dbr_install_tell(&p->dbr, p);
+	dbr_live_tell(&p->live);
 }
 
 typedef int (*truth_writer)(struct program *p, FILE *f);
@@ -362,6 +374,7 @@ void program_free(struct program *p)
 	sim_free(p->sim);
 	pmu_free(p->clock);
 	dbr_install_free(&p->dbr);
+	dbr_live_free(&p->live);
 	free(p->env);
 	free((void *)p->so.envp);
 	program_path_free(p->prog_path, p->prog_argv);

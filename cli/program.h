@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "cli/dbr_install.h"
+#include "cli/dbr_live.h"
 #include "cli/outputs.h"
 #include "cli/progress.h"
 #include "pmu_model/pmu.h"
@@ -21,7 +22,8 @@
 enum {
 	PROG_O_SEED = 256, PROG_O_MAX, PROG_O_STRICT, PROG_O_TRUTH, PROG_O_TRUTH_JSON, PROG_O_ENV,
 	PROG_O_CLEAR_ENV, PROG_O_INTERP, PROG_O_QUANTUM, PROG_O_CLOCK_START, PROG_O_TRUTH_INSNS,
-	PROG_O_DBR_INSTALL, PROG_O_DBR_LAYOUT, PROG_OPT_END
+	PROG_O_DBR_INSTALL, PROG_O_DBR_LAYOUT, PROG_O_DBR, PROG_O_DBR_WINDOW, PROG_O_DBR_PERIOD, PROG_O_DBR_UNPATCH,
+	PROG_OPT_END
 };
 /* Short options every command takes (add them to its optstring): -q quiet, -v verbose. */
 #define PROG_SHORT_OPTIONS "qv"
@@ -36,6 +38,9 @@ enum {
 	{"clock-start", required_argument, 0, PROG_O_CLOCK_START}, {"quiet", no_argument, 0, 'q'},         \
 	{"dbr-install", required_argument, 0, PROG_O_DBR_INSTALL},                                  \
 	{"dbr-layout", required_argument, 0, PROG_O_DBR_LAYOUT},                                    \
+	{"dbr", no_argument, 0, PROG_O_DBR}, {"dbr-window", required_argument, 0, PROG_O_DBR_WINDOW}, \
+	{"dbr-period", required_argument, 0, PROG_O_DBR_PERIOD},                                    \
+	{"dbr-unpatch", required_argument, 0, PROG_O_DBR_UNPATCH},                                  \
 	{"verbose", no_argument, 0, 'v'}
 
 /* --help text of the shared options. */
@@ -71,6 +76,16 @@ enum {
 	"                    model counts the rewritten code, the truth is the original's\n" \
 	"  --dbr-layout L    the replacement's layout: hot (hottest successors laid out\n" \
 	"                    as fall-throughs, the default) or identity (relocated copies)\n" \
+	"  --dbr             the live rewriter: op samples every --dbr-period\n" \
+	"                    instructions; at the end of each window of --dbr-window\n" \
+	"                    instructions the regions the selector keeps from that\n" \
+	"                    window's samples are installed (--dbr-layout), and those\n" \
+	"                    installed whose code got less than --dbr-unpatch of its\n" \
+	"                    samples unpatched; -v says when (docs/regions.md)\n" \
+	"  --dbr-window N    instructions per window (default 1000000)\n" \
+	"  --dbr-period N    op sampling period in instructions (default 256)\n" \
+	"  --dbr-unpatch F   share of a window's samples below which an installed region\n" \
+	"                    is unpatched (0..1, default 0.01)\n" \
 	"  -q, --quiet       no progress line and none of pmusim's notes (errors only)\n" \
 	"  -v, --verbose     say what was set up: events, periods, output files\n" \
 	"                    (on a terminal, stderr shows a progress line: simulated\n" \
@@ -97,6 +112,7 @@ struct program {
 	struct progress progress; /* a command fills samples/bytes/ctx before program_run */
 	FILE *null_log;         /* pmusim's notes with -q */
 	struct dbr_install dbr; /* --dbr-install, --dbr-layout */
+	struct dbr_live live;   /* --dbr, --dbr-window, --dbr-period, --dbr-unpatch */
 };
 
 /* Prepares p for argument parsing (cmd names the command in messages). */

@@ -249,6 +249,11 @@ uint64_t sim_dbr_original(const struct sim *s, uint64_t ip, int *inverted)
 	return s->dbr ? dbr_map_original(s->dbr->map, ip, inverted) : ip;
 }
 
+uint64_t sim_dbr_sample_ip(const struct sim *s, uint64_t ip)
+{
+	return s->dbr ? dbr_map_charge(s->dbr->map, ip) : ip;
+}
+
 void sim_dbr_counts(const struct sim *s, struct dbr_counts *c)
 {
 	if (s->dbr)

@@ -197,6 +197,13 @@ uint64_t dbr_map_original(const struct dbr_map *m, uint64_t ip, int *inverted)
 	return e->orig;
 }
 
+uint64_t dbr_map_charge(const struct dbr_map *m, uint64_t ip)
+{
+	const struct image *im = image_of(m, ip);
+	const struct dbr_insn *e = im ? insn_at(im, ip) : NULL;
+	return !im ? ip : e ? e->orig : 0;
+}
+
 static struct pend *pend_of(struct dbr_map *m, uint32_t tid)
 {
 	for (size_t i = 0; i < m->npend; i++)

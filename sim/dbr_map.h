@@ -74,6 +74,11 @@ uint64_t dbr_map_resolve(const struct dbr_map *m, uint64_t addr);
  * added instruction or an address no entry names. */
 uint64_t dbr_map_original(const struct dbr_map *m, uint64_t ip, int *inverted);
 
+/* The original instruction a sample at raw address ip is charged to: ip outside
+ * replacement code; inside, its map entry's orig, whatever it is (an added jump's
+ * is the instruction it follows). */
+uint64_t dbr_map_charge(const struct dbr_map *m, uint64_t ip);
+
 /* Raw instructions that stood for no original instruction (added jumps, patch
  * jumps, high halves), and raw instructions in replacement code that no map entry
  * names (0 unless something is wrong). */

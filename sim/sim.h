@@ -257,6 +257,10 @@ int sim_dbr_unpatch(struct sim *s, const struct dbr_image *img);
  * (*inverted 1 for a jcc whose condition was inverted), or 0 for an instruction
  * added by the rewriter. */
 uint64_t sim_dbr_original(const struct sim *s, uint64_t ip, int *inverted);
+/* The program's instruction a sample at ip of a rewritten run is charged to: ip
+ * outside replacement code; inside, the original its map names (for an added
+ * jump, the original instruction it follows: the end of its block). */
+uint64_t sim_dbr_sample_ip(const struct sim *s, uint64_t ip);
 struct dbr_counts;
 /* What the rewritten run retired (sim/dbr_map.h struct dbr_counts: instructions in
  * replacement code, of those added jumps, patch jumps, unknown); all 0 without
