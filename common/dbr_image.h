@@ -17,11 +17,13 @@ enum dbr_what {
 	                * outcome; a jcc whose taken side and original taken side agree) */
 	DBR_INVERTED,  /* a copy of the jcc at orig with its condition inverted: taken
 	                * here means the original fell through, and the reverse */
-	DBR_JUMP,      /* a jump added after orig, the last instruction of its block
-	                * (or the trampoline of a loop/jrcxz at orig): it stands for
-	                * no instruction of the program; orig's own outcome is carried by
-	                * where it goes */
-	DBR_CALL_PUSH, /* the "push imm32" of the inlined call at orig */
+	DBR_JUMP,      /* an instruction added after orig, the last instruction of its
+	                * block: a jump, the trampoline of a loop/jrcxz, or any of an
+	                * indirect jump's compare chain (push, pushfq, mov, cmp, je,
+	                * xchg, a "ret 128" that is no return...; profiler/dbr_indirect.c);
+	                * it stands for no instruction of the program; orig's own
+	                * outcome is carried by where control goes */
+	DBR_CALL_PUSH, /* the "push imm32" of the call at orig, inlined or not */
 	DBR_CALL_HIGH, /* the "mov dword [rsp+4], imm32" after it */
 	DBR_RET_POP,   /* the "lea rsp, [rsp+8]" standing for the return at orig in a clone */
 };

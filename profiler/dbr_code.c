@@ -134,7 +134,7 @@ static int pick_succ(struct em *e, uint32_t b)
 			if (same && t->start == end && rb->kind == BK_COND)
 				d->fall = s;
 			break;
-		case BK_JMP_IND: /* copied as they are: they leave the replacement */
+		case BK_JMP_IND: /* their links: profiler/dbr_indirect.c */
 		case BK_CALL_IND:
 			break;
 		default: /* BK_NONE, BK_SYSCALL, BK_REP, BK_TRAP: on to the next instruction */

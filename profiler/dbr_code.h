@@ -10,9 +10,10 @@
  *   - an instruction that is not a branch: copied byte for byte, except that a
  *     RIP-relative memory operand gets the displacement that reaches the same
  *     original address from the copy (PMUSIM_ERR_UNSUPPORTED when it does not
- *     fit in 32 bits); so is an indirect jump (it leaves the replacement for
- *     wherever it goes: the comparison with known targets region_set.h
- *     describes is not emitted), a return outside a clone or whose return
+ *     fit in 32 bits); so is an indirect jump that links no target of its clone,
+ *     or whose operand uses RSP, or whose linked targets are 2 GiB or more up (it
+ *     leaves the replacement for wherever it goes; with links, the compare chain
+ *     of profiler/dbr_indirect.c reaches their copies), a return outside a clone or whose return
  *     point is not linked, a syscall, a REP string instruction, a trap (the
  *     last three then go on as a block ending in BK_NONE does);
  *   - a conditional branch (jcc rel8/rel32; loop, loope, loopne, jrcxz, jecxz,
@@ -32,14 +33,15 @@
  *     instruction): "push imm32" then "mov dword [rsp+4], imm32", which together
  *     store the original return address as the call would (flags untouched),
  *     then the clone's entry (a jump unless laid out next);
- *   - a call not inlined, direct or indirect: a jump back to the original call
- *     instruction, which then runs in the original code (so the replacement holds
- *     no call, and the return address the program sees is the original one).
- *     Not when the call is a patch point (that jump would come back to itself):
- *     a direct call there is done in place, "push imm32", "mov dword [rsp+4],
- *     imm32", then a jump to the original callee (mapped as an inlined call's
- *     DBR_CALL_PUSH, DBR_CALL_HIGH, DBR_JUMP); an indirect call there is
- *     PMUSIM_ERR_UNSUPPORTED;
+ *   - a call not inlined is done in the replacement, as region_set.h counts it:
+ *     "push imm32", "mov dword [rsp+4], imm32" (the original return address),
+ *     then a direct call's "jmp rel32" to the original callee or an indirect
+ *     call's own operand as "jmp r/m64" (FF /4), mapped DBR_CALL_PUSH,
+ *     DBR_CALL_HIGH, DBR_JUMP; the callee returns to the original code, so the
+ *     replacement holds no call and the program sees its own return addresses.
+ *     An indirect call whose operand uses RSP (the push would move it) is a jump
+ *     back to the original call, and PMUSIM_ERR_UNSUPPORTED at a patch point
+ *     (that jump would come back to itself);
  *   - a return in a clone whose return point is linked: "lea rsp, [rsp+8]" (the
  *     return address the inlined call stored, dropped, flags untouched; for
  *     "ret imm16", [rsp+8+imm16]), then the return point's copy;
@@ -119,7 +121,7 @@ struct dbr_code {
  * negative pmusim_err with a one-line reason in msg: PMUSIM_ERR_UNSUPPORTED when
  * some operand or jump cannot reach from base (more than 2 GiB away), a
  * RIP-relative operand's displacement cannot be placed (VEX, EVEX, XOP), or an
- * indirect call is a patch point; PMUSIM_ERR_FORMAT when an instruction of a
+ * indirect call through RSP is a patch point; PMUSIM_ERR_FORMAT when an instruction of a
  * block cannot be read or decoded, its decoding disagrees with the block's
  * offsets, a branch is not last, the last instruction is not of the block's
  * kind, a link is out of range, or a point is not an instruction of 5 bytes or

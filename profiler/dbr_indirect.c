@@ -50,11 +50,12 @@ static int parse_rm(const uint8_t *b, size_t n, struct rm_form *f)
 	size_t i = 0;
 	memset(f, 0, sizeof(*f));
 	while (i < n && is_legacy_prefix(b[i]))
-		i++;
+		if (b[i++] == 0x66)
+			return -1; /* an operand-size prefix: not the 64-bit forms */
 	f->npfx = i;
 	if (i < n && (b[i] & 0xf0) == 0x40)
 		f->rex = b[i++];
-	if (i + 1 >= n || b[i] != 0xff || (f->npfx && b[0] == 0x66))
+	if (i + 1 >= n || b[i] != 0xff)
 		return -1;
 	f->modrm = i + 1;
 	uint8_t m = b[i + 1];
@@ -99,8 +100,9 @@ static int put_rm(struct em *e, uint64_t addr, size_t n, uint8_t disp, const str
 		return pmusim_fail(e->msg, e->msglen, PMUSIM_ERR_FORMAT,
 				   "the instruction at %#" PRIx64 " cannot be read", addr);
 	size_t k = 0;
-	memcpy(out, src, f->npfx);
-	k = f->npfx;
+	for (size_t i = 0; i < f->npfx; i++) /* a mov keeps segment and address-size prefixes only */
+		if (!opcode8b || (src[i] != 0xf0 && src[i] != 0xf2 && src[i] != 0xf3))
+			out[k++] = src[i];
 	if (opcode8b) {
 		out[k++] = (uint8_t)(0x48 | (reg & 8 ? 4 : 0) | (f->rex & 3));
 		out[k++] = 0x8b;
