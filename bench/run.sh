@@ -3,7 +3,7 @@
 # one run. Each program runs under every configuration (native, qemu-x86_64,
 # callgrind, pmusim's engine with an empty block hook, pmusim run, run --truth,
 # stat, record -b, record --tstack, record --rep last, op sampling in op and in
-# cycle mode) round-robin: round r runs
+# cycle mode, the live rewriter run --dbr) round-robin: round r runs
 # each configuration once, always in the same order, so that a slow spell of this
 # shared machine falls on all of them alike. A table row holds the medians over the
 # rounds of wall seconds, user+sys CPU seconds and peak RSS (GNU time), host MIPS
@@ -37,10 +37,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 SECONDS=0
 
-CONFIGS="native qemu callgrind empty run truth stat record_b tstack rep_last ibs_ops ibs_cycles"
+CONFIGS="native qemu callgrind empty run truth stat record_b tstack rep_last ibs_ops ibs_cycles dbr"
 # row labels of CONFIGS, in its order
 LABELS="native|qemu-x86_64|callgrind|run --empty-block-hook|run|run --truth|stat|record -b|\
-record --tstack|record --rep last|record ibs_op/cnt_ctl=1/|record ibs_op//"
+record --tstack|record --rep last|record ibs_op/cnt_ctl=1/|record ibs_op//|run --dbr"
 avail=$CONFIGS
 if [ ! -x "$QEMU" ]; then
 	echo "bench: $QEMU is not installed (apt-get install qemu-user, or make deps-bench): its rows show -"
@@ -67,6 +67,7 @@ config_prefix() {
 	rep_last) pre=("$PMUSIM" record -e instructions -c 1000003 --rep last -o "$tmp/p.data" --) ;;
 	ibs_ops) pre=("$PMUSIM" record -e ibs_op/cnt_ctl=1/ -c 4096 -o "$tmp/p.data" --) ;;
 	ibs_cycles) pre=("$PMUSIM" record -e ibs_op// -c 4096 -o "$tmp/p.data" --) ;;
+	dbr) pre=("$PMUSIM" run --dbr --) ;;
 	esac
 }
 

@@ -19,6 +19,10 @@
 /* Fewer samples than this in a window: no selection from it (a program's last,
  * short window). */
 #define MIN_WINDOW_SAMPLES 256
+/* A window whose samples fall on the code of regions still patched in at least
+ * this share selects nothing new: the selector's work (discovery, counts,
+ * inlining) is spent only when the program's hot code moved. */
+#define DBR_LIVE_SETTLED 0.9
 
 struct live_region {
 	struct dbr_code *code;
@@ -65,14 +69,17 @@ int dbr_live_option(struct dbr_live *d, const char *cmd, const char *opt, const 
  * region may hold it inlined). */
 static void count_sample(struct dbr_live *d, uint64_t ip)
 {
+	int covered = 0;
 	for (size_t i = 0; i < d->nreg; i++) {
 		struct live_region *r = &d->reg[i];
 		for (uint32_t k = 0; r->active && k < r->nrange; k++)
 			if (ip >= r->range[k][0] && ip < r->range[k][1]) {
 				r->samples++;
+				covered = 1;
 				break;
 			}
 	}
+	d->covered += covered;
 }
 
 /* One op sample of the rewritten run, as the program's instruction it stands for. */
@@ -217,6 +224,13 @@ static void on_window(void *ctx)
 		return;
 	}
 	unpatch_cold(d, n);
+	uint64_t covered = d->covered;
+	d->covered = 0;
+	if ((double)covered >= DBR_LIVE_SETTLED * (double)n) {
+		/* the hot code is what the patched regions copy: nothing new to select */
+		hot_code_free(hot);
+		return;
+	}
 	struct region_sel *sel = NULL;
 	if (region_select(&d->args, d->bin, hot, "live op samples", &sel, d->p->cmd) < 0)
 		return; /* one line printed; the next window tries again */

@@ -35,6 +35,7 @@ struct dbr_live {
 	struct live_region *reg;
 	size_t nreg, capreg;
 	uint64_t windows, installed, unpatched, samples;
+	uint64_t covered; /* samples of the window on code of a patched region */
 	int failed; /* out of memory: no more selections */
 };
 

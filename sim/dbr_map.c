@@ -32,8 +32,21 @@ struct pend {
 	uint64_t raw_next, sp;       /* its raw next (resolved) and RSP after it */
 };
 
+/* What the map knows of one raw run (by its id): computed at its first sight. */
+struct rawrun {
+	uint8_t known;
+	uint8_t in_image;  /* its instructions are replacement code */
+	uint8_t patch;     /* it ends in a patch jump */
+	uint32_t added;    /* of its instructions, those that stand for none */
+	uint32_t unknown;  /* of those, instructions of replacement code no map entry names */
+	uint64_t *orig;    /* in_image: per instruction its original (0: none), else NULL */
+	uint8_t *inverted; /* in_image: per instruction 1 for DBR_INVERTED */
+};
+
 struct dbr_map {
 	struct dcache *dc;
+	struct rawrun *raw; /* by raw run id */
+	size_t capraw;
 	struct block_sink sink[DBR_MAP_MAX_SINKS];
 	size_t nsink;
 	struct image *img;
@@ -66,6 +79,9 @@ void dbr_map_free(struct dbr_map *m)
 		free((void *)m->img[i].bytes);
 		free(m->img[i].insn);
 	}
+	for (size_t i = 0; i < m->capraw; i++)
+		free(m->raw[i].orig), free(m->raw[i].inverted);
+	free(m->raw);
 	free(m->img);
 	free(m->patch);
 	free(m->pend);
@@ -303,30 +319,83 @@ static void feed(struct dbr_map *m, struct pend *p, uint64_t o, int forced, int 
 }
 
 /* The original that raw instruction i of rb stands for, 0 for none. */
-static uint64_t original_of(struct dbr_map *m, const struct retired_block *rb, uint32_t i)
+/* The raw run bi as the map sees it, worked out at its first sight (a run's
+ * bytes never change under its id: code that changes is decoded again, with
+ * another). Replacement code has no instruction the map does not name unless
+ * something is wrong: such an instruction stands for none and is counted. */
+static const struct rawrun *raw_of(struct dbr_map *m, const struct block_info *bi)
+{
+	if (bi->id >= m->capraw) {
+		size_t nc = m->capraw ? m->capraw : 1024;
+		while (nc <= bi->id)
+			nc *= 2;
+		struct rawrun *nr = realloc(m->raw, nc * sizeof(*nr));
+		if (!nr)
+			abort(); /* out of memory in the middle of a run: the stream would be wrong */
+		memset(nr + m->capraw, 0, (nc - m->capraw) * sizeof(*nr));
+		m->raw = nr;
+		m->capraw = nc;
+	}
+	struct rawrun *r = &m->raw[bi->id];
+	if (r->known)
+		return r;
+	r->known = 1;
+	const struct image *im = image_of(m, bi->start);
+	if (!im) {
+		r->patch = is_patch_jump(m, bi);
+		r->added = r->patch;
+		return r;
+	}
+	r->in_image = 1;
+	r->orig = calloc(bi->ninsns + 1u, sizeof(*r->orig));
+	r->inverted = calloc(bi->ninsns + 1u, 1);
+	if (!r->orig || !r->inverted)
+		abort();
+	for (uint32_t i = 0; i < bi->ninsns; i++) {
+		const struct dbr_insn *e = insn_at(im, bi->start + bi->off[i]);
+		if (!e || e->what == DBR_JUMP || e->what == DBR_CALL_HIGH) {
+			r->added += e != NULL;
+			r->unknown += !e;
+			continue;
+		}
+		r->orig[i] = e->orig;
+		r->inverted[i] = e->what == DBR_INVERTED;
+	}
+	return r;
+}
+
+/* The original that raw instruction i of run bi stands for, 0 for none. */
+static uint64_t original_of(const struct rawrun *r, const struct block_info *bi, uint32_t i)
+{
+	if (r->in_image)
+		return r->orig[i];
+	return r->patch && i + 1 == bi->ninsns ? 0 : bi->start + bi->off[i];
+}
+
+/* The counts of rb's instructions (dbr_map_counts). */
+static void count_block(struct dbr_map *m, const struct rawrun *r, const struct retired_block *rb)
 {
 	const struct block_info *bi = rb->info;
-	uint64_t a = bi->start + bi->off[i];
-	const struct image *im = image_of(m, a);
-	if (!im) {
-		if (i + 1 == bi->ninsns && is_patch_jump(m, bi)) {
-			m->added++;
-			m->patch_jumps++;
-			return 0;
-		}
-		return a;
+	uint32_t added = 0;
+	if (rb->ninsns == bi->ninsns) {
+		added = r->added;
+	} else if (r->in_image) {
+		for (uint32_t i = 0; i < rb->ninsns; i++)
+			added += r->orig[i] == 0 && insn_at(image_of(m, bi->start), bi->start + bi->off[i]);
 	}
-	m->inside++;
-	const struct dbr_insn *e = insn_at(im, a);
-	if (!e) {
-		m->unknown++;
-		return 0;
+	if (r->patch && rb->ninsns == bi->ninsns)
+		m->patch_jumps++;
+	else if (!r->in_image)
+		added = 0;
+	m->added += added;
+	if (r->in_image) {
+		m->inside += rb->ninsns;
+		if (rb->ninsns == bi->ninsns)
+			m->unknown += r->unknown;
+		else
+			for (uint32_t i = 0; i < rb->ninsns; i++)
+				m->unknown += !r->orig[i] && !insn_at(image_of(m, bi->start), bi->start + bi->off[i]);
 	}
-	if (e->what == DBR_JUMP || e->what == DBR_CALL_HIGH) {
-		m->added++;
-		return 0;
-	}
-	return e->orig;
 }
 
 static void map_retire(void *ctx, const struct retired_block *rb)
@@ -336,10 +405,14 @@ static void map_retire(void *ctx, const struct retired_block *rb)
 	int forced = rb->run_start && !p->raw_prev_taken;
 	int new_context = rb->new_context;
 	const struct block_info *bi = rb->info;
+	const struct rawrun *r = raw_of(m, bi);
+	count_block(m, r, rb);
+	if (!m->nsink)
+		return; /* nobody reads the original stream: the counts are all */
 	int term_retired = rb->kind != BK_NONE && rb->ninsns == bi->ninsns;
 	if (rb->rep_part && rb->ninsns == 0) {
 		/* a REP left before it retired, first of its run: a part with no instruction */
-		uint64_t o = original_of(m, rb, 0);
+		uint64_t o = original_of(r, bi, 0);
 		feed(m, p, o, forced, new_context);
 		p->n--; /* o, the REP, did not retire */
 		emit(m, p, p->bi->end, rb);
@@ -347,17 +420,15 @@ static void map_retire(void *ctx, const struct retired_block *rb)
 		return;
 	}
 	for (uint32_t i = 0; i < rb->ninsns; i++) {
-		uint64_t o = original_of(m, rb, i);
+		uint64_t o = original_of(r, bi, i);
 		if (!o)
 			continue;
 		feed(m, p, o, forced, new_context);
 		forced = new_context = 0;
 		if (i + 1 == bi->ninsns && term_retired && p->n == p->bi->ninsns) {
 			/* the original terminator is this raw block's own */
-			const struct image *im = image_of(m, bi->term);
-			const struct dbr_insn *e = im ? insn_at(im, bi->term) : NULL;
 			p->term_raw = 1;
-			p->raw_taken = (uint8_t)(rb->taken ^ (e && e->what == DBR_INVERTED));
+			p->raw_taken = (uint8_t)(rb->taken ^ (r->in_image && r->inverted[i]));
 			p->raw_next = dbr_map_resolve(m, rb->next);
 			p->sp = rb->sp;
 		}
