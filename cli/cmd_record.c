@@ -295,10 +295,10 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		       -1;
 	if (a->rep_sse && (a->rep_mode < 0 || a->rep_mode == REP_PATCH))
 		return fprintf(stderr, "%s: --rep-sse goes with a --rep mode of the REP unit\n", p->cmd), -1;
-	if ((p->dbr.path || p->live.on) && (a->lbr || a->ibs.on || a->ts.on || a->cg.mode != CG_NONE || a->rep_mode >= 0))
-		return fprintf(stderr, "%s: a rewritten run (--dbr, --dbr-install) records the counters' samples "
-				       "only, their IPs the program's: -b, -j, ibs_op//, -g, --tstack and --rep are "
-				       "not mapped back yet\n", p->cmd), -1;
+	if ((p->dbr.path || p->live.on) && (a->lbr || a->ts.on || a->cg.mode != CG_NONE || a->rep_mode >= 0))
+		return fprintf(stderr, "%s: a rewritten run (--dbr, --dbr-install) records the counters' and "
+				       "ibs_op's samples, mapped to the program's instructions: -b, -j, -g, --tstack "
+				       "and --rep are not mapped back yet\n", p->cmd), -1;
 	if ((a->rep_tbe || a->rep_entries != 64) && a->rep_mode != REP_BUFFER && a->rep_mode != REP_MEMBUFFER)
 		return fprintf(stderr, "%s: --rep-buffer and --rep-tbe go with --rep buffer or membuffer\n", p->cmd),
 		       -1;
@@ -431,9 +431,52 @@ static void on_sample(void *ctx, const struct pmu_sample *s)
 }
 
 /* An op sample of ibs_op// (the model's sampler; the machine noted its memory access). */
-static void on_op_sample(void *ctx, const struct pmu_op_sample *s)
+/* An op sample of a rewritten run as the program's instruction: its IP the
+ * original's, a copied jcc's direction the original's (an inverted one's
+ * flipped), a branch target the first original instruction it reaches. 0 for an
+ * instruction the rewriter added: no instruction of the program, no sample (in
+ * op mode every instruction of the program stays as likely to be tagged as any
+ * other; charged to a neighbour, added jumps would weigh on it). */
+static int map_op_sample(struct recorder *r, struct pmu_op_sample *s)
+{
+	int inverted;
+	uint64_t orig = sim_dbr_original(r->sim, s->ip, &inverted);
+	if (!orig)
+		return 0;
+	int kind;
+	uint64_t raw_ip = s->ip;
+	uint64_t target = sim_dbr_static_target(r->sim, orig, &kind);
+	s->ip = orig;
+	if (s->branch && s->kind == BK_COND) {
+		/* taken or not, IBS gives a jcc's static target: the original's */
+		s->taken ^= (uint8_t)inverted;
+		s->target = target;
+	} else if (!s->branch && kind == BK_CALL) {
+		/* the push that stands for a direct call: the call, taken to its callee */
+		s->branch = s->taken = 1;
+		s->kind = BK_CALL;
+		s->target = target;
+	} else if (!s->branch && kind == BK_RET && (target = sim_dbr_after(r->sim, raw_ip)) != 0) {
+		/* the lea that stands for a clone's return: the return, to its return point */
+		s->branch = s->taken = s->ret = 1;
+		s->kind = BK_RET;
+		s->target = target;
+	} else if (s->target) {
+		s->target = sim_dbr_resolve(r->sim, s->target);
+	}
+	return 1;
+}
+
+static void on_op_sample(void *ctx, const struct pmu_op_sample *s0)
 {
 	struct recorder *r = ctx;
+	struct pmu_op_sample mapped = *s0;
+	const struct pmu_op_sample *s = s0;
+	if (r->dbr) {
+		if (!map_op_sample(r, &mapped))
+			return;
+		s = &mapped;
+	}
 	uint8_t raw[IBS_OP_RAW_SIZE];
 	struct perf_sample ps = {
 		.id = r->op_id, .time = s->cycle * 1000 / r->cpu->mhz, .pid = pid_of(r, s->tid), .tid = s->tid,

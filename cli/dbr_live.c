@@ -96,7 +96,7 @@ static void on_op_sample(void *ctx, const struct pmu_op_sample *s)
 	int cond = s->branch && s->kind == BK_COND;
 	uint64_t target = 0;
 	if (s->branch && s->taken && (s->kind == BK_JMP_IND || s->kind == BK_CALL_IND))
-		target = sim_dbr_original(d->p->sim, s->target, &inverted);
+		target = sim_dbr_resolve(d->p->sim, s->target);
 	if (hot_build_sample(d->hb, ip, (double)s->interval, cond, cond && (s->taken ^ inverted), target) < 0)
 		d->failed = 1;
 }

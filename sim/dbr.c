@@ -254,6 +254,22 @@ uint64_t sim_dbr_sample_ip(const struct sim *s, uint64_t ip)
 	return s->dbr ? dbr_map_charge(s->dbr->map, ip) : ip;
 }
 
+uint64_t sim_dbr_resolve(const struct sim *s, uint64_t ip)
+{
+	return s->dbr ? dbr_map_resolve(s->dbr->map, ip) : ip;
+}
+
+uint64_t sim_dbr_after(const struct sim *s, uint64_t ip)
+{
+	return s->dbr ? dbr_map_after(s->dbr->map, ip) : 0;
+}
+
+uint64_t sim_dbr_static_target(const struct sim *s, uint64_t ip, int *kind)
+{
+	*kind = 0;
+	return s->dbr ? dbr_map_static_target(s->dbr->map, ip, kind) : 0;
+}
+
 void sim_dbr_counts(const struct sim *s, struct dbr_counts *c)
 {
 	if (s->dbr)

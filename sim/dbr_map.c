@@ -220,6 +220,21 @@ uint64_t dbr_map_charge(const struct dbr_map *m, uint64_t ip)
 	return !im ? ip : e ? e->orig : 0;
 }
 
+uint64_t dbr_map_after(const struct dbr_map *m, uint64_t ip)
+{
+	const struct image *im = image_of(m, ip);
+	const struct dbr_insn *e = im ? insn_at(im, ip) : NULL;
+	return e ? dbr_map_resolve(m, ip + e->len) : 0;
+}
+
+uint64_t dbr_map_static_target(struct dbr_map *m, uint64_t ip, int *kind)
+{
+	int is_new;
+	const struct block_info *bi = dcache_get(m->dc, ip, &is_new);
+	*kind = bi && bi->term == ip ? bi->kind : BK_NONE;
+	return *kind != BK_NONE ? bi->target : 0;
+}
+
 static struct pend *pend_of(struct dbr_map *m, uint32_t tid)
 {
 	for (size_t i = 0; i < m->npend; i++)

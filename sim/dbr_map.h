@@ -79,6 +79,15 @@ uint64_t dbr_map_original(const struct dbr_map *m, uint64_t ip, int *inverted);
  * is the instruction it follows). */
 uint64_t dbr_map_charge(const struct dbr_map *m, uint64_t ip);
 
+/* Where the program goes after the replacement instruction at ip: the first
+ * original instruction reached from the next one through added jumps (the return
+ * point after the lea that stands for a clone's return); 0 when unknown. */
+uint64_t dbr_map_after(const struct dbr_map *m, uint64_t ip);
+
+/* The original instruction at ip as the original bytes have it: *kind its enum
+ * br_kind (BK_NONE: no branch), and its static target (0: none, or indirect). */
+uint64_t dbr_map_static_target(struct dbr_map *m, uint64_t ip, int *kind);
+
 /* Raw instructions that stood for no original instruction (added jumps, patch
  * jumps, high halves), and raw instructions in replacement code that no map entry
  * names (0 unless something is wrong). */

@@ -261,6 +261,16 @@ uint64_t sim_dbr_original(const struct sim *s, uint64_t ip, int *inverted);
  * outside replacement code; inside, the original its map names (for an added
  * jump, the original instruction it follows: the end of its block). */
 uint64_t sim_dbr_sample_ip(const struct sim *s, uint64_t ip);
+/* Where a branch of a rewritten run that went to ip went in the program: ip
+ * outside replacement code; inside, the first original instruction reached from
+ * it through added jumps (0 when a compare chain's is not known statically). */
+uint64_t sim_dbr_resolve(const struct sim *s, uint64_t ip);
+/* Where the program goes after the replacement instruction at ip (the first
+ * original instruction reached from the next one; 0 when unknown). */
+uint64_t sim_dbr_after(const struct sim *s, uint64_t ip);
+/* The program's instruction at ip as its original bytes have it: *kind its enum
+ * br_kind (0, BK_NONE: no branch) and its static target (0: none or indirect). */
+uint64_t sim_dbr_static_target(const struct sim *s, uint64_t ip, int *kind);
 struct dbr_counts;
 /* What the rewritten run retired (sim/dbr_map.h struct dbr_counts: instructions in
  * replacement code, of those added jumps, patch jumps, unknown); all 0 without

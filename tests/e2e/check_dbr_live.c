@@ -215,6 +215,27 @@ START_TEST(record_live)
 		      "hottest function %.40s, unrewritten %.40s", ta ? ta : "", tb ? tb : "");
 	free(a);
 	free(b);
+	/* op samples: mapped, their edge profile measured against the same run's truth
+	 * (the original program's) as check_ibs_perf measures an unrewritten run's */
+	static const char *const ibs_wl[] = {"loops", "cpi_chase"};
+	for (size_t k = 0; k < 2; k++) {
+		const char *i = tp("i.data"), *tf = tp("i.fdata");
+		char *irec[] = {(char *)pmusim(), "record", "-q", "-e", "ibs_op/cnt_ctl=1/", "-c", "256", "--dbr",
+				"--truth", (char *)tf, "-o", (char *)i, "--", (char *)wl(ibs_wl[k]), NULL};
+		ck_assert_int_eq(run_cmd(irec, NULL, tp("irec.out"), NULL), 0);
+		char *iscript[] = {"perf", "script", "-i", (char *)i, "-F", "ip,sym", NULL};
+		char *s = run_capture(iscript, &st);
+		ck_assert_msg(s && st == 0 && !strstr(s, "[unknown]"), "%s: op samples outside the program's functions",
+			      ibs_wl[k]);
+		free(s);
+		char *val[] = {(char *)pmusim(), "validate", "--method", "ibs", "-i", (char *)i, "--truth", (char *)tf,
+			       "--min-overlap", "0.95", NULL};
+		char *v = run_capture(val, &st);
+		const char *ov = v ? strstr(v, "overlap, all edges:") : NULL;
+		fprintf(stderr, "record --dbr -e ibs_op %s: %.40s\n", ibs_wl[k], ov ? ov : "?");
+		ck_assert_msg(st == 0, "%s: the rewritten run's op samples: %s", ibs_wl[k], v ? v : "");
+		free(v);
+	}
 	char *lbr[] = {(char *)pmusim(), "record", "-q", "-b", "-o", (char *)tp("b.data"), "--dbr", "--",
 		       (char *)wl("loops"), NULL};
 	const char *err = tp("b.err");
