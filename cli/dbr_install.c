@@ -46,20 +46,6 @@ int dbr_install_open(struct dbr_install *d, struct program *p)
 	return 0;
 }
 
-/* 1 when every block of r is the program's own code. */
-static int in_program(const struct rset_region *r, struct binary *bin)
-{
-	for (uint32_t i = 0; i < r->nblock; i++)
-		if (!binary_has_code(bin, r->block[i].start))
-			return 0;
-	return 1;
-}
-
-static struct dbr_image image_of(const struct dbr_code *c)
-{
-	return (struct dbr_image){c->base, c->bytes, c->len, c->insn, c->ninsn, c->patch, c->npatch};
-}
-
 static int install_region(struct dbr_install *d, struct program *p, const struct rset_region *r,
 			  struct binary *bin)
 {
@@ -75,7 +61,7 @@ static int install_region(struct dbr_install *d, struct program *p, const struct
 		return fprintf(stderr, "%s: %s: no room left for the replacement code of region 0x%llx\n",
 			       p->cmd, d->path, (unsigned long long)r->start), -1;
 	}
-	struct dbr_image img = image_of(c);
+	struct dbr_image img = dbr_code_image(c);
 	err = sim_dbr_install(p->sim, &img);
 	if (err < 0) {
 		dbr_code_free(c);
@@ -99,7 +85,7 @@ int dbr_install_apply(struct dbr_install *d, struct program *p)
 	int ret = d->code ? 0 : (fprintf(stderr, "%s: out of memory\n", p->cmd), -1);
 	for (size_t i = 0; i < d->set->nregion && ret == 0; i++) {
 		const struct rset_region *r = &d->set->region[i];
-		if (!in_program(r, bin)) {
+		if (!dbr_region_in(r, bin)) {
 			d->skipped++;
 			if (!p->quiet)
 				fprintf(stderr, "%s: region at 0x%llx is not installed: only the program's own code "

@@ -115,14 +115,6 @@ static int overlaps_active(const struct dbr_live *d, const struct rset_region *r
 	return 0;
 }
 
-static int in_program(const struct rset_region *r, struct binary *bin)
-{
-	for (uint32_t i = 0; i < r->nblock; i++)
-		if (!binary_has_code(bin, r->block[i].start))
-			return 0;
-	return 1;
-}
-
 static int keep_region(struct dbr_live *d, const struct rset_region *r, struct dbr_code *c)
 {
 	struct live_region *nr = realloc(d->reg, (d->nreg + 1) * sizeof(*nr));
@@ -151,7 +143,7 @@ static void install(struct dbr_live *d, const struct rset_region *r, const struc
 	struct program *p = d->p;
 	char msg[512] = "";
 	struct dbr_code *c = NULL;
-	if (!in_program(r, d->bin) || overlaps_active(d, r))
+	if (!dbr_region_in(r, d->bin) || overlaps_active(d, r))
 		return;
 	int err = dbr_code_emit(r, d->bin, hot, p->dbr.identity ? DBR_IDENTITY : DBR_HOT_PATHS,
 				sim_dbr_next(p->sim), &c, msg, sizeof(msg));
@@ -159,7 +151,7 @@ static void install(struct dbr_live *d, const struct rset_region *r, const struc
 		err = PMUSIM_ERR_NOMEM, snprintf(msg, sizeof(msg), "no room left for replacement code");
 	struct dbr_image img = {0};
 	if (!err) {
-		img = (struct dbr_image){c->base, c->bytes, c->len, c->insn, c->ninsn, c->patch, c->npatch};
+		img = dbr_code_image(c);
 		err = sim_dbr_install(p->sim, &img);
 		if (err == PMUSIM_ERR_ARG)
 			snprintf(msg, sizeof(msg), "its patch points are patched already");
@@ -192,8 +184,7 @@ static void unpatch_cold(struct dbr_live *d, uint64_t samples)
 		r->samples = 0;
 		if (!r->active || share >= d->unpatch)
 			continue;
-		struct dbr_image img = {r->code->base, r->code->bytes, r->code->len, r->code->insn, r->code->ninsn,
-					r->code->patch, r->code->npatch};
+		struct dbr_image img = dbr_code_image(r->code);
 		if (sim_dbr_unpatch(d->p->sim, &img) < 0)
 			continue;
 		r->active = 0;

@@ -547,3 +547,16 @@ const struct dbr_insn *dbr_code_insn(const struct dbr_code *c, uint64_t addr)
 	}
 	return lo < c->ninsn && c->insn[lo].off == off ? &c->insn[lo] : NULL;
 }
+
+struct dbr_image dbr_code_image(const struct dbr_code *c)
+{
+	return (struct dbr_image){c->base, c->bytes, c->len, c->insn, c->ninsn, c->patch, c->npatch};
+}
+
+int dbr_region_in(const struct rset_region *r, const struct binary *code)
+{
+	for (uint32_t i = 0; i < r->nblock; i++)
+		if (!binary_has_code(code, r->block[i].start))
+			return 0;
+	return 1;
+}

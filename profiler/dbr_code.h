@@ -131,6 +131,12 @@ int dbr_code_emit(const struct rset_region *r, struct binary *code, const struct
                   size_t msglen);
 void dbr_code_free(struct dbr_code *c);
 
+/* c as the machine installs it (borrowing c's arrays). */
+struct dbr_image dbr_code_image(const struct dbr_code *c);
+/* 1 when every block of r lies in code (a rewriter that writes one file's code
+ * only: the program's, not its libraries'). */
+int dbr_region_in(const struct rset_region *r, const struct binary *code);
+
 /* The map entry of the instruction at addr of the replacement, NULL when no
  * emitted instruction starts there. */
 const struct dbr_insn *dbr_code_insn(const struct dbr_code *c, uint64_t addr);

@@ -29,17 +29,9 @@
 #include <string.h>
 
 #include "common/json_read.h"
+#include "tests/e2e/dbr_files.h"
 #include "tests/e2e/e2e_util.h"
 #include "tests/unit/run_suite.h"
-
-/* A path in the test's temporary directory that stays valid (tmp_path keeps its
- * last 8); the few bytes are the test process's until it ends. */
-static const char *tp(const char *name)
-{
-	char *p = strdup(tmp_path(name));
-	ck_assert_ptr_nonnull(p);
-	return p;
-}
 
 static void select_regions(const char *name, const char *arg, const char *rjson, const char *opt,
 			   const char *val)
@@ -51,17 +43,6 @@ static void select_regions(const char *name, const char *arg, const char *rjson,
 	char *rep[] = {(char *)pmusim(), "report", "--regions", "-i", (char *)data, "--format", "json", "-o",
 		       (char *)rjson, (char *)opt, (char *)val, NULL};
 	ck_assert_int_eq(run_cmd(rep, NULL, NULL, NULL), 0);
-}
-
-static void same_file(const char *what, const char *a, const char *b)
-{
-	size_t na, nb;
-	char *x = slurp(a, &na), *y = slurp(b, &nb);
-	ck_assert_msg(x && y, "%s: cannot read %s or %s", what, a, b);
-	ck_assert_msg(na == nb && memcmp(x, y, na) == 0, "%s: %s (%zu bytes) differs from %s (%zu bytes)", what,
-		      a, na, b, nb);
-	free(x);
-	free(y);
 }
 
 static void same_truth(const char *name, const char *layout, const char *t0, const char *t1)

@@ -21,26 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/e2e/dbr_files.h"
 #include "tests/e2e/e2e_util.h"
 #include "tests/unit/run_suite.h"
-
-static const char *tp(const char *name)
-{
-	char *p = strdup(tmp_path(name));
-	ck_assert_ptr_nonnull(p);
-	return p;
-}
-
-static void same_file(const char *what, const char *a, const char *b)
-{
-	size_t na, nb;
-	char *x = slurp(a, &na), *y = slurp(b, &nb);
-	ck_assert_msg(x && y, "%s: cannot read %s or %s", what, a, b);
-	ck_assert_msg(na == nb && memcmp(x, y, na) == 0, "%s: %s (%zu bytes) differs from %s (%zu bytes)", what,
-		      a, na, b, nb);
-	free(x);
-	free(y);
-}
 
 /* The "rewritten: N instructions ran in replacement code" figure of run -v. */
 static uint64_t ran_inside(const char *err)
