@@ -295,10 +295,10 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		       -1;
 	if (a->rep_sse && (a->rep_mode < 0 || a->rep_mode == REP_PATCH))
 		return fprintf(stderr, "%s: --rep-sse goes with a --rep mode of the REP unit\n", p->cmd), -1;
-	if ((p->dbr.path || p->live.on) && (a->lbr || a->ts.on || a->cg.mode != CG_NONE || a->rep_mode >= 0))
-		return fprintf(stderr, "%s: a rewritten run (--dbr, --dbr-install) records the counters' and "
-				       "ibs_op's samples, mapped to the program's instructions: -b, -j, -g, --tstack "
-				       "and --rep are not mapped back yet\n", p->cmd), -1;
+	if ((p->dbr.path || p->live.on) && (a->ts.on || a->cg.mode != CG_NONE || a->rep_mode >= 0))
+		return fprintf(stderr, "%s: a rewritten run (--dbr, --dbr-install) records samples, branch stacks "
+				       "and op samples mapped to the program's instructions: -g, --tstack and --rep "
+				       "are not mapped back yet\n", p->cmd), -1;
 	if ((a->rep_tbe || a->rep_entries != 64) && a->rep_mode != REP_BUFFER && a->rep_mode != REP_MEMBUFFER)
 		return fprintf(stderr, "%s: --rep-buffer and --rep-tbe go with --rep buffer or membuffer\n", p->cmd),
 		       -1;
@@ -401,20 +401,27 @@ static void set_pid_of(struct recorder *r, uint32_t tid, uint32_t pid)
 static void on_sample(void *ctx, const struct pmu_sample *s)
 {
 	struct recorder *r = ctx;
-	for (uint32_t i = 0; i < s->nbr; i++)
-		r->br[i] = (struct perf_branch){
-			.from = s->br[i].from, .to = s->br[i].to, .cycles = s->br[i].cycles,
+	uint32_t nbr = 0;
+	for (uint32_t i = 0; i < s->nbr; i++) {
+		uint64_t from = s->br[i].from, to = s->br[i].to;
+		int kind = s->br[i].kind;
+		/* a rewritten run's: the program's taken branches, as the program's */
+		if (r->dbr && !sim_dbr_branch(r->sim, s->br[i].from, s->br[i].to, &from, &to, &kind))
+			continue;
+		r->br[nbr++] = (struct perf_branch){
+			.from = from, .to = to, .cycles = s->br[i].cycles,
 			.mispred = s->br[i].mispred, .predicted = !s->br[i].mispred,
-			.type = perf_br_type(s->br[i].kind),
+			.type = perf_br_type(kind),
 		};
+	}
 	struct perf_sample ps = {
 		.id = s->counter + 1, .ip = r->dbr ? sim_dbr_sample_ip(r->sim, s->ip) : s->ip,
 		.time = s->cycle * 1000 / r->cpu->mhz,
 		.period = s->period, .pid = pid_of(r, s->tid), .tid = s->tid, .misc = PERF_RECORD_MISC_USER,
-		.nbr = s->nbr, .br = r->br,
+		.nbr = nbr, .br = r->br,
 	};
 	uint8_t raw[PERFDATA_RAW_LBR_SIZE];
-	if (r->lbr_raw && s->nbr) {
+	if (r->lbr_raw && nbr) {
 		uint32_t tag = PERFDATA_RAW_LBR_TAG, flags = s->ip_after_newest ? PERFDATA_RAW_IP_AFTER : 0;
 		memcpy(raw, &tag, 4); /* x86-64: the file's byte order is the host's */
 		memcpy(raw + 4, &flags, 4);

@@ -29,11 +29,18 @@ enum dbr_what {
 };
 
 struct dbr_insn {
-	uint32_t off;  /* offset in the replacement bytes */
+	uint32_t off;    /* offset in the replacement bytes */
 	uint8_t len;
-	uint8_t what;  /* enum dbr_what */
-	uint64_t orig; /* the original instruction copied or stood for */
+	uint8_t what;    /* enum dbr_what */
+	uint64_t orig;   /* the original instruction copied or stood for */
+	uint8_t carries; /* a DBR_JUMP whose taking is orig's own taken transfer: the
+	                  * jump into an inlined call's clone or to a callee not inlined,
+	                  * out of a clone's return, a loop's taken side, the last step of
+	                  * an indirect call or jump (a branch record of it is orig's) */
 };
+
+/* Or'ed into a what given to the emitter's appending calls: the carries flag. */
+#define DBR_CARRIES 0x80
 
 /* A patch point: the 5-byte "jmp rel32" to write over the original instruction at
  * addr (at least 5 bytes long) sends it to dest, the copy of that instruction. */

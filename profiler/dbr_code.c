@@ -46,7 +46,8 @@ int dbr_put(struct em *e, const uint8_t *b, size_t n, int what, uint64_t orig)
 	    grow((void **)&c->insn, &e->icap, c->ninsn + 1, sizeof(*c->insn)) < 0)
 		return dbr_nomem(e);
 	memcpy(c->bytes + c->len, b, n);
-	c->insn[c->ninsn++] = (struct dbr_insn){(uint32_t)c->len, (uint8_t)n, (uint8_t)what, orig};
+	c->insn[c->ninsn++] = (struct dbr_insn){(uint32_t)c->len, (uint8_t)n, (uint8_t)(what & ~DBR_CARRIES), orig,
+						(uint8_t)((what & DBR_CARRIES) != 0)};
 	c->len += n;
 	return 0;
 }
@@ -349,7 +350,7 @@ static int emit_cond(struct em *e, uint32_t b, uint64_t at, uint64_t end)
 		if ((err = dbr_put(e, buf, n, DBR_COPY, at)) < 0 ||
 		    (err = dbr_put_jump(e, -1, DBR_JUMP, at, d->fall, end)) < 0)
 			return err;
-		return go_on(e, b, d->taken, d->target, DBR_JUMP, at, hot);
+		return go_on(e, b, d->taken, d->target, DBR_JUMP | DBR_CARRIES, at, hot);
 	}
 	if (hot && next_is(e, b, d->taken) && !next_is(e, b, d->fall))
 		return dbr_put_jump(e, d->cc ^ 1, DBR_INVERTED, at, d->fall, end);
@@ -367,8 +368,8 @@ static int emit_call(struct em *e, uint32_t b, uint64_t at, uint64_t end)
 	if (err)
 		return err;
 	if (d->taken == RSET_NONE)
-		return dbr_put_jump(e, -1, DBR_JUMP, at, RSET_NONE, d->target);
-	return go_on(e, b, d->taken, 0, DBR_JUMP, at, e->layout == DBR_HOT_PATHS);
+		return dbr_put_jump(e, -1, DBR_JUMP | DBR_CARRIES, at, RSET_NONE, d->target);
+	return go_on(e, b, d->taken, 0, DBR_JUMP | DBR_CARRIES, at, e->layout == DBR_HOT_PATHS);
 }
 
 /* Block b's copy. Under DBR_IDENTITY only a fall side's jump is left out for
@@ -409,7 +410,7 @@ static int emit_block(struct em *e, uint32_t b)
 			return put_copy(e, b, last);
 		if ((err = put_pop(e, at, d->pop)) < 0)
 			return err;
-		return go_on(e, b, d->taken, 0, DBR_JUMP, at, hot);
+		return go_on(e, b, d->taken, 0, DBR_JUMP | DBR_CARRIES, at, hot);
 	case BK_JMP_IND:
 		if ((err = dbr_emit_ind_jump(e, b, at)) != 1)
 			return err;

@@ -143,7 +143,7 @@ int dbr_emit_ind_call(struct em *e, uint32_t b, uint64_t at, uint64_t end)
 		return 1;
 	int err = dbr_put_push(e, at, end);
 	uint8_t disp = e->ins[e->blk[b].first + rb->ninsns - 1].disp;
-	return err ? err : put_rm(e, at, n, disp, &f, 4, 0, DBR_JUMP, at);
+	return err ? err : put_rm(e, at, n, disp, &f, 4, 0, DBR_JUMP | DBR_CARRIES, at);
 }
 
 /* The targets linked from block b (same clone), at most max; how many, or -1
@@ -191,14 +191,14 @@ static int put_chain(struct em *e, unsigned s, const uint32_t *to, int nto, uint
 	}
 	uint8_t xchg[4] = {(uint8_t)(0x48 | (s & 8 ? 4 : 0)), 0x87, (uint8_t)(0x04 | (s & 7) << 3), 0x24};
 	if (err || (err = put_plain(e, popf, 1, at)) || (err = put_plain(e, xchg, 4, at)) ||
-	    (err = put_plain(e, ret128, 3, at)))
+	    (err = dbr_put(e, ret128, 3, DBR_JUMP | DBR_CARRIES, at)))
 		return err;
 	for (int k = 0; k < nto && !err; k++) {
 		wr32(e->c->bytes + je_at[k], (uint32_t)(e->c->len - (je_at[k] + 4)));
 		if ((err = put_plain(e, popf, 1, at)) || (err = put_pushpop(e, 0x58, s, at)) ||
 		    (err = put_plain(e, lea_up, sizeof(lea_up), at)))
 			return err;
-		err = dbr_put_jump(e, -1, DBR_JUMP, at, to[k], 0);
+		err = dbr_put_jump(e, -1, DBR_JUMP | DBR_CARRIES, at, to[k], 0);
 	}
 	return err;
 }

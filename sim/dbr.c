@@ -259,6 +259,12 @@ uint64_t sim_dbr_resolve(const struct sim *s, uint64_t ip)
 	return s->dbr ? dbr_map_resolve(s->dbr->map, ip) : ip;
 }
 
+int sim_dbr_branch(const struct sim *s, uint64_t from, uint64_t to, uint64_t *ofrom, uint64_t *oto, int *kind)
+{
+	*ofrom = from, *oto = to, *kind = 0;
+	return s->dbr ? dbr_map_branch(s->dbr->map, from, to, ofrom, oto, kind) : 1;
+}
+
 uint64_t sim_dbr_after(const struct sim *s, uint64_t ip)
 {
 	return s->dbr ? dbr_map_after(s->dbr->map, ip) : 0;

@@ -220,6 +220,27 @@ uint64_t dbr_map_charge(const struct dbr_map *m, uint64_t ip)
 	return !im ? ip : e ? e->orig : 0;
 }
 
+int dbr_map_branch(struct dbr_map *m, uint64_t from, uint64_t to, uint64_t *ofrom, uint64_t *oto, int *kind)
+{
+	const struct image *im = image_of(m, from);
+	uint64_t orig = from;
+	if (im) {
+		const struct dbr_insn *e = insn_at(im, from);
+		if (!e || e->what == DBR_INVERTED || e->what == DBR_CALL_PUSH || e->what == DBR_CALL_HIGH ||
+		    e->what == DBR_RET_POP || (e->what == DBR_JUMP && !e->carries))
+			return 0; /* no taken transfer of the program's */
+		orig = e->orig;
+	} else {
+		for (size_t i = 0; i < m->npatch; i++)
+			if (m->patch[i].addr == from && m->patch[i].dest == to)
+				return 0; /* a patch jump */
+	}
+	*oto = dbr_map_resolve(m, to);
+	dbr_map_static_target(m, orig, kind);
+	*ofrom = orig;
+	return *oto != 0 && *kind != BK_NONE;
+}
+
 uint64_t dbr_map_after(const struct dbr_map *m, uint64_t ip)
 {
 	const struct image *im = image_of(m, ip);

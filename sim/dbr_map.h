@@ -79,6 +79,13 @@ uint64_t dbr_map_original(const struct dbr_map *m, uint64_t ip, int *inverted);
  * is the instruction it follows). */
 uint64_t dbr_map_charge(const struct dbr_map *m, uint64_t ip);
 
+/* A taken branch the rewritten run recorded (an LBR entry from -> to) as the
+ * program's: 1 with *ofrom, *oto and the original's *kind (enum br_kind) when it
+ * is a taken transfer of the program's (a copied branch, an added jump that
+ * carries its instruction's transfer: common/dbr_image.h); 0 when it is none (a
+ * patch jump, an added jump, an inverted jcc taken: the program fell through). */
+int dbr_map_branch(struct dbr_map *m, uint64_t from, uint64_t to, uint64_t *ofrom, uint64_t *oto, int *kind);
+
 /* Where the program goes after the replacement instruction at ip: the first
  * original instruction reached from the next one through added jumps (the return
  * point after the lea that stands for a clone's return); 0 when unknown. */

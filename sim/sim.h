@@ -265,6 +265,10 @@ uint64_t sim_dbr_sample_ip(const struct sim *s, uint64_t ip);
  * outside replacement code; inside, the first original instruction reached from
  * it through added jumps (0 when a compare chain's is not known statically). */
 uint64_t sim_dbr_resolve(const struct sim *s, uint64_t ip);
+/* A taken branch the rewritten run recorded (an LBR entry from -> to) as the
+ * program's (sim/dbr_map.h dbr_map_branch): 1 with the original's from, to and
+ * kind (enum br_kind), 0 when it is no taken transfer of the program's. */
+int sim_dbr_branch(const struct sim *s, uint64_t from, uint64_t to, uint64_t *ofrom, uint64_t *oto, int *kind);
 /* Where the program goes after the replacement instruction at ip (the first
  * original instruction reached from the next one; 0 when unknown). */
 uint64_t sim_dbr_after(const struct sim *s, uint64_t ip);

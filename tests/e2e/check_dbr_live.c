@@ -167,8 +167,9 @@ END_TEST
 
 /* record --dbr: the samples of a rewritten run name the program's instructions,
  * as perf script reads them (no sample in replacement code, which no symbol
- * covers); its hottest function is the unrewritten recording's; a branch stack is
- * refused (not mapped back yet). */
+ * covers); its hottest function is the unrewritten recording's; op samples and
+ * branch stacks make edge profiles as good as an unrewritten run's against the
+ * truth (validate); call graphs are refused (not mapped back yet). */
 START_TEST(record_live)
 {
 	const char *d = tp("d.data"), *u = tp("u.data");
@@ -219,7 +220,31 @@ START_TEST(record_live)
 		ck_assert_msg(st == 0, "%s: the rewritten run's op samples: %s", ibs_wl[k], v ? v : "");
 		free(v);
 	}
-	char *lbr[] = {(char *)pmusim(), "record", "-q", "-b", "-o", (char *)tp("b.data"), "--dbr", "--",
+	/* branch stacks: each entry the program's taken transfer; in the identity layout
+	 * every one of the program's is there, so CBT walks every sample (none dropped)
+	 * and the edge profile measures as an unrewritten run's does */
+	static const char *const lbr_wl[][2] = {{"loops", NULL}, {"cpi_sort", "10"}};
+	for (size_t k = 0; k < 2; k++) {
+		const char *bd = tp("b.data"), *tf = tp("b.fdata");
+		char *brec[] = {(char *)pmusim(), "record", "-q", "-b", "-e", "br_inst_retired.near_taken", "-c", "2003",
+				"--dbr", "--dbr-layout", "identity", "--truth", (char *)tf, "-o", (char *)bd, "--",
+				(char *)wl(lbr_wl[k][0]), (char *)lbr_wl[k][1], NULL};
+		ck_assert_int_eq(run_cmd(brec, NULL, tp("brec.out"), NULL), 0);
+		char *bscript[] = {"perf", "script", "-i", (char *)bd, "-F", "brstacksym", NULL};
+		char *s = run_capture(bscript, &st);
+		ck_assert_msg(s && st == 0 && !strstr(s, "[unknown]") && strstr(s, "/P/"),
+			      "%s: branch stack entries outside the program's functions", lbr_wl[k][0]);
+		free(s);
+		char *val[] = {(char *)pmusim(), "validate", "-i", (char *)bd, "--truth", (char *)tf, "--min-overlap",
+			       "0.95", NULL};
+		char *v = run_capture(val, &st);
+		const char *ov = v ? strstr(v, "overlap, all edges:") : NULL;
+		fprintf(stderr, "record -b --dbr --dbr-layout identity %s: %.40s\n", lbr_wl[k][0], ov ? ov : "?");
+		ck_assert_msg(st == 0 && v && strstr(v, " 0 dropped"), "%s: the rewritten run's branch stacks: %s",
+			      lbr_wl[k][0], v ? v : "");
+		free(v);
+	}
+	char *lbr[] = {(char *)pmusim(), "record", "-q", "-g", "-o", (char *)tp("g.data"), "--dbr", "--",
 		       (char *)wl("loops"), NULL};
 	const char *err = tp("b.err");
 	ck_assert_int_eq(run_cmd(lbr, NULL, "/dev/null", err), 2);
