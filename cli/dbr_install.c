@@ -19,7 +19,7 @@
 int dbr_install_layout(struct dbr_install *d, const char *cmd, const char *arg)
 {
 	if (strcmp(arg, "identity") == 0 || strcmp(arg, "hot") == 0)
-		d->identity = arg[0] == 'i';
+		d->identity = arg[0] == 'i', d->layout_given = 1;
 	else
 		return fprintf(stderr, "%s: --dbr-layout '%s': identity or hot\n", cmd, arg), -1;
 	return 0;

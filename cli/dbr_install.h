@@ -18,6 +18,7 @@ struct dbr_code;
 struct dbr_install {
 	const char *path; /* --dbr-install */
 	int identity;     /* --dbr-layout identity (else hot) */
+	int layout_given; /* --dbr-layout was on the command line */
 	struct rset *set;
 	struct dbr_code **code; /* per region installed */
 	size_t ncode;

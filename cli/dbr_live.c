@@ -46,6 +46,7 @@ void dbr_live_init(struct dbr_live *d)
 
 int dbr_live_option(struct dbr_live *d, const char *cmd, const char *opt, const char *arg)
 {
+	d->given = 1;
 	if (strcmp(opt, "--dbr-unpatch") == 0) {
 		char *end;
 		double v = strtod(arg, &end);
@@ -86,8 +87,8 @@ static void count_sample(struct dbr_live *d, uint64_t ip)
 static void on_op_sample(void *ctx, const struct pmu_op_sample *s)
 {
 	struct dbr_live *d = ctx;
-	if (d->failed)
-		return;
+	if (d->failed || !sim_dbr_program_running(d->p->sim))
+		return; /* another process's, or the program's after an execve */
 	int inverted;
 	uint64_t ip = sim_dbr_original(d->p->sim, s->ip, &inverted);
 	if (!ip)
@@ -148,7 +149,7 @@ static void install(struct dbr_live *d, const struct rset_region *r, const struc
 	int err = dbr_code_emit(r, d->bin, hot, p->dbr.identity ? DBR_IDENTITY : DBR_HOT_PATHS,
 				sim_dbr_next(p->sim), &c, msg, sizeof(msg));
 	if (!err && c->len > sim_dbr_room(p->sim))
-		err = PMUSIM_ERR_NOMEM, snprintf(msg, sizeof(msg), "no room left for replacement code");
+		err = PMUSIM_ERR_UNSUPPORTED, snprintf(msg, sizeof(msg), "no room left for replacement code");
 	struct dbr_image img = {0};
 	if (!err) {
 		img = dbr_code_image(c);
@@ -198,7 +199,7 @@ static void unpatch_cold(struct dbr_live *d, uint64_t samples)
 static void on_window(void *ctx)
 {
 	struct dbr_live *d = ctx;
-	if (d->failed)
+	if (d->failed || !sim_dbr_usable(d->p->sim))
 		return;
 	d->windows++;
 	struct hot_code *hot = hot_build_finish(d->hb);
@@ -210,13 +211,15 @@ static void on_window(void *ctx)
 	}
 	uint64_t n = hot->samples;
 	d->samples += n;
+	uint64_t covered = d->covered;
+	d->covered = 0;
 	if (n < MIN_WINDOW_SAMPLES) {
+		for (size_t i = 0; i < d->nreg; i++)
+			d->reg[i].samples = 0; /* shares are of one window's samples */
 		hot_code_free(hot);
 		return;
 	}
 	unpatch_cold(d, n);
-	uint64_t covered = d->covered;
-	d->covered = 0;
 	if ((double)covered >= DBR_LIVE_SETTLED * (double)n) {
 		/* the hot code is what the patched regions copy: nothing new to select */
 		hot_code_free(hot);

@@ -24,6 +24,7 @@ struct live_region;
 
 struct dbr_live {
 	int on;           /* --dbr */
+	int given;        /* --dbr-window, --dbr-period or --dbr-unpatch was given */
 	uint64_t window;  /* --dbr-window: instructions per window */
 	uint64_t period;  /* --dbr-period: op sampling period (instructions) */
 	double unpatch;   /* --dbr-unpatch: share of a window's samples below which a region goes */

@@ -220,6 +220,10 @@ int program_load(struct program *p)
 			"from a file: give one\n", p->cmd);
 		return -1;
 	}
+	if (p->live.given && !p->live.on)
+		return fprintf(stderr, "%s: --dbr-window, --dbr-period and --dbr-unpatch go with --dbr\n", p->cmd), -1;
+	if (p->dbr.layout_given && !p->live.on && !p->dbr.path)
+		return fprintf(stderr, "%s: --dbr-layout goes with --dbr or --dbr-install\n", p->cmd), -1;
 	p->so.dbr |= p->live.on;
 	if (p->dbr.path && dbr_install_open(&p->dbr, p) < 0)
 		return -1;

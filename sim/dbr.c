@@ -32,6 +32,7 @@ struct sim_dbr {
 	struct dbr_map *map;
 	uint8_t *host;          /* the arena's bytes */
 	uint64_t base, size, used;
+	int patching;           /* write_code is writing a patch: the original bytes stay */
 	struct dbr_patch_rec *patch;
 	size_t npatch;
 };
@@ -91,6 +92,7 @@ int dbr_setup(struct sim *s, char *msg, size_t msglen)
 		snprintf(msg, msglen, "cannot map replacement code memory at 0x%llx", (unsigned long long)base);
 		return PMUSIM_ERR_EMU;
 	}
+	p->dbr_arena = 1;
 	d->map = dbr_map_new(read_original, s);
 	if (!d->map || bstream_add_image_sink(s->bs, dbr_map_sink(d->map)) < 0)
 		return PMUSIM_ERR_NOMEM;
@@ -100,7 +102,7 @@ int dbr_setup(struct sim *s, char *msg, size_t msglen)
 size_t dbr_read_code(struct sim *s, uint64_t addr, void *buf, size_t len)
 {
 	struct sim_dbr *d = s->dbr;
-	if (!d || !d->host || s->p != s->procs[0] || s->p->image != 0 || addr < d->base ||
+	if (!d || !d->host || !s->p->dbr_arena || s->p->image != 0 || addr < d->base ||
 	    addr >= d->base + d->size)
 		return 0;
 	size_t n = d->base + d->size - addr < len ? (size_t)(d->base + d->size - addr) : len;
@@ -143,7 +145,9 @@ static void write_code(struct sim *s, uint64_t addr, const uint8_t *bytes, size_
 	struct proc *cur = s->p;
 	s->p = s->procs[0];
 	uc_mem_write(s->p->uc, addr, bytes, len);
+	s->dbr->patching = 1; /* the map reads the original bytes: its runs stay */
 	code_invalidate(s, addr, len);
+	s->dbr->patching = 0;
 	uc_ctl_remove_cache(s->p->uc, addr, addr + len);
 	s->p = cur;
 }
@@ -226,6 +230,11 @@ void dbr_restore_in(struct sim *s, struct proc *child)
 {
 	if (!s->dbr || child->image != 0)
 		return;
+	/* the same code (it only grows): a thread that forks from replacement code, or
+	 * a signal frame that returns into it, goes on there in the child */
+	if (s->dbr->host && uc_mem_map_ptr(child->uc, s->dbr->base, s->dbr->size, UC_PROT_EXEC, s->dbr->host) ==
+				    UC_ERR_OK)
+		child->dbr_arena = 1;
 	for (size_t i = 0; i < s->dbr->npatch; i++)
 		if (s->dbr->patch[i].on)
 			uc_mem_write(child->uc, s->dbr->patch[i].addr, s->dbr->patch[i].orig, 5);
@@ -233,7 +242,7 @@ void dbr_restore_in(struct sim *s, struct proc *child)
 
 void dbr_code_changed(struct sim *s, uint64_t addr, uint64_t len)
 {
-	if (s->dbr && s->p == s->procs[0] && s->p->image == 0)
+	if (s->dbr && !s->dbr->patching && s->p == s->procs[0] && s->p->image == 0)
 		dbr_map_invalidate(s->dbr->map, addr, len);
 }
 
@@ -243,37 +252,48 @@ void dbr_run_end(struct sim *s)
 		dbr_map_finish(s->dbr->map);
 }
 
+int sim_dbr_program_running(const struct sim *s)
+{
+	return s->dbr && s->p == s->procs[0] && s->p->image == 0;
+}
+
+int sim_dbr_usable(const struct sim *s)
+{
+	return s->dbr && s->procs[0]->image == 0;
+}
+
 uint64_t sim_dbr_original(const struct sim *s, uint64_t ip, int *inverted)
 {
 	*inverted = 0;
-	return s->dbr ? dbr_map_original(s->dbr->map, ip, inverted) : ip;
+	return sim_dbr_program_running(s) ? dbr_map_original(s->dbr->map, ip, inverted) : ip;
 }
 
 uint64_t sim_dbr_sample_ip(const struct sim *s, uint64_t ip)
 {
-	return s->dbr ? dbr_map_charge(s->dbr->map, ip) : ip;
+	return sim_dbr_program_running(s) ? dbr_map_charge(s->dbr->map, ip) : ip;
 }
 
 uint64_t sim_dbr_resolve(const struct sim *s, uint64_t ip)
 {
-	return s->dbr ? dbr_map_resolve(s->dbr->map, ip) : ip;
+	return sim_dbr_program_running(s) ? dbr_map_resolve(s->dbr->map, ip) : ip;
 }
 
 int sim_dbr_branch(const struct sim *s, uint64_t from, uint64_t to, uint64_t *ofrom, uint64_t *oto, int *kind)
 {
 	*ofrom = from, *oto = to, *kind = 0;
-	return s->dbr ? dbr_map_branch(s->dbr->map, from, to, ofrom, oto, kind) : 1;
+	return sim_dbr_program_running(s) ? dbr_map_branch(s->dbr->map, from, to, ofrom, oto, kind) : 1;
 }
 
 uint64_t sim_dbr_after(const struct sim *s, uint64_t ip)
 {
-	return s->dbr ? dbr_map_after(s->dbr->map, ip) : 0;
+	return sim_dbr_program_running(s) ? dbr_map_after(s->dbr->map, ip) : 0;
 }
 
 uint64_t sim_dbr_static_target(const struct sim *s, uint64_t ip, int *kind)
 {
 	*kind = 0;
-	return s->dbr ? dbr_map_static_target(s->dbr->map, ip, kind) : 0;
+	/* decoded from the program's bytes: another process's would be cached as its */
+	return sim_dbr_program_running(s) ? dbr_map_static_target(s->dbr->map, ip, kind) : 0;
 }
 
 void sim_dbr_counts(const struct sim *s, struct dbr_counts *c)

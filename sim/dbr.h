@@ -22,8 +22,8 @@ int dbr_add_image_sink(struct sim *s, struct block_sink sink);
 /* Reads replacement code at addr (the running process is the program's): how
  * many bytes, 0 when addr is not in replacement code. */
 size_t dbr_read_code(struct sim *s, uint64_t addr, void *buf, size_t len);
-/* The fork of the program: the child runs it unpatched (the replacement code is
- * the parent's). */
+/* The fork of the program: the child runs it unpatched, with the replacement code
+ * mapped (shared: it only grows) for a thread that forked from it. */
 void dbr_restore_in(struct sim *s, struct proc *child);
 /* The program's code at [addr, addr + len) changed: the map decodes it again. */
 void dbr_code_changed(struct sim *s, uint64_t addr, uint64_t len);

@@ -112,7 +112,10 @@ static struct ref_thread *thread_of(struct rep_ref *r, uint32_t tid)
 static void add(struct rep_ref *r, uint64_t site, uint64_t execs, uint64_t requested,
                 uint64_t iters, uint64_t cond)
 {
-	if (truth_rep_add(r->t, site, execs, requested, iters, cond) < 0)
+	/* a REP copied into replacement code is the program's at its original address */
+	int inverted;
+	uint64_t orig = r->s->dbr ? sim_dbr_original(r->s, site, &inverted) : site;
+	if (truth_rep_add(r->t, orig ? orig : site, execs, requested, iters, cond) < 0)
 		abort(); /* as need() */
 }
 

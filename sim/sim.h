@@ -245,13 +245,21 @@ int sim_read_memory(struct sim *s, uint32_t tid, uint64_t addr, void *buf, size_
  * sim_dbr_unpatch puts the original bytes back (the code stays: a thread may be
  * inside it, or a signal frame return to it). Both: 0, PMUSIM_ERR_ARG (not
  * enabled, not at sim_dbr_next, too big, a patch over bytes that are not its
- * orig), PMUSIM_ERR_NOMEM. They may be called before sim_run or from a block sink
- * between blocks (the patch takes effect at the next block). */
+ * orig), PMUSIM_ERR_NOMEM. They may be called before sim_run or from the window
+ * callback (sim_set_window: outside the engine; the patch takes effect at the next
+ * block), never from a block sink (the engine would be running the code). */
 struct dbr_image;
 uint64_t sim_dbr_next(const struct sim *s);
 uint64_t sim_dbr_room(const struct sim *s);
 int sim_dbr_install(struct sim *s, const struct dbr_image *img);
 int sim_dbr_unpatch(struct sim *s, const struct dbr_image *img);
+/* 1 while the code running is the rewritten program's (the process pmusim started,
+ * before any execve): the sim_dbr_* queries below map its addresses only, and
+ * answer as for unrewritten code otherwise. */
+int sim_dbr_program_running(const struct sim *s);
+/* 1 while replacement code can still be installed: the program has not executed
+ * another program. */
+int sim_dbr_usable(const struct sim *s);
 /* The program's instruction that address ip of a rewritten run stands for: ip
  * itself outside replacement code; inside, the original instruction its map names
  * (*inverted 1 for a jcc whose condition was inverted), or 0 for an instruction

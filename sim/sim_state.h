@@ -83,6 +83,7 @@ struct proc {
 	int vm_of_parent;            /* made by clone(CLONE_VM) without CLONE_THREAD (vfork,
 	                              * posix_spawn) and not exec'd since: its memory is a copy,
 	                              * written back to the waiting parent when it exits */
+	int dbr_arena;               /* the replacement code's memory is mapped in its engine (sim/dbr.c) */
 	int cwd_fd;                  /* its working directory (host O_PATH fd): pmusim's follows
 	                              * the running process, and is its own again after the run */
 	/* hooks placed on special instructions, sorted by address */

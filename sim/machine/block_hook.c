@@ -81,7 +81,8 @@ __attribute__((noinline)) static void hook_block_slow(uc_engine *uc, uint64_t ad
 		sched_tick(s, addr); /* a slice ended or a timer expired */
 		return;
 	}
-	if (s->win_fn && bstream_insns(s->bs) >= s->win_at && !bstream_is_rep_continuation(s->bs, addr)) {
+	if (s->win_fn && bstream_insns(s->bs) >= s->win_at && !s->limit_armed &&
+	    !bstream_is_rep_continuation(s->bs, addr)) {
 		/* a window ended: its callback runs outside the engine, then this block */
 		s->win_due = 1;
 		s->restart = 1;

@@ -142,6 +142,7 @@ static void install_one(const char *name, const char *arg, const char *opt, cons
 		same_file("stdout", nout, out);
 		same_file("truth fdata", f0, f1);
 		same_truth(name, layouts[k], t0, t1);
+		same_truth_json(name, t0, t1);
 		uint64_t inside, added, patches, left;
 		rewritten_counts(err, &inside, &added, &patches, &left);
 		uint64_t exact = replay_inside(rep);

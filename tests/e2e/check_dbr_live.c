@@ -44,13 +44,13 @@ static void live_one(const char *label, char *const argv[], const char *in, cons
 		     const char *window)
 {
 	const char *nout = tp("native.out"), *out = tp("dbr.out"), *err = tp("dbr.err"), *f0 = tp("t0.fdata"),
-		   *f1 = tp("t1.fdata");
+		   *f1 = tp("t1.fdata"), *j0 = tp("t0.json"), *j1 = tp("t1.json");
 	int nstatus = run_cmd(argv, in, nout, NULL);
 	char *run[32] = {(char *)pmusim(), "run", "-v", "--dbr", "--dbr-layout", (char *)layout,
 			 "--dbr-window", (char *)window};
 	size_t n = 8;
 	if (truth)
-		run[n++] = "--truth", run[n++] = (char *)f1;
+		run[n++] = "--truth", run[n++] = (char *)f1, run[n++] = "--truth-json", run[n++] = (char *)j1;
 	run[n++] = "--";
 	for (size_t i = 0; argv[i] && n < 31; i++)
 		run[n++] = argv[i];
@@ -61,13 +61,14 @@ static void live_one(const char *label, char *const argv[], const char *in, cons
 	uint64_t inside = ran_inside(err);
 	ck_assert_msg(inside > 0, "%s %s: no replacement code ran", label, layout);
 	if (truth) {
-		char *plain[32] = {(char *)pmusim(), "run", "-q", "--truth", (char *)f0, "--"};
-		size_t m = 6;
+		char *plain[32] = {(char *)pmusim(), "run", "-q", "--truth", (char *)f0, "--truth-json", (char *)j0, "--"};
+		size_t m = 8;
 		for (size_t i = 0; argv[i] && m < 31; i++)
 			plain[m++] = argv[i];
 		plain[m] = NULL;
 		ck_assert_int_eq(run_cmd(plain, in, tp("plain.out"), NULL), nstatus);
 		same_file("truth fdata", f0, f1);
+		same_truth_json(label, j0, j1);
 	}
 	fprintf(stderr, "%s %s: %" PRIu64 " instructions in replacement code; stdout, exit%s equal\n", label, layout,
 		inside, truth ? ", truth" : "");
