@@ -99,6 +99,12 @@ int dbr_setup(struct sim *s, char *msg, size_t msglen)
 	return 0;
 }
 
+int dbr_arena_overlaps(const struct sim *s, uint64_t addr, uint64_t len)
+{
+	const struct sim_dbr *d = s->dbr;
+	return d && d->host && s->p->dbr_arena && addr < d->base + d->size && addr + len > d->base;
+}
+
 size_t dbr_read_code(struct sim *s, uint64_t addr, void *buf, size_t len)
 {
 	struct sim_dbr *d = s->dbr;

@@ -22,6 +22,9 @@ int dbr_add_image_sink(struct sim *s, struct block_sink sink);
 /* Reads replacement code at addr (the running process is the program's): how
  * many bytes, 0 when addr is not in replacement code. */
 size_t dbr_read_code(struct sim *s, uint64_t addr, void *buf, size_t len);
+/* 1 when [addr, addr + len) overlaps replacement code's memory in the running
+ * process (mmap's hints and fixed placements then look elsewhere or fail). */
+int dbr_arena_overlaps(const struct sim *s, uint64_t addr, uint64_t len);
 /* The fork of the program: the child runs it unpatched, with the replacement code
  * mapped (shared: it only grows) for a thread that forked from it. */
 void dbr_restore_in(struct sim *s, struct proc *child);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "sim/dbr.h"
 #include "sim/machine/machine.h"
 #include "sim/sim_state.h"
 
@@ -157,6 +158,8 @@ int mem_protect(struct sim *s, uint64_t addr, uint64_t len, int prot)
 
 int mem_overlaps(const struct sim *s, uint64_t addr, uint64_t len)
 {
+	if (dbr_arena_overlaps(s, addr, len))
+		return 1; /* replacement code's: in no area, but taken */
 	for (size_t i = 0; i < s->p->nvmas; i++)
 		if (s->p->vmas[i].start < addr + len && s->p->vmas[i].end > addr)
 			return 1;
