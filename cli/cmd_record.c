@@ -295,10 +295,12 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		       -1;
 	if (a->rep_sse && (a->rep_mode < 0 || a->rep_mode == REP_PATCH))
 		return fprintf(stderr, "%s: --rep-sse goes with a --rep mode of the REP unit\n", p->cmd), -1;
-	if ((p->dbr.path || p->live.on) && (a->ts.on || a->cg.mode != CG_NONE || a->rep_mode >= 0))
-		return fprintf(stderr, "%s: a rewritten run (--dbr, --dbr-install) records samples, branch stacks "
-				       "and op samples mapped to the program's instructions: -g, --tstack and --rep "
-				       "are not mapped back yet\n", p->cmd), -1;
+	if ((p->dbr.path || p->live.on) &&
+	    (a->ts.on || a->cg.mode == CG_TSTACK || a->rep_mode >= 0 || (a->cg.mode != CG_NONE && p->truth_json)))
+		return fprintf(stderr, "%s: a rewritten run (--dbr, --dbr-install) records samples, branch stacks, "
+				       "op samples and --call-graph fp or dwarf mapped to the program's instructions: "
+				       "-g (the thread-stack unit), --tstack, --rep and a call graph beside "
+				       "--truth-json are not mapped back yet\n", p->cmd), -1;
 	if ((a->rep_tbe || a->rep_entries != 64) && a->rep_mode != REP_BUFFER && a->rep_mode != REP_MEMBUFFER)
 		return fprintf(stderr, "%s: --rep-buffer and --rep-tbe go with --rep buffer or membuffer\n", p->cmd),
 		       -1;
@@ -398,6 +400,16 @@ static void set_pid_of(struct recorder *r, uint32_t tid, uint32_t pid)
 	r->task_pid[i] = pid;
 }
 
+/* Where a thread of a rewritten run stands, as the program's instruction: the
+ * first original instruction reached from there (the stack as the program's
+ * own code has it there: replacement code pushes the original return addresses),
+ * or, inside an indirect jump's compare chain, the jump's. */
+static uint64_t where_in_program(const struct recorder *r, uint64_t at)
+{
+	uint64_t o = sim_dbr_resolve(r->sim, at);
+	return o ? o : sim_dbr_sample_ip(r->sim, at);
+}
+
 static void on_sample(void *ctx, const struct pmu_sample *s)
 {
 	struct recorder *r = ctx;
@@ -431,7 +443,8 @@ static void on_sample(void *ctx, const struct pmu_sample *s)
 	}
 	uint64_t regs[24];
 	if (r->cg.mode != CG_NONE && !r->err)
-		r->err = callgraph_fill(&r->cg, &r->ts, s->tid, ps.pid, s->next, &ps, regs);
+		r->err = callgraph_fill(&r->cg, &r->ts, s->tid, ps.pid, r->dbr ? where_in_program(r, s->next) : s->next,
+					&ps, regs);
 	r->pmu_samples++;
 	if (!r->err)
 		r->err = perfdata_write_sample(r->w, &ps);

@@ -245,6 +245,29 @@ START_TEST(record_live)
 			      lbr_wl[k][0], v ? v : "");
 		free(v);
 	}
+	/* call graphs by frame pointers and by perf's DWARF unwinder: no frame in
+	 * replacement code (its memory lies below the program, under 0x400000 here) */
+	static const char *const modes[] = {"fp", "dwarf"};
+	for (size_t k = 0; k < 2; k++) {
+		const char *g = tp("cg.data");
+		char *grec[] = {(char *)pmusim(), "record", "-q", "--call-graph", (char *)modes[k], "-c", "10007",
+				"--dbr", "--dbr-window", "100000", "-o", (char *)g, "--", (char *)wl("callstacks"), NULL};
+		ck_assert_int_eq(run_cmd(grec, NULL, tp("grec.out"), NULL), 0);
+		char *gscript[] = {"perf", "script", "-i", (char *)g, "-F", "ip", NULL};
+		char *s = run_capture(gscript, &st);
+		ck_assert_msg(s && st == 0, "perf script failed");
+		size_t frames = 0, inside = 0;
+		for (char *l = strtok(s, "\n"); l; l = strtok(NULL, "\n")) {
+			uint64_t at = strtoull(l, NULL, 16);
+			frames++;
+			inside += at >= 0x100000 && at < 0x400000;
+		}
+		free(s);
+		fprintf(stderr, "record --call-graph %s --dbr callstacks: %zu frames, %zu in replacement code\n",
+			modes[k], frames, inside);
+		ck_assert_msg(frames > 1000 && inside == 0, "%s: %zu of %zu frames in replacement code", modes[k],
+			      inside, frames);
+	}
 	char *lbr[] = {(char *)pmusim(), "record", "-q", "-g", "-o", (char *)tp("g.data"), "--dbr", "--",
 		       (char *)wl("loops"), NULL};
 	const char *err = tp("b.err");
