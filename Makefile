@@ -98,7 +98,7 @@ REAL_DEPS := python3 perl gawk bc dc xxd sqlite3 xz-utils bzip2 zstd brotli lz4 
 # missing peer's rows show "-", with a hint); make deps-bench installs them.
 BENCH_DEPS := qemu-user valgrind time libjemalloc2
 
-.PHONY: install uninstall all test fresh-test unit e2e readme-examples e2e-real deps-real deps-bench e2e-asan asan-unit bench mca experiments cpi-results ibs-results real-vs-sim demo deps workloads clean format syscall-names
+.PHONY: install uninstall all test fresh-test unit e2e readme-examples e2e-real deps-real deps-bench e2e-asan asan-unit bench mca experiments cpi-results ibs-results regions-results real-vs-sim demo deps workloads clean format syscall-names
 
 all: $(PMUSIM) $(MAN_STAMP) $(COMPLETION) workloads
 
@@ -324,6 +324,12 @@ cpi-results: $(PMUSIM) workloads
 # against the exact edges of the same run: docs/results/ibs.md (a few minutes).
 ibs-results: $(PMUSIM) workloads
 	bench/ibs_results.sh $(PMUSIM) $(WL_DIR) docs/results
+
+# Hot super-regions and the rewriter per workload: the selection against the ideal,
+# the estimate against the exact replay, the rewritten runs' cycles, the live
+# rewriter, the rewritten runs' profiles: docs/results/regions.md (a few minutes).
+regions-results: $(PMUSIM) workloads
+	bench/regions_results.sh $(PMUSIM) $(WL_DIR) docs/results
 
 real-vs-sim: $(PMUSIM)
 	bench/real_vs_sim.sh $(PMUSIM) ../shared/fixtures/real-lbr > build/real-vs-sim.md
