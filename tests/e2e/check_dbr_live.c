@@ -285,7 +285,7 @@ END_TEST
  * yet"), so its program takes other paths; its output is the same. */
 START_TEST(every_workload)
 {
-	const char *dir = getenv("WORKLOADS") ? getenv("WORKLOADS") : "build/workloads";
+	const char *dir = workloads_dir();
 	DIR *d = opendir(dir);
 	ck_assert_ptr_nonnull(d);
 	struct dirent *e;

@@ -98,6 +98,12 @@ const char *shared_dir(void)
 	return cfg.shared;
 }
 
+const char *workloads_dir(void)
+{
+	assert(cfg.ready && "e2e_init() first");
+	return cfg.workloads;
+}
+
 const char *wl(const char *name)
 {
 	static char buf[8][2048];

@@ -13,6 +13,9 @@
  * directory) that every command the test runs, natively or under pmusim, inherits. */
 void e2e_init(void);
 
+/* The workloads' directory ($WORKLOADS as the test started, default build/workloads). */
+const char *workloads_dir(void);
+
 /* The pmusim under test: $PMUSIM, default build/release/pmusim. */
 const char *pmusim(void);
 /* Path of a built workload: $WORKLOADS/name (default build/workloads); the
