@@ -99,9 +99,15 @@ static void text_loops(FILE *f, const struct region_sel *s, size_t ri)
 		fputc('\n', f);
 	}
 	for (size_t i = 0; i < pt->npoint; i++)
-		fprintf(f, "  patch 0x%" PRIx64 ": %u bytes, %s, %zu loop entr%s\n",
-		        pt->point[i].addr, pt->point[i].len, rpatch_store_name(pt->point[i].store),
-		        pt->point[i].nentry, pt->point[i].nentry == 1 ? "y" : "ies");
+		if (pt->point[i].reentry)
+			fprintf(f, "  patch 0x%" PRIx64 ": %u bytes, %s, re-entry (a loop entry)\n",
+			        pt->point[i].addr, pt->point[i].len,
+			        rpatch_store_name(pt->point[i].store));
+		else
+			fprintf(f, "  patch 0x%" PRIx64 ": %u bytes, %s, %zu loop entr%s\n",
+			        pt->point[i].addr, pt->point[i].len,
+			        rpatch_store_name(pt->point[i].store), pt->point[i].nentry,
+			        pt->point[i].nentry == 1 ? "y" : "ies");
 }
 
 static int cycle_entry(const struct rgraph_region *r, size_t b)
@@ -297,9 +303,10 @@ static void json_loops(FILE *f, const struct region_sel *s, size_t ri)
 	for (size_t i = 0; i < pt->npoint; i++)
 		fprintf(f,
 		        "%s\n    {\"addr\": \"0x%" PRIx64
-		        "\", \"len\": %u, \"store\": \"%s\", \"entries\": %zu}",
+		        "\", \"len\": %u, \"store\": \"%s\", \"entries\": %zu, \"reentry\": %s}",
 		        i ? "," : "", pt->point[i].addr, pt->point[i].len,
-		        rpatch_store_name(pt->point[i].store), pt->point[i].nentry);
+		        rpatch_store_name(pt->point[i].store), pt->point[i].nentry,
+		        pt->point[i].reentry ? "true" : "false");
 	fputs("]", f);
 }
 

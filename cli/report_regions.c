@@ -19,6 +19,7 @@ void region_args_init(struct region_args *a)
 	rprune_options_init(&a->prune);
 	rinline_options_init(&a->inl);
 	a->min_jaccard = 0.95;
+	a->reentry = 1;
 }
 
 /* A fraction from 0 to 1; 0 or -1 with one line printed. */
@@ -107,6 +108,13 @@ int region_args_option(struct region_args *a, int code, const char *arg, const c
 	case RGN_O_INLINE_MIN_CALL:
 		if (fraction(arg, &a->inl.min_call_fraction, "--inline-min-call", cmd) < 0)
 			return -1;
+		break;
+	case RGN_O_REENTRY:
+		if (strcmp(arg, "yes") != 0 && strcmp(arg, "no") != 0)
+			return fprintf(stderr, "%s: --reentry-points needs yes or no, not '%s'\n", cmd,
+			               arg),
+			       -1;
+		a->reentry = strcmp(arg, "yes") == 0;
 		break;
 	case RGN_O_MIN_JACCARD:
 		if (fraction(arg, &a->min_jaccard, "--min-jaccard", cmd) < 0)
@@ -209,6 +217,8 @@ static int find_patches(struct region_sel *s, char *msg, size_t ml)
 		if (!s->p->region[r].kept)
 			continue;
 		int err = rpatch_find(s->g, &s->rg->region[r], s->f, &s->patch[r], msg, ml);
+		if (!err && s->args->reentry)
+			err = rpatch_add_reentry(s->g, &s->rg->region[r], s->f, s->patch[r], msg, ml);
 		if (err < 0)
 			return err;
 	}
@@ -277,6 +287,7 @@ int region_select(const struct region_args *a, struct binary *code, struct hot_c
 	if (!err) {
 		struct rinline_options io = a->inl;
 		io.cold_fraction = a->prune.cold_fraction;
+		io.sample_weight = hot->samples ? hot->total / (double)hot->samples : 0;
 		err = rinline_run(s->g, s->rg, s->f, s->p, &io, &s->inl, msg, sizeof(msg));
 	}
 	if (!err)

@@ -33,6 +33,7 @@ enum {
 	RGN_O_INLINE_CALLEE,
 	RGN_O_INLINE_BUDGET,
 	RGN_O_INLINE_MIN_CALL,
+	RGN_O_REENTRY,
 };
 
 /* clang-format off: one option per line */
@@ -47,6 +48,7 @@ enum {
 	{"inline-callee-insns", required_argument, 0, RGN_O_INLINE_CALLEE},                        \
 	{"inline-region-insns", required_argument, 0, RGN_O_INLINE_BUDGET},                        \
 	{"inline-min-call", required_argument, 0, RGN_O_INLINE_MIN_CALL},                          \
+	{"reentry-points", required_argument, 0, RGN_O_REENTRY},                                  \
 	{"pid", required_argument, 0, RGN_O_PID},                                                  \
 	{"truth-json", required_argument, 0, RGN_O_TRUTH_JSON}
 /* clang-format on */
@@ -69,6 +71,8 @@ enum {
 	"  --inline-region-insns N  instructions inlined per region at most (default 1000)\n"    \
 	"  --inline-min-call F  a call counted below F of its region's hottest block is\n"       \
 	"                       not inlined (0..1, default 0.01)\n"                              \
+	"  --reentry-points yes|no  also patch every loop entry the points cover, so that\n"    \
+	"                       control back in the original code re-enters (default yes)\n"  \
 	"  --pid PID            the op samples of this process (default: the one with most)\n"
 
 /* report --regions's own lines of the usage */
@@ -92,6 +96,7 @@ struct region_args {
 	struct rprune_options prune;
 	struct rinline_options inl; /* its cold_fraction is prune's */
 	double min_jaccard; /* validate --regions */
+	int reentry;        /* --reentry-points: rpatch_add_reentry after rpatch_find */
 };
 
 void region_args_init(struct region_args *a);

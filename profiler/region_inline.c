@@ -33,6 +33,7 @@ void rinline_options_init(struct rinline_options *o)
 	o->max_region_insns = RINLINE_MAX_REGION_INSNS_DEFAULT;
 	o->min_call_fraction = RINLINE_MIN_CALL_FRACTION_DEFAULT;
 	o->cold_fraction = RPRUNE_COLD_FRACTION_DEFAULT;
+	o->sample_weight = 0;
 }
 
 const char *rinline_why_name(int why)
@@ -292,6 +293,36 @@ static int append_site(struct ctx *c, const struct rinline_site *s)
 	return 0;
 }
 
+/* Whether block b is the graph's only way into e: no other block calls it
+ * directly (calls are no edges of the graph), and every edge into e from a block
+ * outside c->body (the callee's body just walked) comes from b. */
+static int only_way_in(const struct ctx *c, size_t b, size_t e)
+{
+	for (size_t j = 0; j < c->g->nblock; j++)
+		if (j != b && c->g->block[j].callee == c->g->block[e].start)
+			return 0;
+	for (size_t i = 0; i < c->g->nedge; i++) {
+		const struct rcfg_edge *ed = &c->g->edge[i];
+		if (ed->to != e || ed->from == b)
+			continue;
+		if (!bsearch(&ed->from, c->body, c->nbody, sizeof(*c->body), size_cmp))
+			return 0;
+	}
+	return 1;
+}
+
+/* Whether block b's calls are all of e's executions: b is the only way in and,
+ * from samples, the two counts differ by at most three standard deviations of
+ * their noise (region_inline.h's sample_weight). */
+static int one_caller(const struct ctx *c, size_t b, size_t e)
+{
+	double cb = count_of(c, b), ce = count_of(c, e), w = c->o->sample_weight;
+	if (!(w > 0) || !(cb > 0) || !only_way_in(c, b, e))
+		return 0;
+	double var = cb * w / c->g->block[b].ninsns + ce * w / c->g->block[e].ninsns;
+	return (ce - cb) * (ce - cb) <= 9 * var;
+}
+
 /* The clone of site in->site[si] from c->body, and its calls queued. */
 static int make_clone(struct ctx *c, size_t si, size_t e)
 {
@@ -316,8 +347,15 @@ static int make_clone(struct ctx *c, size_t si, size_t e)
 	size_t ci = in->nclone++;
 	s->clone = ci;
 	/* count(E) counts every execution of E, so a site counted above it is
-	 * noise: the clone runs at most as often as the callee. */
-	double scale = s->count / count_of(c, e);
+	 * noise: the clone runs at most as often as the callee. When the site's
+	 * block is the graph's only way into E from outside the body, flow
+	 * conservation makes E's executions the site's (within sampling noise):
+	 * the clone runs the
+	 * callee's counts times the site's own scale (1 in own code), and the
+	 * callee's many sampled instructions, not the one call instruction,
+	 * say how often. */
+	double scale = one_caller(c, s->block, e) ? s->count / count_of(c, s->block)
+	                                           : s->count / count_of(c, e);
 	k->scale = scale > 1 ? 1 : scale;
 	k->nblock = c->nbody;
 	k->ninsns = c->body_insns;

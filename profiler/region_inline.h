@@ -58,7 +58,15 @@
  * Counts. A clone's block counts are the callee's scaled by the site's share of
  * the callee's calls: scale = count(site) / count(E), capped at 1 (count(E) is
  * all the executions of E, from every caller and from outside the graph), so
- * clone count(b) = scale x count(b). A clone's instructions weigh
+ * clone count(b) = scale x count(b). When the calling block is the graph's only
+ * way into E from outside the body (no other caller, no jump in), flow
+ * conservation says E runs once per execution of the call when the two counts
+ * differ by no more than sampling noise (rinline_options.sample_weight; with
+ * exact counts a difference is other callers outside the graph), and the scale is the
+ * calling block's own (1 in own code, the parent clone's in a clone): the
+ * callee's counts, from its many sampled instructions, say how often rather
+ * than the call's block alone. A caller discovery did not explore makes that
+ * an overestimate; the exact replay measures it. A clone's instructions weigh
  * sum over its blocks of count x ninsns, its weight.
  *
  * Returns. The clone's returns (blocks of kind BK_RET in the body) go to the
@@ -100,6 +108,13 @@ struct rinline_options {
 	/* A body block counted below this fraction of the callee entry's count is
 	 * cold and left out. In [0, 1]. Default RPRUNE_COLD_FRACTION_DEFAULT. */
 	double cold_fraction;
+	/* The weight one op sample adds (hot_code total / samples), 0 when the
+	 * counts are exact (a truth). With samples, a site whose block is the only
+	 * way into the callee and whose count agrees with the callee entry's within
+	 * three standard deviations of their sampling noise (a count c of a block of
+	 * n instructions from samples of weight w varies by c x w / n) scales its
+	 * clone as one execution of E per call (see Counts above). Default 0. */
+	double sample_weight;
 };
 
 void rinline_options_init(struct rinline_options *o);

@@ -132,6 +132,7 @@ struct rpatch_point {
 	uint8_t len;   /* its length, >= RPATCH_JMP_LEN */
 	uint8_t store; /* enum rpatch_store */
 	size_t nentry; /* loop entries it covers */
+	uint8_t reentry; /* 1: a re-entry point (rpatch_add_reentry), covering none */
 };
 
 struct rpatch_loop {
@@ -170,6 +171,21 @@ int rpatch_store_of(uint64_t addr);
  * g's or a block of r is no block of g, PMUSIM_ERR_NOMEM. Nothing is kept. */
 int rpatch_find(const struct rcfg *g, const struct rgraph_region *r, const struct rflow *flow,
                 struct rpatch **out, char *msg, size_t msglen);
+
+/* Re-entry points. The points above are the fewest that send control into the
+ * replacement before each loop; control that leaves the replacement by an exit
+ * discovery did not see (or a rare one the replacement does not copy) would then
+ * run the rest of the loop, every later iteration, in the original code. So
+ * every entry of every loop p covers or holds (RPATCH_COVERED, RPATCH_BY_OUTER)
+ * that has no point in its own block gets one at the block's first qualifying
+ * instruction (rpatch_insn_why), when it has one: the next iteration run in the
+ * original code passes it and goes back into the replacement. Inside the
+ * replacement these bytes never run, so such points cost nothing while control
+ * stays there. Added points have reentry set and nentry 0; p's points stay
+ * sorted by address and its loops' point[] indices are renumbered. 0, or
+ * PMUSIM_ERR_NOMEM with a one-line reason in msg (p unchanged). */
+int rpatch_add_reentry(const struct rcfg *g, const struct rgraph_region *r,
+                       const struct rflow *flow, struct rpatch *p, char *msg, size_t msglen);
 
 void rpatch_free(struct rpatch *p);
 

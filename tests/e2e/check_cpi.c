@@ -148,7 +148,11 @@ static long cycle_samples(const char *data, const char *cycles)
 
 START_TEST(lbr_method_is_accurate_and_beats_the_baseline)
 {
-	const struct workload *w = &wls[_i];
+	/* ASan: a short sort, the code paths only (its few samples hold to no bound); the
+	 * figures are the release run's */
+	static const struct workload short_sort = {"cpi_sort", "12"};
+	const int san = e2e_sanitized();
+	const struct workload *w = san ? &short_sort : &wls[_i];
 	const char *data = tp("cpi.data"), *truth = tp("cpi.json"), *dense = tp("dense.data");
 	char *method[] = {"-e", "br_inst_retired.near_taken/period=101/,cycles/period=1009/", "--delta", "255", "-b",
 			  NULL};
@@ -156,16 +160,16 @@ START_TEST(lbr_method_is_accurate_and_beats_the_baseline)
 	record(method, data, truth, w);
 	record(cycles_dense, dense, NULL, w);
 	long n = cycle_samples(data, NULL), nd = cycle_samples(data, dense);
-	ck_assert_int_ge(n, 200000);
+	ck_assert_int_ge(n, san ? 1000 : 200000);
 	char *dense_args[] = {"--cycles-input", (char *)dense, NULL};
 	char what[3][64];
 	snprintf(what[0], sizeof(what[0]), "%s, function >= 5 %%", w->name);
 	snprintf(what[1], sizeof(what[1]), "%s, function >= 1 %%", w->name);
 	snprintf(what[2], sizeof(what[2]), "%s, block >= 1 %%", w->name);
-	struct verdict f5 = validate(data, truth, "function", "0.05", dense_args, 0.01, what[0]);
-	struct verdict f1 = validate(data, truth, "function", "0.01", dense_args, 0.02, what[1]);
+	struct verdict f5 = validate(data, truth, "function", "0.05", dense_args, san ? 0 : 0.01, what[0]);
+	struct verdict f1 = validate(data, truth, "function", "0.01", dense_args, san ? 0 : 0.02, what[1]);
 	struct verdict f1s = validate(data, truth, "function", "0.01", NULL, 0, NULL);
-	struct verdict b1 = validate(data, truth, "block", "0.01", NULL, 0.05, what[2]);
+	struct verdict b1 = validate(data, truth, "block", "0.01", NULL, san ? 0 : 0.05, what[2]);
 	char *lbr_cycles[] = {"--cycles-from", "lbr", NULL};
 	struct verdict lc = validate(data, truth, "block", "0.01", lbr_cycles, 0, NULL);
 
@@ -189,7 +193,7 @@ START_TEST(lbr_method_is_accurate_and_beats_the_baseline)
 	       w->name, f5.tested, f5.noisy, f1.tested, f1.noisy, b1.tested, b1.noisy,
 	       fmax(fmax(f5.worst_sigma, f1.worst_sigma), b1.worst_sigma));
 	fflush(stdout);
-	ck_assert_int_ge(nd, 500000);
+	ck_assert_int_ge(nd, san ? 2500 : 500000);
 
 	/* the baseline's verdict, kept for the summary */
 	FILE *f = fopen(tp("ratios"), "a");
@@ -335,7 +339,6 @@ int main(void)
 	Suite *s = suite_create("cpi");
 	TCase *tc = tcase_create("cpi");
 	tcase_set_timeout(tc, 900);
-	/* ASan: one workload, the code paths; the figures are the release run's */
 	tcase_add_loop_test(tc, lbr_method_is_accurate_and_beats_the_baseline, 0, e2e_sanitized() ? 1 : (int)NWL);
 	if (!e2e_sanitized())
 		tcase_add_test(tc, baseline_is_3x_worse_on_four_workloads);

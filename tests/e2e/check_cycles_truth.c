@@ -112,7 +112,7 @@ static long long stat_count(const char *path, const char *event)
 
 START_TEST(truth_cycles_are_stat_cycles)
 {
-	const char *name = wl_names[_i], *prog = wl(name);
+	const char *name = wl_names[e2e_row(_i)], *prog = wl(name);
 	const char *tj = tmp_path("run.json"), *so = tmp_path("stat.txt");
 	char *ra[] = {(char *)pmusim(), "run", "-q", "--truth-json", (char *)tj, "--", (char *)prog, NULL};
 	char *sa[] = {(char *)pmusim(), "stat", "-q", "-x", ",", "-e", "instructions,cycles", "-o", (char *)so,
@@ -165,7 +165,7 @@ static uint64_t *sample_times(const char *data, size_t *n)
 
 START_TEST(refill_left_out_and_charged_exactly)
 {
-	const char *name = wl_names[e2e_sanitized() ? 4 * _i : _i], *prog = wl(name);
+	const char *name = wl_names[e2e_row(_i)], *prog = wl(name);
 	const char *tj = tmp_path("run.json");
 	char *ra[] = {(char *)pmusim(), "run", "-q", "--truth-json", (char *)tj, "--", (char *)prog, NULL};
 	int rs = run_cmd(ra, NULL, NULL, NULL);
@@ -211,7 +211,7 @@ END_TEST
  * its instructions. */
 START_TEST(insn_figures_add_up)
 {
-	const char *name = wl_names[e2e_sanitized() ? 4 * _i : _i], *prog = wl(name);
+	const char *name = wl_names[e2e_row(_i)], *prog = wl(name);
 	char a[512], b[512];
 	snprintf(a, sizeof(a), "%s", tmp_path("plain.json"));
 	snprintf(b, sizeof(b), "%s", tmp_path("insns.json"));
@@ -253,10 +253,10 @@ int main(void)
 	Suite *s = suite_create("cycles_truth");
 	TCase *tc = tcase_create("stat");
 	tcase_set_timeout(tc, 300);
-	tcase_add_loop_test(tc, truth_cycles_are_stat_cycles, 0, nwl);
-	/* ASan: the other two on a quarter of the programs (every 4th), the code paths */
-	tcase_add_loop_test(tc, refill_left_out_and_charged_exactly, 0, e2e_sanitized() ? (nwl + 3) / 4 : nwl);
-	tcase_add_loop_test(tc, insn_figures_add_up, 0, e2e_sanitized() ? (nwl + 3) / 4 : nwl);
+	tcase_add_loop_test(tc, truth_cycles_are_stat_cycles, 0, e2e_rows(nwl));
+	/* ASan: a quarter of the programs (every 4th), the code paths */
+	tcase_add_loop_test(tc, refill_left_out_and_charged_exactly, 0, e2e_rows(nwl));
+	tcase_add_loop_test(tc, insn_figures_add_up, 0, e2e_rows(nwl));
 	suite_add_tcase(s, tc);
 	if (nwl < 10)
 		fprintf(stderr, "check_cycles_truth: only %d workloads in %s (make workloads)\n", nwl, wl("."));

@@ -750,7 +750,7 @@ static const struct cycle_run {
 
 START_TEST(cycle_samples_follow_block_cycles)
 {
-	const struct cycle_run *r = &cycle_runs[_i];
+	const struct cycle_run *r = &cycle_runs[e2e_row(_i)];
 	const struct workload *w = &r->w;
 	char name[64];
 	snprintf(name, sizeof(name), "cyc-%s-%s.data", w->name, r->seed);
@@ -820,13 +820,15 @@ int main(void)
 	suite_add_tcase(s, lk);
 	TCase *st = tcase_create("statistics");
 	tcase_set_timeout(st, 900);
-	tcase_add_loop_test(st, random_intervals_are_uniform, 0, 3);
-	tcase_add_loop_test(st, op_counts_overlap_exact_blocks, 0, 2);
+	/* ASan: one seed, one program, every 4th cycle run, the code paths; the figures
+	 * are the release run's */
+	tcase_add_loop_test(st, random_intervals_are_uniform, 0, e2e_sanitized() ? 1 : 3);
+	tcase_add_loop_test(st, op_counts_overlap_exact_blocks, 0, e2e_sanitized() ? 1 : 2);
 	suite_add_tcase(s, st);
 	TCase *cy = tcase_create("cycle_mode");
 	tcase_set_timeout(cy, 900);
 	tcase_add_loop_test(cy, cycle_samples_follow_block_cycles, 0,
-	                    (int)(sizeof(cycle_runs) / sizeof(cycle_runs[0])));
+	                    e2e_rows((int)(sizeof(cycle_runs) / sizeof(cycle_runs[0]))));
 	suite_add_tcase(s, cy);
 	return run_suite(s);
 }

@@ -102,7 +102,7 @@ static const struct {
 
 START_TEST(the_baselines_are_biased)
 {
-	size_t w = (size_t)_i % NWL, row = (size_t)_i / NWL;
+	size_t k = (size_t)e2e_row(_i), w = k % NWL, row = k / NWL;
 	char *out;
 	int st = uniformity(w, biased_rows[row].opt, &out, NULL);
 	ck_assert_msg(st == 1, "row at line %d (%s) on %s: exit %d\n%s", biased_rows[row].line,
@@ -140,21 +140,22 @@ static const struct {
 
 START_TEST(other_cbt_triggers)
 {
+	int k = e2e_row(_i);
 	const char *a[20] = {pmusim(),  "uniformity",
-	                     "-e",      trigger_rows[_i].event,
-	                     "-c",      trigger_rows[_i].period,
-	                     "--delta", trigger_rows[_i].delta,
+	                     "-e",      trigger_rows[k].event,
+	                     "-c",      trigger_rows[k].period,
+	                     "--delta", trigger_rows[k].delta,
 	                     "-b",      "--clear-env",
 	                     "--seeds", RUNS};
 	size_t n = 12;
-	if (trigger_rows[_i].span)
-		a[n++] = "--span", a[n++] = trigger_rows[_i].span;
+	if (trigger_rows[k].span)
+		a[n++] = "--span", a[n++] = trigger_rows[k].span;
 	a[n++] = "--";
-	a[n++] = wl(trigger_rows[_i].prog);
+	a[n++] = wl(trigger_rows[k].prog);
 	int st;
 	char *out = run_capture((char *const *)a, &st);
-	ck_assert_msg(st == trigger_rows[_i].status, "row at line %d: exit %d\n%s",
-	              trigger_rows[_i].line, st, out);
+	ck_assert_msg(st == trigger_rows[k].status, "row at line %d: exit %d\n%s",
+	              trigger_rows[k].line, st, out);
 	free(out);
 }
 END_TEST
@@ -440,11 +441,13 @@ static Suite *suite(void)
 	Suite *s = suite_create("uniformity");
 	TCase *tc = tcase_create("e2e");
 	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, cbt_with_the_taken_trigger_is_unbiased, 0, NWL);
+	/* ASan: the first workload, every 4th row, the code paths; the figures are the
+	 * release run's */
+	tcase_add_loop_test(tc, cbt_with_the_taken_trigger_is_unbiased, 0, e2e_sanitized() ? 1 : (int)NWL);
 	tcase_add_loop_test(tc, the_baselines_are_biased, 0,
-	                    (int)(NWL * sizeof(biased_rows) / sizeof(biased_rows[0])));
+	                    e2e_rows((int)(NWL * sizeof(biased_rows) / sizeof(biased_rows[0]))));
 	tcase_add_loop_test(tc, other_cbt_triggers, 0,
-	                    sizeof(trigger_rows) / sizeof(trigger_rows[0]));
+	                    e2e_rows((int)(sizeof(trigger_rows) / sizeof(trigger_rows[0]))));
 	tcase_add_test(tc, a_window_wider_than_the_traces_is_biased);
 	tcase_add_test(tc, json_jobs_and_plot);
 	tcase_add_test(tc, pmu_seed_moves_only_the_samples);

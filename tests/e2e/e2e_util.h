@@ -73,6 +73,11 @@ long long truth_instructions(const char *path);
  * e2e), which runs them all. The outputs are the same in both builds. */
 int e2e_sanitized(void);
 
+/* A loop test over a list of n rows: n rows in the release run, every 4th row
+ * ((n + 3) / 4 of them) under ASan; e2e_row maps the loop's index to the row. */
+int e2e_rows(int n);
+int e2e_row(int i);
+
 /* The shared/ folder beside the repository: $PMUSIM_SHARED, default ../shared. */
 const char *shared_dir(void);
 

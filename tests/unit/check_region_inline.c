@@ -291,7 +291,8 @@ static int is_default(const struct topt *o)
 	       o->region_insns == d.region_insns && o->min_call == d.min_call && o->cold == d.cold;
 }
 
-static void check_case(const struct icase *c)
+/* Runs row c with rinline_options.sample_weight w. */
+static void check_case(const struct icase *c, double w)
 {
 	struct rcfg_block blk[MAXB];
 	struct rcfg_edge edg[MAXE];
@@ -301,7 +302,8 @@ static void check_case(const struct icase *c)
 	                            .max_callee_insns = c->o.callee_insns,
 	                            .max_region_insns = c->o.region_insns,
 	                            .min_call_fraction = c->o.min_call,
-	                            .cold_fraction = c->o.cold};
+	                            .cold_fraction = c->o.cold,
+	                            .sample_weight = w};
 	char msg[256] = "";
 	struct rinline *in = NULL;
 	int err = rinline_run(&g, st.rg, st.f, st.p, &o, &in, msg, sizeof(msg));
@@ -310,7 +312,7 @@ static void check_case(const struct icase *c)
 	check_result(c, in, st.p);
 	rinline_free(in);
 	/* a row at the defaults gives the same with no options at all */
-	if (is_default(&c->o)) {
+	if (is_default(&c->o) && w == 0) {
 		in = NULL;
 		err = rinline_run(&g, st.rg, st.f, st.p, NULL, &in, msg, sizeof(msg));
 		ck_assert_msg(err == 0, "line %d: rinline_run (NULL): %d %s", c->line, err, msg);
@@ -742,7 +744,240 @@ static const struct icase cases[] = {
 
 START_TEST(hand_made)
 {
-	check_case(&cases[_i]);
+	check_case(&cases[_i], 0);
+}
+END_TEST
+
+/* Rows run with a sample weight w (rinline_options.sample_weight): a site
+ * whose block b is the graph's only way into the callee entry E from outside
+ * the body, with (count(E) - count(b))^2 <= 9 x (count(b) x w / ninsns(b) +
+ * count(E) x w / ninsns(E)), scales its clone by count(site) / count(b) (1 in
+ * the region's own code) instead of count(site) / count(E).
+ *
+ * The loop most rows share: C (1 insn, call F, 300) returns to L (6 insns,
+ * 1800: 300; jcc back to C 297 times, out 3 times) and the return X (1 insn,
+ * 6: above 1 % of 300). 8 insns, 300 / 3 = 100 iterations: kept. F0 (4
+ * insns, 1600: 400) alone is a region of 4 insns: dropped as tiny. C's call
+ * at 0x1000 returns to 0x1001; no edge of the graph goes to F0 (calls are no
+ * edges). The noise with w = 256: 300 x 256 / 1 + 400 x 256 / 4 = 76800 +
+ * 25600 = 102400, and 100^2 = 10000 <= 9 x 102400: one execution of F0 per
+ * call, scale 300 / 300 = 1, F0's own count 400, weight 1600. */
+struct wcase {
+	double w;
+	struct icase c;
+};
+
+static const struct wcase weighted[] = {
+    {256,
+     {CASE("the only caller, within 3 sigma: scale 1"),
+      DEFAULTS,
+      4,
+      3,
+      {B(1, BK_CALL, 300, AT(3)), B(6, BK_COND, 1800, 0), B(1, BK_RET, 6, 0),
+       B(4, BK_RET, 1600, 0)},
+      {E(0, 1, CR), EO(1, 2, FALL, 3), EO(1, 0, TAKEN, 297)},
+      1,
+      {{0, 0, NONE, 1, 0x1000, 0x1001, 0x1300, 300, INLINED, 0}},
+      1,
+      {{0, 3, 1, 1, {3}, {400}, 1, 4, 1600}},
+      2,
+      {{1, 1, {0}, 4, 1600}, {0, 0, {0}, 0, 0}},
+      4,
+      {{0x1000, 1}, {0x1100, 6}, {0x1200, 1}, {0x1300, 4}}}},
+    /* ... w = 1: 9 x (300 + 100) = 3600 < 10000, beyond 3 sigma: the old
+     * scale 300 / 400 = 0.75, count 300, weight 1200. */
+    {1,
+     {CASE("the only caller, beyond 3 sigma: count(site) / count(E)"),
+      DEFAULTS,
+      4,
+      3,
+      {B(1, BK_CALL, 300, AT(3)), B(6, BK_COND, 1800, 0), B(1, BK_RET, 6, 0),
+       B(4, BK_RET, 1600, 0)},
+      {E(0, 1, CR), EO(1, 2, FALL, 3), EO(1, 0, TAKEN, 297)},
+      1,
+      {{0, 0, NONE, 1, 0x1000, 0x1001, 0x1300, 300, INLINED, 0}},
+      1,
+      {{0, 3, 1, 1, {3}, {300}, 0.75, 4, 1200}},
+      2,
+      {{1, 1, {0}, 4, 1200}, {0, 0, {0}, 0, 0}},
+      4,
+      {{0x1000, 1}, {0x1100, 6}, {0x1200, 1}, {0x1300, 4}}}},
+    /* ... w = 0 (exact counts): the old scale 0.75, as without options. */
+    {0,
+     {CASE("the only caller, sample_weight 0: count(site) / count(E)"),
+      DEFAULTS,
+      4,
+      3,
+      {B(1, BK_CALL, 300, AT(3)), B(6, BK_COND, 1800, 0), B(1, BK_RET, 6, 0),
+       B(4, BK_RET, 1600, 0)},
+      {E(0, 1, CR), EO(1, 2, FALL, 3), EO(1, 0, TAKEN, 297)},
+      1,
+      {{0, 0, NONE, 1, 0x1000, 0x1001, 0x1300, 300, INLINED, 0}},
+      1,
+      {{0, 3, 1, 1, {3}, {300}, 0.75, 4, 1200}},
+      2,
+      {{1, 1, {0}, 4, 1200}, {0, 0, {0}, 0, 0}},
+      4,
+      {{0x1000, 1}, {0x1100, 6}, {0x1200, 1}, {0x1300, 4}}}},
+    /* At the bound: C 171 (1 insn), L 6 insns 1026 (171, back 168, out 3: 57
+     * iterations), F0 864 over 4 insns (216). w = 1: 171 / 1 + 216 / 4 =
+     * 225, 9 x 225 = 2025 = 45^2 = (216 - 171)^2, and <= holds: scale 1,
+     * count 216, weight 864. */
+    {1,
+     {CASE("the only caller, at exactly 3 sigma: scale 1"),
+      DEFAULTS,
+      4,
+      3,
+      {B(1, BK_CALL, 171, AT(3)), B(6, BK_COND, 1026, 0), B(1, BK_RET, 6, 0), B(4, BK_RET, 864, 0)},
+      {E(0, 1, CR), EO(1, 2, FALL, 3), EO(1, 0, TAKEN, 168)},
+      1,
+      {{0, 0, NONE, 1, 0x1000, 0x1001, 0x1300, 171, INLINED, 0}},
+      1,
+      {{0, 3, 1, 1, {3}, {216}, 1, 4, 864}},
+      2,
+      {{1, 1, {0}, 4, 864}, {0, 0, {0}, 0, 0}},
+      4,
+      {{0x1000, 1}, {0x1100, 6}, {0x1200, 1}, {0x1300, 4}}}},
+    /* ... w = 0.99: 9 x 225 x 0.99 = 2004.75 < 2025: scale 171 / 216,
+     * count that x 216, weight that x 4 (written in the order computed). */
+    {0.99,
+     {CASE("the only caller, just beyond 3 sigma"),
+      DEFAULTS,
+      4,
+      3,
+      {B(1, BK_CALL, 171, AT(3)), B(6, BK_COND, 1026, 0), B(1, BK_RET, 6, 0), B(4, BK_RET, 864, 0)},
+      {E(0, 1, CR), EO(1, 2, FALL, 3), EO(1, 0, TAKEN, 168)},
+      1,
+      {{0, 0, NONE, 1, 0x1000, 0x1001, 0x1300, 171, INLINED, 0}},
+      1,
+      {{0, 3, 1, 1, {3}, {171.0 / 216 * 216}, 171.0 / 216, 4, 171.0 / 216 * 216 * 4}},
+      2,
+      {{1, 1, {0}, 4, 171.0 / 216 * 216 * 4}, {0, 0, {0}, 0, 0}},
+      4,
+      {{0x1000, 1}, {0x1100, 6}, {0x1200, 1}, {0x1300, 4}}}},
+    /* The 300 / 400 loop, w = 256, and a jump into F0 (a tail call) from J
+     * (2 insns, 200: 100), a region {F0, J} of 6 insns, dropped: C is not
+     * the only way into F0, so the old scale 0.75 (count 300, weight 1200). */
+    {256,
+     {CASE("a jump into the callee from another block: count(site) / count(E)"),
+      DEFAULTS,
+      5,
+      4,
+      {B(1, BK_CALL, 300, AT(3)), B(6, BK_COND, 1800, 0), B(1, BK_RET, 6, 0), B(4, BK_RET, 1600, 0),
+       B(2, BK_JMP, 200, 0)},
+      {E(0, 1, CR), EO(1, 2, FALL, 3), EO(1, 0, TAKEN, 297), E(4, 3, TAKEN)},
+      1,
+      {{0, 0, NONE, 1, 0x1000, 0x1001, 0x1300, 300, INLINED, 0}},
+      1,
+      {{0, 3, 1, 1, {3}, {300}, 0.75, 4, 1200}},
+      2,
+      {{1, 1, {0}, 4, 1200}, {0, 0, {0}, 0, 0}},
+      4,
+      {{0x1000, 1}, {0x1100, 6}, {0x1200, 1}, {0x1300, 4}}}},
+    /* A jump back into F0 from the callee's own body: F0 (4 insns, 1600:
+     * 400) jccs to F1 (1 insn, 10, jumping back to F0) 10 times and falls to
+     * the return F2 (2 insns, 780: 390) 390 times; region {F0, F1, F2} of 7
+     * insns, dropped. 1 % of 400 is 4: F1 and F2 warm, body {F0, F1, F2}, 7
+     * insns. The edge F1 -> F0 comes from the body: C is still the only way
+     * in, w = 256 as above: scale 1, counts 400, 10, 390, weight 1600 + 10 +
+     * 780 = 2390. */
+    {256,
+     {CASE("a jump into the callee from its body: scale 1"),
+      DEFAULTS,
+      6,
+      6,
+      {B(1, BK_CALL, 300, AT(3)), B(6, BK_COND, 1800, 0), B(1, BK_RET, 6, 0),
+       B(4, BK_COND, 1600, 0), B(1, BK_JMP, 10, 0), B(2, BK_RET, 780, 0)},
+      {E(0, 1, CR), EO(1, 2, FALL, 3), EO(1, 0, TAKEN, 297), EO(3, 5, FALL, 390),
+       EO(3, 4, TAKEN, 10), E(4, 3, TAKEN)},
+      1,
+      {{0, 0, NONE, 1, 0x1000, 0x1001, 0x1300, 300, INLINED, 0}},
+      1,
+      {{0, 3, 1, 3, {3, 4, 5}, {400, 10, 390}, 1, 7, 2390}},
+      2,
+      {{1, 1, {0}, 7, 2390}, {0, 0, {0}, 0, 0}},
+      6,
+      {{0x1000, 1}, {0x1100, 6}, {0x1200, 1}, {0x1300, 4}, {0x1400, 1}, {0x1500, 2}}}},
+    /* ... with F1 cold (2, below 4; F2 796: 398): the body is {F0, F2}, 6
+     * insns, and F1 -> F0 comes from outside it: the old scale 0.75, counts
+     * 300 and 298.5, weight 1200 + 597 = 1797. */
+    {256,
+     {CASE("a jump into the callee from its cold block: count(site) / count(E)"),
+      DEFAULTS,
+      6,
+      6,
+      {B(1, BK_CALL, 300, AT(3)), B(6, BK_COND, 1800, 0), B(1, BK_RET, 6, 0),
+       B(4, BK_COND, 1600, 0), B(1, BK_JMP, 2, 0), B(2, BK_RET, 796, 0)},
+      {E(0, 1, CR), EO(1, 2, FALL, 3), EO(1, 0, TAKEN, 297), EO(3, 5, FALL, 398),
+       EO(3, 4, TAKEN, 2), E(4, 3, TAKEN)},
+      1,
+      {{0, 0, NONE, 1, 0x1000, 0x1001, 0x1300, 300, INLINED, 0}},
+      1,
+      {{0, 3, 1, 2, {3, 5}, {300, 298.5}, 0.75, 6, 1797}},
+      2,
+      {{1, 1, {0}, 6, 1797}, {0, 0, {0}, 0, 0}},
+      5,
+      {{0x1000, 1}, {0x1100, 6}, {0x1200, 1}, {0x1300, 4}, {0x1500, 2}}}},
+    /* In a clone the scale is the parent's: the loop calls F0 (2 insns, 800:
+     * 400, call G), which returns to F1 (1 insn, 400); G0 (3 insns, 1230:
+     * 410). w = 2. C: 300 x 2 / 1 + 400 x 2 / 2 = 1000, 9000 < 100^2: the
+     * old scale 0.75, clone {F0, F1} at 300, 300, weight 900. F0's site in
+     * it (count 300, depth 2): F0 (400 of 2) is the only way into G0 (410 of
+     * 3), 10^2 <= 9 x (400 + 273.3): scale 300 / 400 = 0.75 (not 300 / 410),
+     * G0 at 307.5, weight 922.5; the region inlines 6 insns, 1822.5. */
+    {2,
+     {CASE("the only caller in a clone: the parent clone's scale"),
+      DEFAULTS,
+      6,
+      4,
+      {B(1, BK_CALL, 300, AT(3)), B(6, BK_COND, 1800, 0), B(1, BK_RET, 6, 0),
+       B(2, BK_CALL, 800, AT(5)), B(1, BK_RET, 400, 0), B(3, BK_RET, 1230, 0)},
+      {E(0, 1, CR), EO(1, 2, FALL, 3), EO(1, 0, TAKEN, 297), E(3, 4, CR)},
+      2,
+      {{0, 0, NONE, 1, 0x1000, 0x1001, 0x1300, 300, INLINED, 0},
+       {0, 3, 0, 2, 0x1301, 0x1302, 0x1500, 300, INLINED, 1}},
+      2,
+      {{0, 3, 1, 2, {3, 4}, {300, 300}, 0.75, 3, 900}, {1, 5, 2, 1, {5}, {307.5}, 0.75, 3, 922.5}},
+      3,
+      {{1, 2, {0, 1}, 6, 1822.5}, {0, 0, {0}, 0, 0}, {0, 0, {0}, 0, 0}},
+      6,
+      {{0x1000, 1}, {0x1100, 6}, {0x1200, 1}, {0x1300, 2}, {0x1400, 1}, {0x1500, 3}}}},
+    /* "a callee called from two sites" with w = 256: C1 (300 of 2) and C2
+     * (100 of 2) both call F (400 of 5), so neither is the only way in and
+     * both keep the old scales 0.75 and 0.25 (as the header's "no other
+     * caller" says; within noise each would be: 9 x (300 x 128 + 400 x
+     * 51.2) = 529920 >= 100^2, 9 x (100 x 128 + 20480) = 299520 >= 300^2). */
+    {256,
+     {CASE("a second call site of the callee: count(site) / count(E)"),
+      DEFAULTS,
+      8,
+      8,
+      {B(2, BK_COND, 800, 0), B(2, BK_CALL, 600, AT(7)), B(2, BK_CALL, 200, AT(7)),
+       B(1, BK_JMP, 300, 0), B(1, BK_JMP, 100, 0), B(2, BK_COND, 800, 0), B(1, BK_RET, 8, 0),
+       B(5, BK_RET, 2000, 0)},
+      {E(0, 1, FALL), E(0, 2, TAKEN), E(1, 3, CR), E(2, 4, CR), E(3, 5, TAKEN), E(4, 5, TAKEN),
+       EO(5, 6, FALL, 4), EO(5, 0, TAKEN, 396)},
+      2,
+      {{0, 1, NONE, 1, 0x1101, 0x1102, 0x1700, 300, INLINED, 0},
+       {0, 2, NONE, 1, 0x1201, 0x1202, 0x1700, 100, INLINED, 1}},
+      2,
+      {{0, 7, 1, 1, {7}, {300}, 0.75, 5, 1500}, {1, 7, 1, 1, {7}, {100}, 0.25, 5, 500}},
+      2,
+      {{1, 2, {0, 1}, 10, 2000}, {0, 0, {0}, 0, 0}},
+      8,
+      {{0x1000, 2},
+       {0x1100, 2},
+       {0x1200, 2},
+       {0x1300, 1},
+       {0x1400, 1},
+       {0x1500, 2},
+       {0x1600, 1},
+       {0x1700, 5}}}},
+};
+
+START_TEST(sample_weight)
+{
+	check_case(&weighted[_i].c, weighted[_i].w);
 }
 END_TEST
 
@@ -754,7 +989,7 @@ START_TEST(defaults)
 	struct topt d = DEFAULTS;
 	ck_assert(o.max_depth == d.depth && o.max_callee_insns == d.callee_insns &&
 	          o.max_region_insns == d.region_insns && o.min_call_fraction == d.min_call &&
-	          o.cold_fraction == d.cold);
+	          o.cold_fraction == d.cold && o.sample_weight == 0);
 	ck_assert(o.max_depth == RINLINE_MAX_DEPTH_DEFAULT &&
 	          o.max_callee_insns == RINLINE_MAX_CALLEE_INSNS_DEFAULT &&
 	          o.max_region_insns == RINLINE_MAX_REGION_INSNS_DEFAULT &&
@@ -938,6 +1173,7 @@ static Suite *inline_suite(void)
 	Suite *s = suite_create("region_inline");
 	TCase *tc = tcase_create("core");
 	tcase_add_loop_test(tc, hand_made, 0, (int)N(cases));
+	tcase_add_loop_test(tc, sample_weight, 0, (int)N(weighted));
 	tcase_add_test(tc, defaults);
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, why_names);

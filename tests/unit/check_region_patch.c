@@ -344,6 +344,30 @@ static const struct pedge fork_e[] = {
 static const struct xpoint fork_p[] = {{0, 0, 0x1000, 7, AT, 2}};
 static const struct xloop fork_l[] = {{COV, {0, END}}, {COV, {0, END}}};
 
+/* The same with long headers and the jcc between the loops: 0 [5 2] at
+ * 0x1000 <-> 1 [2] -> 2 ret; 3 [7] at 0x100a, the pseudo-entry's only
+ * successor, jccs to 0 or falls to 4 [5 2] at 0x1011 <-> 5 [2] -> 6 ret.
+ * idom(0) = idom(4) = 3; 3 is in no loop and goes to loop blocks only. Each
+ * header qualifies, but the highest candidate of both is 3, and no block
+ * below 3 covers both: one point at 0x100a (10 % 8 = 2: atomic), after the
+ * first loop's code. Loops by header: 0 {0, 1}, then 1 {4, 5}. */
+static const struct tblock before_b[] = {
+    {0x1000, {5, 2}, 40, 0}, {0x1007, {2}, 40, 0}, {0x1009, {1}, 10, X},
+    {0x100a, {7}, 10, 0}, {0x1011, {5, 2}, 40, 0}, {0x1018, {2}, 40, 0},
+    {0x101a, {1}, 10, X}};
+static const struct pedge before_e[] = {
+    {0, 1, F, IN, 0}, {1, 2, F, IN, 0}, {1, 0, T, IN, 0}, {3, 4, F, IN, 0},
+    {3, 0, T, IN, 0}, {4, 5, F, IN, 0}, {5, 6, F, IN, 0}, {5, 4, T, IN, 0}};
+static const struct xpoint before_p[] = {{3, 0, 0x100a, 7, AT, 2}};
+
+/* The same with the second loop (blocks 4, 5) never executed: 3 still
+ * covers it (3 executed); with a flow counting every block, the same. */
+static const struct tblock before_cold_b[] = {
+    {0x1000, {5, 2}, 40, 0}, {0x1007, {2}, 40, 0}, {0x1009, {1}, 10, X},
+    {0x100a, {7}, 10, 0}, {0x1011, {5, 2}, 0, 0}, {0x1018, {2}, 0, 0},
+    {0x101a, {1}, 10, X}};
+static const double before_count[] = {4, 4, 1, 1, 4, 4, 1};
+
 
 #define ROW(name, b, e, count, p, l) {__LINE__, name, b, N(b), e, N(e), count, p, N(p), l, N(l)}
 #define ROW0(name, b, e, count, l) {__LINE__, name, b, N(b), e, N(e), count, NULL, 0, l, N(l)}
@@ -365,6 +389,9 @@ static const struct pcase cases[] = {
     ROW("second_loop", seq_b, seq_e, NULL, seq_p, seq_l),
     ROW("two_loops_one_point", fork_b, fork_e, NULL, fork_p, fork_l),
     ROW0("irreducible_half", irr3_b, irr_e, NULL, irr_half_l),
+    ROW("dominator_before_loops", before_b, before_e, NULL, before_p, fork_l),
+    ROW("dominator_before_cold_loop", before_cold_b, before_e, NULL, before_p, fork_l),
+    ROW("dominator_before_counted_loop", before_cold_b, before_e, before_count, before_p, fork_l),
 };
 
 START_TEST(patch_points)
@@ -468,6 +495,151 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* rpatch_add_reentry after rpatch_find on rows of cases[] (named, so that a
+ * row moved is caught): a point at the first qualifying instruction of every
+ * entry block of a covered or by-outer loop that holds no point yet. The
+ * points expected in full, by address, with reentry; the loops' point[]
+ * indices into the new order. */
+struct rpoint {
+	int block, insn;
+	unsigned addr;
+	int len, store, nentry, reentry;
+};
+
+struct rcase {
+	int line;
+	const char *name; /* the row's */
+	const struct pcase *c;
+	const struct rpoint *pt;
+	size_t npt;
+	const struct xloop *lp;
+	size_t nlp;
+};
+
+/* clang-format off */
+/* dominator_before_loops: both headers qualify at their first instruction,
+ * 0x1000 [5] (atomic) and 0x1011 [5] (17 % 8 = 1: atomic); no edge lands in
+ * 0x1001 .. 0x1004 nor 0x1012 .. 0x1015 (the targets: 0x1000, 0x1007,
+ * 0x1009, 0x1011, 0x1018, 0x101a). The covering point 0x100a moves from
+ * index 0 to 1, and both loops' point[0] with it. */
+static const struct rpoint before_r[] = {
+    {0, 0, 0x1000, 5, AT, 0, 1}, {3, 0, 0x100a, 7, AT, 2, 0}, {4, 0, 0x1011, 5, AT, 0, 1}};
+static const struct xloop before_rl[] = {{COV, {1, END}}, {COV, {1, END}}};
+/* ... the second loop never executed (no flow): its header refused, the
+ * first loop's alone added. */
+static const struct rpoint before_cold_r[] = {
+    {0, 0, 0x1000, 5, AT, 0, 1}, {3, 0, 0x100a, 7, AT, 2, 0}};
+/* irreducible_dom: the point at 0x1000 covers entries 1 and 2; each gets
+ * one, 0x1006 [5] (6 % 8 = 6: int3) and 0x100b [5] (11 % 8 = 3: atomic); the
+ * edges land on 0x1006, 0x100b and 0x1012 only. */
+static const struct rpoint irr1_r[] = {
+    {0, 0, 0x1000, 6, AT, 2, 0}, {1, 0, 0x1006, 5, I3, 0, 1}, {2, 0, 0x100b, 5, AT, 0, 1}};
+/* nested: the outer header 1 holds the point 0x1003; the inner header 2, by
+ * outer, [5] at 0x1008 (atomic), gets one (0x100d, the next target, is past
+ * its 5 bytes). */
+static const struct rpoint nest_r[] = {{1, 1, 0x1003, 5, AT, 1, 0}, {2, 0, 0x1008, 5, AT, 0, 1}};
+/* Nothing added: the header holds the point (header5, executed_by_flow),
+ * each entry does (irreducible_two), the header's instructions are short
+ * (preheader7: [2 3]; two_loops_one_point: [2] and [3]), its long one has
+ * an edge inside (edge_inside), the loop is uncovered (irreducible_half:
+ * entry 1's 0x1002 [5] qualifies, yet no point), or covered at its own
+ * header beside an uncovered one (second_loop, inner_for_outer). */
+static const struct rpoint header5_r[] = {{1, 0, 0x1008, 5, AT, 1, 0}};
+static const struct rpoint cold_r[] = {{1, 0, 0x1002, 5, AT, 1, 0}};
+static const struct rpoint irr2_r[] = {{1, 0, 0x1002, 5, AT, 1, 0}, {2, 0, 0x1007, 5, I3, 1, 0}};
+static const struct rpoint pre7_r[] = {{1, 0, 0x1002, 7, AT, 1, 0}};
+static const struct rpoint fork_r[] = {{0, 0, 0x1000, 7, AT, 2, 0}};
+static const struct rpoint inside_r[] = {{0, 0, 0x1000, 6, AT, 1, 0}};
+static const struct rpoint seq_r[] = {{1, 1, 0x1003, 5, AT, 1, 0}};
+static const struct rpoint inner_r[] = {{2, 0, 0x1003, 5, AT, 1, 0}};
+
+#define RROW(name, row, p, l) {__LINE__, name, &cases[row], p, N(p), l, N(l)}
+#define RROW0(name, row, l) {__LINE__, name, &cases[row], NULL, 0, l, N(l)}
+
+static const struct rcase reentries[] = {
+    RROW("dominator_before_loops", 16, before_r, before_rl),
+    RROW("dominator_before_cold_loop", 17, before_cold_r, before_rl),
+    RROW("dominator_before_counted_loop", 18, before_r, before_rl),
+    RROW("irreducible_dom", 4, irr1_r, irr_one_l),
+    RROW("nested", 6, nest_r, nest_l),
+    RROW("header5", 0, header5_r, header5_l),
+    RROW("executed_by_flow", 11, cold_r, header5_l),
+    RROW("irreducible_two", 5, irr2_r, irr_two_l),
+    RROW("preheader7", 2, pre7_r, header5_l),
+    RROW("two_loops_one_point", 14, fork_r, fork_l),
+    RROW("edge_inside", 9, inside_r, header5_l),
+    RROW0("irreducible_half", 15, irr_half_l),
+    RROW("second_loop", 13, seq_r, seq_l),
+    RROW("inner_for_outer", 7, inner_r, inner_l),
+};
+/* clang-format on */
+
+static void check_rpoints(int line, const struct rpatch *p, const struct rpoint *x, size_t n)
+{
+	ck_assert_msg(p->npoint == n, "line %d: %zu points, expected %zu", line, p->npoint, n);
+	for (size_t j = 0; j < n; j++) {
+		const struct rpatch_point *q = &p->point[j];
+		ck_assert_msg(q->block == (size_t)x[j].block && q->insn == (uint32_t)x[j].insn &&
+		                  q->addr == x[j].addr && q->len == x[j].len,
+		              "line %d: point %zu at block %zu insn %u %#llx len %u", line, j,
+		              q->block, q->insn, (unsigned long long)q->addr, q->len);
+		ck_assert_msg(q->store == x[j].store && q->nentry == (size_t)x[j].nentry &&
+		                  q->reentry == x[j].reentry,
+		              "line %d: point %zu store %s, %zu entries, reentry %u", line, j,
+		              rpatch_store_name(q->store), q->nentry, q->reentry);
+		ck_assert_msg(j == 0 || q->addr > p->point[j - 1].addr,
+		              "line %d: point %zu out of order", line, j);
+	}
+}
+
+START_TEST(reentry_points)
+{
+	const struct rcase *x = &reentries[_i];
+	const struct pcase *c = x->c;
+	ck_assert_str_eq(c->name, x->name);
+	struct rcfg *g = make_graph(c);
+	struct rgraph *rg = NULL;
+	char msg[256] = "";
+	ck_assert_msg(rgraph_build(g, &rg, msg, sizeof(msg)) == 0, "%s", msg);
+	struct rflow_block fb[16] = {{0}};
+	struct rflow f = {fb, c->nb, NULL, 0, 0, 0, 0, 0};
+	ck_assert(c->nb <= N(fb));
+	for (size_t i = 0; c->count && i < c->nb; i++)
+		fb[i].count = c->count[i];
+	const struct rflow *fp = c->count ? &f : NULL;
+	const struct rgraph_region *r = &rg->region[0];
+	struct rpatch *p = NULL;
+	int err = rpatch_find(g, r, fp, &p, msg, sizeof(msg));
+	ck_assert_msg(err == 0, "line %d: %d %s", x->line, err, msg);
+	/* the row's own points first, none a re-entry point */
+	check_points(c->line, p, c->pt, c->npt);
+	for (size_t j = 0; j < p->npoint; j++)
+		ck_assert_uint_eq(p->point[j].reentry, 0);
+	size_t ncov = p->ncovered, nby = p->nby_outer, nun = p->nuncovered;
+	err = rpatch_add_reentry(g, r, fp, p, msg, sizeof(msg));
+	ck_assert_msg(err == 0, "line %d: %d %s", x->line, err, msg);
+	print_result(x->name, p);
+	check_rpoints(x->line, p, x->pt, x->npt);
+	check_loops(x->line, r, p, x->lp, x->nlp);
+	ck_assert(p->ncovered == ncov && p->nby_outer == nby && p->nuncovered == nun);
+	/* every entry of a covered loop still names a point that covers */
+	for (size_t l = 0; l < p->nloop; l++)
+		for (size_t k = 0; p->loop[l].point && k < r->loop[l].nentry; k++) {
+			const struct rpatch_point *q = &p->point[p->loop[l].point[k]];
+			ck_assert_msg(!q->reentry && q->nentry > 0, "line %d: loop %zu entry %zu",
+			              x->line, l, k);
+		}
+	/* a second pass finds nothing more to add */
+	err = rpatch_add_reentry(g, r, fp, p, msg, sizeof(msg));
+	ck_assert_msg(err == 0, "line %d: %d %s", x->line, err, msg);
+	check_rpoints(x->line, p, x->pt, x->npt);
+	check_loops(x->line, r, p, x->lp, x->nlp);
+	rpatch_free(p);
+	rgraph_free(rg);
+	rcfg_free(g);
+}
+END_TEST
+
 static Suite *region_patch_suite(void)
 {
 	Suite *s = suite_create("region_patch");
@@ -477,6 +649,7 @@ static Suite *region_patch_suite(void)
 	tcase_add_test(tc, edge_to_second_insn);
 	tcase_add_test(tc, store_of);
 	tcase_add_test(tc, bad_input);
+	tcase_add_loop_test(tc, reentry_points, 0, (int)N(reentries));
 	suite_add_tcase(s, tc);
 	return s;
 }
