@@ -296,11 +296,14 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 	if (a->rep_sse && (a->rep_mode < 0 || a->rep_mode == REP_PATCH))
 		return fprintf(stderr, "%s: --rep-sse goes with a --rep mode of the REP unit\n", p->cmd), -1;
 	if ((p->dbr.path || p->live.on) &&
-	    (a->ts.on || a->cg.mode == CG_TSTACK || a->rep_mode >= 0 || (a->cg.mode != CG_NONE && p->truth_json)))
+	    (a->ts.on || a->cg.mode == CG_TSTACK || (a->cg.mode != CG_NONE && p->truth_json)))
 		return fprintf(stderr, "%s: a rewritten run (--dbr, --dbr-install) records samples, branch stacks, "
-				       "op samples and --call-graph fp or dwarf mapped to the program's instructions: "
-				       "-g (the thread-stack unit), --tstack, --rep and a call graph beside "
+				       "op samples, the REP unit and --call-graph fp or dwarf mapped to the program's "
+				       "instructions: -g (the thread-stack unit), --tstack and a call graph beside "
 				       "--truth-json are not mapped back yet\n", p->cmd), -1;
+	if ((p->dbr.path || p->live.on) && a->rep_mode == REP_PATCH)
+		return fprintf(stderr, "%s: --rep patch rewrites the program's REP instructions itself: not with "
+				       "--dbr or --dbr-install (the other --rep modes are)\n", p->cmd), -1;
 	if ((a->rep_tbe || a->rep_entries != 64) && a->rep_mode != REP_BUFFER && a->rep_mode != REP_MEMBUFFER)
 		return fprintf(stderr, "%s: --rep-buffer and --rep-tbe go with --rep buffer or membuffer\n", p->cmd),
 		       -1;
@@ -702,6 +705,17 @@ static int describe_process(struct recorder *r, const struct program *p)
 	return err;
 }
 
+/* The REP unit on the retired blocks. A rewritten run's REP instructions may run in
+ * replacement code: the unit then reads the original program's blocks (an image
+ * sink, sim/dbr_map.h), so its sites, counts and instruction indices are the
+ * program's; an image sink sees the program pmusim started and not its children. */
+static int rep_unit_attach(struct recorder *r, const struct program *p)
+{
+	struct block_sink k = rep_unit_sink(r->rep.unit);
+	return p->so.dbr ? sim_add_image_sink(p->sim, k) : sim_add_sink(p->sim, k);
+}
+
+
 static int setup(struct program *p, struct record_args *a, struct recorder *r, struct pmu **pmu,
 		 int argc, char **argv)
 {
@@ -753,7 +767,7 @@ static int setup(struct program *p, struct record_args *a, struct recorder *r, s
 	if (a->rep_mode >= 0) {
 		r->rep.now_ns = now_ns_of, r->rep.pid_of = rep_pid, r->rep.ctx = r;
 		if (rep_recording_init(&r->rep, a->rep_mode, (uint32_t)a->rep_entries, a->rep_tbe, a->rep_sse) < 0 ||
-		    (r->rep.unit && sim_add_sink(p->sim, rep_unit_sink(r->rep.unit)) < 0) ||
+		    (r->rep.unit && rep_unit_attach(r, p) < 0) ||
 		    (a->rep_mode == REP_PATCH && sim_rep_patch(p->sim, rep_recording_patched, &r->rep) < 0)) {
 			fprintf(stderr, "pmusim record: out of memory\n");
 			return -1;

@@ -15,6 +15,9 @@
  *     rewritten run's own raw blocks (instructions at replacement addresses less
  *     the jumps the rewriter added), must equal the replay's "inside" — the code
  *     runs exactly where the region set says it would.
+ * The REP unit (`record --rep`) of a rewritten run against the unrewritten run's and
+ * the rewritten run's truth (REP sites by their original addresses: check_rep_ref
+ * holds that truth to the CPU under ptrace).
  * And the layouts' cost: `stat`'s cycles of the unrewritten, identity and hot
  * runs, printed for the closing note; the hot layout must lower the cycles below
  * the identity translation's on loops, cpi_chase, cpi_interp and switch (on
@@ -207,6 +210,88 @@ START_TEST(cpi_sort)
 }
 END_TEST
 
+/* Whether some copied block of R.json's replacement code holds address at. */
+static int in_copied_block(const char *rjson, uint64_t at)
+{
+	char msg[256];
+	struct jv *root = NULL;
+	ck_assert_msg(json_parse_file(rjson, &root, msg, sizeof(msg)) == 0, "%s: %s", rjson, msg);
+	const struct jv *regs = jv_get(root, "regions");
+	int found = 0;
+	for (size_t r = 0; regs && r < regs->n && !found; r++) {
+		const struct jv *blocks = jv_get(jv_get(&regs->item[r], "replacement"), "blocks");
+		for (size_t b = 0; blocks && b < blocks->n && !found; b++) {
+			uint64_t start;
+			const struct jv *off = jv_get(&blocks->item[b], "off");
+			ck_assert_int_eq(jv_u64(jv_get(&blocks->item[b], "start"), &start), 0);
+			double end = off->item[off->n - 1].num;
+			found = at >= start && at < start + (uint64_t)end;
+		}
+	}
+	jv_free(root);
+	return found;
+}
+
+/* The REP unit in a rewritten run reads the original program's blocks: for each mode,
+ * report --rep of the rewritten recording equals the unrewritten one's, byte for byte
+ * (sites, executions, requested and actual counts, instruction indices, the taken
+ * branches --rep-tbe buffers), and validate --rep against the rewritten run's own
+ * truth finds no mismatch; one REP site at least runs in replacement code. --rep patch,
+ * which rewrites REP instructions itself, is refused. */
+START_TEST(rep_unit_reads_the_program)
+{
+	const char *rjson = tp("rep-R.json");
+	select_regions("rep", NULL, rjson, NULL, NULL);
+	static const char *const modes[][3] = {{"buffer", "--rep-tbe", NULL}, {"last", NULL, NULL},
+					       {"membuffer", NULL, NULL}, {"first", "--rep-sse", NULL}};
+	for (size_t k = 0; k < sizeof(modes) / sizeof(modes[0]); k++) {
+		const char *d[2] = {tp("rep-u.data"), tp("rep-d.data")}, *t = tp("rep-d.json");
+		char *report[2];
+		for (int rw = 0; rw < 2; rw++) {
+			char *rec[16] = {(char *)pmusim(), "record", "-q", "--rep", (char *)modes[k][0], "-o",
+					 (char *)d[rw]};
+			int n = 7;
+			if (modes[k][1])
+				rec[n++] = (char *)modes[k][1];
+			if (rw) {
+				rec[n++] = "--dbr-install", rec[n++] = (char *)rjson;
+				rec[n++] = "--truth-json", rec[n++] = (char *)t;
+			}
+			rec[n++] = "--", rec[n++] = (char *)wl("rep"), rec[n] = NULL;
+			ck_assert_int_eq(run_cmd(rec, NULL, tp("rep.out"), NULL), 0);
+			char *rp[] = {(char *)pmusim(), "report", "-i", (char *)d[rw], "--rep", "--format", "json", NULL};
+			int st;
+			report[rw] = run_capture(rp, &st);
+			ck_assert_msg(st == 0 && report[rw], "--rep %s: report failed", modes[k][0]);
+		}
+		ck_assert_msg(strcmp(report[0], report[1]) == 0, "--rep %s: the rewritten run's REP report differs:\n%s\n%s",
+			      modes[k][0], report[0], report[1]);
+		size_t inside = 0, sites = 0;
+		for (const char *q = strstr(report[1], "\"site\": \""); q; q = strstr(q + 1, "\"site\": \"")) {
+			sites++;
+			inside += in_copied_block(rjson, strtoull(q + 9, NULL, 16));
+		}
+		fprintf(stderr, "rep --rep %s --dbr-install: %zu sites, %zu of them in replacement code\n",
+			modes[k][0], sites, inside);
+		ck_assert_msg(sites > 0 && inside > 0, "--rep %s: %zu sites, %zu in replacement code", modes[k][0],
+			      sites, inside);
+		char *v[] = {(char *)pmusim(), "validate", "-i", (char *)d[1], "--rep", "--truth", (char *)t, NULL};
+		int st;
+		char *out = run_capture(v, &st);
+		ck_assert_msg(st == 0 && out && strstr(out, "mismatches: 0"), "--rep %s: validate: %s", modes[k][0],
+			      out ? out : "");
+		free(out), free(report[0]), free(report[1]);
+	}
+	char *patch[] = {(char *)pmusim(), "record", "-q", "--rep", "patch", "-o", (char *)tp("p.data"),
+			 "--dbr-install", (char *)rjson, "--", (char *)wl("rep"), NULL};
+	const char *err = tp("p.err");
+	ck_assert_int_eq(run_cmd(patch, NULL, "/dev/null", err), 2);
+	char *e = slurp(err, NULL);
+	ck_assert_msg(e && strstr(e, "--rep patch") && strchr(e, '\n') == e + strlen(e) - 1, "%s", e ? e : "");
+	free(e);
+}
+END_TEST
+
 int main(void)
 {
 	e2e_init();
@@ -214,6 +299,7 @@ int main(void)
 	TCase *tc = tcase_create("rewritten");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, loops);
+	tcase_add_test(tc, rep_unit_reads_the_program);
 	if (!e2e_sanitized()) {
 		tcase_add_test(tc, cpi_chase);
 		tcase_add_test(tc, cpi_interp);
