@@ -302,16 +302,19 @@ static int put_copy(struct em *e, uint32_t b, uint32_t i)
 	return dbr_put(e, buf, n, DBR_COPY, addr);
 }
 
-/* "push imm32" (68 id: the low half, sign-extended to 64 bits) then "mov dword
- * [rsp+4], imm32" (C7 44 24 04 id: the high half): the 8 bytes a call at orig
- * would push, ret, with the flags untouched. */
+/* "push imm32" (68 id: the low half, sign-extended to 64 bits) then, unless the
+ * sign extension already gives it (a return address below 2 GiB, as a non-PIE
+ * program's), "mov dword [rsp+4], imm32" (C7 44 24 04 id: the high half): the 8
+ * bytes a call at orig would push, ret, with the flags untouched. */
 int dbr_put_push(struct em *e, uint64_t orig, uint64_t ret)
 {
 	uint8_t push[5] = {0x68}, high[8] = {0xc7, 0x44, 0x24, 0x04};
 	wr32(push + 1, (uint32_t)ret);
 	wr32(high + 4, (uint32_t)(ret >> 32));
 	int err = dbr_put(e, push, sizeof(push), DBR_CALL_PUSH, orig);
-	return err ? err : dbr_put(e, high, sizeof(high), DBR_CALL_HIGH, orig);
+	if (err || (uint64_t)(int64_t)(int32_t)(uint32_t)ret == ret)
+		return err;
+	return dbr_put(e, high, sizeof(high), DBR_CALL_HIGH, orig);
 }
 
 /* "lea rsp, [rsp+8+pop]" (REX.W 8D /r, ModRM 64 or A4, SIB 24: disp8 or

@@ -28,6 +28,16 @@
  * wrong high half unless "mov dword [rsp+4]" fixes it. */
 #define ORIG 0x200080000000ULL
 #define REPL (ORIG + 0x100000)
+/* The same code below 2 GiB, as a non-PIE program's (under ASan's low application
+ * memory's end, 0x7fff8000): the return address's push imm32 alone is all 8 bytes. */
+#define LOW 0x30000000ULL
+/* The same code with H1's call returning to 2^31 - 1, the last address whose push
+ * imm32 sign-extends to itself, to 2^31, whose bit 31 would sign-extend into the
+ * high half, and to 2^32 - 1; not page-aligned, and natively only outside ASan,
+ * whose shadow lies there. */
+#define EDGE_IN (0x7fffffffULL - 0x2c)
+#define EDGE_OUT (0x80000000ULL - 0x2c)
+#define EDGE_TOP (0xffffffffULL - 0x2c)
 
 /* One instruction a line (clang-format would put one byte a line). */
 /* clang-format off */
@@ -107,9 +117,15 @@ static const uint8_t code[0x140] = {
 /* clang-format on */
 static const struct image main_image = {code, sizeof(code), ORIG, REPL};
 static const struct image ind_image = {ind_code, sizeof(ind_code), IND_ORG, IND_REPL};
+static const struct image low_image = {code, sizeof(code), LOW, LOW + 0x100000};
+static const struct image in_image = {code, sizeof(code), EDGE_IN, 0x80100000};
+static const struct image out_image = {code, sizeof(code), EDGE_OUT, 0x80100000};
+static const struct image top_image = {code, sizeof(code), EDGE_TOP, 0x100100000};
 
 #define D_WANT (0x12345678u + 0x01010101u + 16u + 0x100u)
-#define H_WANT(n) ((n) * (ORIG + 0x2c) + (n)) /* each call adds its return address + 1 */
+/* each call adds its return address (8 bytes read from [rsp]) + 1 */
+#define H_WANT_AT(org, n) ((n) * ((org) + 0x2c) + (n))
+#define H_WANT(n) H_WANT_AT(ORIG, n)
 
 struct ecase {
 	int line;
@@ -119,7 +135,7 @@ struct ecase {
 	int clone; /* clone 1 inlines 1: H1's call into L0 (block 4), 2: M0's into C0' (2) */
 	int pblock, pinsn;
 	int layout;
-	const struct hot_branch *hot; /* offsets from ORIG in ip */
+	const struct hot_branch *hot; /* offsets from the image's org in ip */
 	int nhot;
 	const struct xrow *row;
 	int nrow;
@@ -346,6 +362,51 @@ static const struct xrow h_point[] = {
     TO("jb", DBR_COPY, 0x30, 0),             /* 5 */
     ROW("ret", DBR_COPY, 0x32),              /* 6 H3 */
 };
+/* The four above with the return address below 2^31: push imm32 alone, no mov. */
+static const struct xrow h_id_low[] = {
+    ROW("mov", DBR_COPY, 0x20),              /* 0 H0 */
+    ROW("xor", DBR_COPY, 0x25),              /* 1 */
+    PUSH("push", DBR_CALL_PUSH, 0x27, 0x2c), /* 2 H1 */
+    TO("jmp", DBR_JUMP, 0x27, 8),            /* 3 */
+    ROW("inc", DBR_COPY, 0x2c),              /* 4 H2 */
+    ROW("cmp", DBR_COPY, 0x2e),              /* 5 */
+    TO("jb", DBR_COPY, 0x30, 2),             /* 6 */
+    ROW("ret", DBR_COPY, 0x32),              /* 7 H3 */
+    ROW("add", DBR_COPY, 0x40),              /* 8 L0 */
+    ROW("inc", DBR_COPY, 0x44),              /* 9 */
+    ROW("lea", DBR_RET_POP, 0x47),           /* 10 */
+    TO("jmp", DBR_JUMP, 0x47, 4),            /* 11 */
+};
+static const struct xrow h_hot_low[] = {
+    ROW("mov", DBR_COPY, 0x20),              /* 0 H0 */
+    ROW("xor", DBR_COPY, 0x25),              /* 1 */
+    PUSH("push", DBR_CALL_PUSH, 0x27, 0x2c), /* 2 H1 */
+    ROW("add", DBR_COPY, 0x40),              /* 3 L0 */
+    ROW("inc", DBR_COPY, 0x44),              /* 4 */
+    ROW("lea", DBR_RET_POP, 0x47),           /* 5 */
+    ROW("inc", DBR_COPY, 0x2c),              /* 6 H2 */
+    ROW("cmp", DBR_COPY, 0x2e),              /* 7 */
+    TO("jb", DBR_COPY, 0x30, 2),             /* 8 */
+    ROW("ret", DBR_COPY, 0x32),              /* 9 H3 */
+};
+static const struct xrow h_call_low[] = {
+    ROW("mov", DBR_COPY, 0x20),              /* 0 H0 */
+    ROW("xor", DBR_COPY, 0x25),              /* 1 */
+    PUSH("push", DBR_CALL_PUSH, 0x27, 0x2c), /* 2 H1 */
+    OUT("jmp", DBR_JUMP, 0x27, 0x40),        /* 3: L0, the original */
+    ROW("inc", DBR_COPY, 0x2c),              /* 4 H2 */
+    ROW("cmp", DBR_COPY, 0x2e),              /* 5 */
+    TO("jb", DBR_COPY, 0x30, 2),             /* 6 */
+    ROW("ret", DBR_COPY, 0x32),              /* 7 H3 */
+};
+static const struct xrow h_point_low[] = {
+    PUSH("push", DBR_CALL_PUSH, 0x27, 0x2c), /* 0 H1 */
+    OUT("jmp", DBR_JUMP, 0x27, 0x40),        /* 1 */
+    ROW("inc", DBR_COPY, 0x2c),              /* 2 H2 */
+    ROW("cmp", DBR_COPY, 0x2e),              /* 3 */
+    TO("jb", DBR_COPY, 0x30, 0),             /* 4 */
+    ROW("ret", DBR_COPY, 0x32),              /* 5 H3 */
+};
 /* Trampolines "jecxz L; jmp F'; L: jmp T'" and "loop L; jmp F'; L: jmp T'". */
 static const struct xrow c_id[] = {
     ROW("mov", DBR_COPY, 0x50),        /* 0 C0 */
@@ -503,6 +564,44 @@ static const struct ecase cases[] = {
      {0, 20, 28}, 0, 0, {0}, {0}, &ind_image},
     {__LINE__, "chain rsp", B(u_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(u_id), 0,
      {0, 2}, 0, 0, {0}, {0}, &ind_image},
+    /* H below 2 GiB: the calls' return addresses pushed by push imm32 alone; L0
+     * adds all 8 bytes at [rsp] to the result */
+    {__LINE__, "inlined call low", B(h_blocks), 1, 0, 0, DBR_IDENTITY, NULL, 0, X(h_id_low), 0,
+     {0, 2, 4, 7, 8}, 0x20, 1, {10}, {H_WANT_AT(LOW, 10)}, &low_image},
+    {__LINE__, "inlined hot low", B(h_blocks), 1, 0, 0, DBR_HOT_PATHS, X(hot_h), X(h_hot_low), 0,
+     {0, 2, 6, 9, 3}, 0x20, 1, {10}, {H_WANT_AT(LOW, 10)}, &low_image},
+    {__LINE__, "call kept low", B(h_call_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(h_call_low), 0,
+     {0, 2, 4, 7}, 0x20, 1, {10}, {H_WANT_AT(LOW, 10)}, &low_image},
+    {__LINE__, "call at point low", B(h_point_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0,
+     X(h_point_low), 0, {0, 2, 5}, 0x20, 1, {10}, {H_WANT_AT(LOW, 10)}, &low_image},
+    /* the edge: returning to 2^31 - 1, push alone; to 2^31 and 2^32 - 1, push and mov */
+    {__LINE__, "inlined call 2^31-1", B(h_blocks), 1, 0, 0, DBR_IDENTITY, NULL, 0, X(h_id_low), 0,
+     {0, 2, 4, 7, 8}, 0x20, 1, {10}, {H_WANT_AT(EDGE_IN, 10)}, &in_image},
+    {__LINE__, "inlined call 2^31", B(h_blocks), 1, 0, 0, DBR_IDENTITY, NULL, 0, X(h_id), 0,
+     {0, 2, 5, 8, 9}, 0x20, 1, {10}, {H_WANT_AT(EDGE_OUT, 10)}, &out_image},
+    {__LINE__, "inlined call 2^32-1", B(h_blocks), 1, 0, 0, DBR_IDENTITY, NULL, 0, X(h_id), 0,
+     {0, 2, 5, 8, 9}, 0x20, 1, {10}, {H_WANT_AT(EDGE_TOP, 10)}, &top_image},
+    {__LINE__, "call kept 2^31-1", B(h_call_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0,
+     X(h_call_low), 0, {0, 2, 4, 7}, 0x20, 1, {10}, {H_WANT_AT(EDGE_IN, 10)}, &in_image},
+    {__LINE__, "call kept 2^31", B(h_call_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(h_call), 0,
+     {0, 2, 5, 8}, 0x20, 1, {10}, {H_WANT_AT(EDGE_OUT, 10)}, &out_image},
+};
+/* Each instruction's offset in the replacement, and its length, added up by hand
+ * from the encodings (mov ecx 5, xor 2, push imm32 5, mov dword [rsp+4] 8, jmp
+ * rel32 5, inc ecx 2, cmp 2, jb rel32 6, ret 1, add rax, [rsp] 4, inc rax 3, lea
+ * rsp 5): without the mov, everything after the push 8 bytes earlier. */
+static const struct {
+	const struct xrow *row;
+	uint32_t off[14], len;
+} offs[] = {
+    {h_id, {0, 5, 7, 12, 20, 25, 27, 29, 35, 36, 40, 43, 48}, 53},
+    {h_id_low, {0, 5, 7, 12, 17, 19, 21, 27, 28, 32, 35, 40}, 45},
+    {h_hot, {0, 5, 7, 12, 20, 24, 27, 32, 34, 36, 42}, 43},
+    {h_hot_low, {0, 5, 7, 12, 16, 19, 24, 26, 28, 34}, 35},
+    {h_call, {0, 5, 7, 12, 20, 25, 27, 29, 35}, 36},
+    {h_call_low, {0, 5, 7, 12, 17, 19, 21, 27}, 28},
+    {h_point, {0, 5, 13, 18, 20, 22, 28}, 29},
+    {h_point_low, {0, 5, 10, 12, 14, 20}, 21},
 };
 /* clang-format on */
 
@@ -537,9 +636,9 @@ static void build(struct built *w, const struct tblock *tb, int nb, uint64_t org
 	}
 	w->r = (struct rset_region){.start = org, .block = w->blk, .nblock = (uint32_t)nb};
 	if (clone == 1) /* H1's call at 0x27 inlined: L0 (block 4) */
-		w->cl = (struct rset_clone){ORIG + 0x27, ORIG + 0x2c, ORIG + 0x40, 0, 4, 1};
+		w->cl = (struct rset_clone){org + 0x27, org + 0x2c, org + 0x40, 0, 4, 1};
 	if (clone == 2) /* M0's call at 0xe0 inlined: C0' (block 2) */
-		w->cl = (struct rset_clone){ORIG + 0xe0, ORIG + 0xe5, ORIG + 0x50, 0, 2, 1};
+		w->cl = (struct rset_clone){org + 0xe0, org + 0xe5, org + 0x50, 0, 2, 1};
 	if (clone)
 		w->r.clone = &w->cl, w->r.nclone = 1;
 	const struct rset_block *b = &w->blk[pb];
@@ -553,7 +652,7 @@ static const struct hot_code *make_hot(struct built *w, const struct ecase *c)
 	if (!c->hot)
 		return NULL;
 	for (int i = 0; i < c->nhot; i++)
-		w->hb[i] = c->hot[i], w->hb[i].ip += ORIG;
+		w->hb[i] = c->hot[i], w->hb[i].ip += c->img->org;
 	w->hot.branch = w->hb, w->hot.nbranch = (size_t)c->nhot;
 	return &w->hot;
 }
@@ -632,6 +731,13 @@ static void check_row(const struct ecase *c, const struct dbr_code *d, const cs_
 		    (unsigned long long)(in[k].address + in[k].size + o->operands[j].mem.disp));
 	} else if (x->ret && x->what == DBR_CALL_PUSH) {
 		ck_assert(direct && (uint32_t)o->operands[0].imm == (uint32_t)(im->org + x->ret));
+		/* what it pushes (Capstone's imm: sign-extended) is all the return
+		 * address exactly when no mov of the high half is to follow */
+		int high = k + 1 < (size_t)c->nrow && c->row[k + 1].what == DBR_CALL_HIGH;
+		ck_assert_msg(((uint64_t)o->operands[0].imm == im->org + (unsigned)x->ret) == !high,
+		              "row line %d: push %#llx, the return address %#llx", line,
+		              (unsigned long long)o->operands[0].imm,
+		              (unsigned long long)(im->org + (unsigned)x->ret));
 	} else if (x->ret) { /* mov dword [rsp+4], high half */
 		ck_assert(o->op_count == 2 && o->operands[0].mem.base == X86_REG_RSP &&
 		          o->operands[0].mem.disp == 4 && o->operands[0].size == 4);
@@ -661,6 +767,17 @@ START_TEST(emitted)
 	ck_assert_uint_eq(in[n - 1].address + in[n - 1].size, im->repl + d->len);
 	for (size_t k = 0; k < n; k++)
 		check_row(c, d, in, k);
+	for (size_t t = 0; t < N(offs); t++) {
+		if (offs[t].row != c->row)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			ck_assert_msg(d->insn[k].off == offs[t].off[k] &&
+			                  in[k].address == im->repl + offs[t].off[k],
+			              "line %d %s: row %zu at %u, want %u", c->line, c->name, k,
+			              d->insn[k].off, offs[t].off[k]);
+		ck_assert_msg(d->len == offs[t].len, "line %d %s: %u bytes, want %u", c->line,
+		              c->name, (unsigned)d->len, offs[t].len);
+	}
 	for (int b = 0; b < c->nb; b++)
 		if (c->blockrow[b] >= 0)
 			ck_assert_msg(d->copy_of_block[b] == in[c->blockrow[b]].address,
@@ -705,12 +822,16 @@ START_TEST(native)
 	const struct image *im = c->img;
 	if (!c->nrun)
 		return;
-	uint8_t *o = map_at(im->org, 0x1000), *r = map_at(im->repl, 0x10000);
-	if (!o || !r) {
+	/* the pages the code lies on (EDGE_IN and the others start inside a page) */
+	uint64_t page = im->org & ~0xfffULL;
+	size_t olen = (size_t)((im->org - page + im->len + 0xfff) & ~0xfffULL);
+	uint8_t *m = map_at(page, olen), *r = map_at(im->repl, 0x10000);
+	if (!m || !r) {
 		printf("native %s: skipped: the host refused memory at %#llx or %#llx\n", c->name,
 		       (unsigned long long)im->org, (unsigned long long)im->repl);
 		return;
 	}
+	uint8_t *o = m + (im->org - page);
 	memcpy(o, im->bytes, im->len);
 	entry_fn f = (entry_fn)(uintptr_t)(im->org + (unsigned)c->entry);
 	for (int k = 0; k < c->nrun; k++) {
@@ -737,7 +858,7 @@ START_TEST(native)
 		              (unsigned long long)got, (unsigned long long)c->want[k]);
 	}
 	dbr_code_free(d);
-	munmap(o, 0x1000), munmap(r, 0x10000);
+	munmap(m, olen), munmap(r, 0x10000);
 }
 END_TEST
 
