@@ -362,11 +362,22 @@ static int emit_cond(struct em *e, uint32_t b, uint64_t at, uint64_t end)
 	return go_on(e, b, d->fall, end, DBR_JUMP, at, 1);
 }
 
+/* A call not inlined leaves the replacement for the original call at at: the
+ * program's own call pushes its return address, so that the return stack
+ * buffer predicts the callee's return (a pushed address and a jump would leave
+ * it one entry short, and every return above mispredicted). */
+static int leave_for_call(struct em *e, uint64_t at)
+{
+	return dbr_put_jump(e, -1, DBR_JUMP, at, RSET_NONE, at);
+}
+
 static int emit_call(struct em *e, uint32_t b, uint64_t at, uint64_t end)
 {
 	const struct dblock *d = &e->blk[b];
-	/* inlined, or not: the call done here (the original return address pushed),
-	 * to its clone or to the original callee (profiler/region_set.h) */
+	if (d->taken == RSET_NONE && !is_point(e, at))
+		return leave_for_call(e, at);
+	/* inlined, or a patch point's call done here (the original return address
+	 * pushed), to its clone or to the original callee (profiler/region_set.h) */
 	int err = dbr_put_push(e, at, end);
 	if (err)
 		return err;
@@ -400,6 +411,8 @@ static int emit_block(struct em *e, uint32_t b)
 	case BK_CALL:
 		return emit_call(e, b, at, end);
 	case BK_CALL_IND:
+		if (!is_point(e, at))
+			return leave_for_call(e, at);
 		if ((err = dbr_emit_ind_call(e, b, at, end)) != 1)
 			return err;
 		if (is_point(e, at)) /* a jump back to a patched call would loop */

@@ -33,15 +33,18 @@
  *     instruction): "push imm32" then "mov dword [rsp+4], imm32", which together
  *     store the original return address as the call would (flags untouched),
  *     then the clone's entry (a jump unless laid out next);
- *   - a call not inlined is done in the replacement, as region_set.h counts it:
- *     "push imm32", "mov dword [rsp+4], imm32" (the original return address),
- *     then a direct call's "jmp rel32" to the original callee or an indirect
- *     call's own operand as "jmp r/m64" (FF /4), mapped DBR_CALL_PUSH,
- *     DBR_CALL_HIGH, DBR_JUMP; the callee returns to the original code, so the
- *     replacement holds no call and the program sees its own return addresses.
- *     An indirect call whose operand uses RSP (the push would move it) is a jump
- *     back to the original call, and PMUSIM_ERR_UNSUPPORTED at a patch point
- *     (that jump would come back to itself);
+ *   - a call not inlined: a jump back to the original call (DBR_JUMP, standing
+ *     for none), which runs in the original code, as region_set.h counts it: the
+ *     program's own call pushes its return address, so that the processor's
+ *     return stack predicts the return. A call that is one of the region's patch
+ *     points (a jump back would come back to itself) is done in the
+ *     replacement: "push imm32", "mov dword [rsp+4], imm32" (the original return
+ *     address; the mov left out as for an inlined call), then a direct call's
+ *     "jmp rel32" to the original callee or an indirect call's own operand as
+ *     "jmp r/m64" (FF /4), mapped DBR_CALL_PUSH, DBR_CALL_HIGH, DBR_JUMP;
+ *     PMUSIM_ERR_UNSUPPORTED when its operand uses RSP (the push would move it).
+ *     Either way the callee returns to the original code, so the replacement
+ *     holds no call and the program sees its own return addresses;
  *   - a return in a clone whose return point is linked: "lea rsp, [rsp+8]" (the
  *     return address the inlined call stored, dropped, flags untouched; for
  *     "ret imm16", [rsp+8+imm16]), then the return point's copy;

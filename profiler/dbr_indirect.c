@@ -1,7 +1,7 @@
 /* Indirect branches in replacement code (profiler/dbr_emit.h), as the region set
- * describes them (profiler/region_set.h): a call not inlined is done in the
- * replacement (the original return address pushed, then a jump through the
- * call's own operand), and an indirect jump reaches the copies of the targets the
+ * describes them (profiler/region_set.h): a call not inlined that is a patch
+ * point is done in the replacement (the original return address pushed, then a
+ * jump through the call's own operand), and an indirect jump reaches the copies of the targets the
  * region links by comparing its target with theirs.
  *
  * An indirect jump "jmp r/m64" (FF /4) becomes, with S a scratch register its

@@ -18,6 +18,11 @@ struct thread {
 	size_t region; /* NO_REGION: outside */
 	uint32_t block;
 	uint32_t insn; /* the next instruction expected in block */
+	/* a call not inlined the replacement left for: its exit edge, counted at
+	 * the callee's first instruction (call_region NO_REGION: none) */
+	size_t call_region;
+	uint64_t call_at;
+	uint8_t call_kind;
 };
 
 /* A patch point of the whole set, for the look-up by address. */
@@ -180,7 +185,7 @@ static struct thread *thread_of(struct rreplay *r, uint32_t tid)
 		r->th = t, r->capth = cap;
 	}
 	struct thread *t = &r->th[r->nth++];
-	*t = (struct thread){.tid = tid, .region = NO_REGION};
+	*t = (struct thread){.tid = tid, .region = NO_REGION, .call_region = NO_REGION};
 	return t;
 }
 
@@ -261,6 +266,22 @@ static void try_enter(struct rreplay *r, struct thread *t, uint64_t a, size_t gi
 	r->inside++;
 }
 
+/* Whether block b ends in a call its replacement leaves for: one not inlined
+ * (no link into a clone), which runs in the original code unless entered at it
+ * (a patch point on the call). */
+static int leaves_for_call(const struct rset_block *b)
+{
+	return (b->kind == BK_CALL || b->kind == BK_CALL_IND) && b->nsucc == 0;
+}
+
+/* Leaving t's region just before its block's call at a. */
+static int leave_before_call(struct thread *t, const struct rset_block *b, uint64_t a)
+{
+	t->call_region = t->region, t->call_at = a, t->call_kind = b->kind;
+	t->region = NO_REGION;
+	return 0;
+}
+
 /* One instruction at a while inside; 1 when it stayed inside. */
 static int step_inside(struct rreplay *r, struct thread *t, uint64_t a)
 {
@@ -268,6 +289,8 @@ static int step_inside(struct rreplay *r, struct thread *t, uint64_t a)
 	const struct rset_block *b = &sr->block[t->block];
 	if (t->insn < b->ninsns) {
 		if (a == b->start + b->off[t->insn]) {
+			if (t->insn + 1 == b->ninsns && leaves_for_call(b))
+				return leave_before_call(t, b, a);
 			t->insn++;
 			r->reg[t->region].insns++, r->inside++;
 			return 1;
@@ -283,6 +306,8 @@ static int step_inside(struct rreplay *r, struct thread *t, uint64_t a)
 			continue;
 		enter_block(r, t->region, s, t->block);
 		t->block = s, t->insn = 1;
+		if (sr->block[s].ninsns == 1 && leaves_for_call(&sr->block[s]))
+			return leave_before_call(t, &sr->block[s], a);
 		r->reg[t->region].insns++, r->inside++;
 		return 1;
 	}
@@ -324,6 +349,10 @@ static void replay_run(struct rreplay *r, const struct block_info *bi, uint32_t 
 	const struct run_cache *c = NULL;
 	for (uint32_t i = 0; i < ninsns; i++) {
 		uint64_t a = bi->start + bi->off[i];
+		if (t->call_region != NO_REGION) {
+			count_exit(r, t->call_region, t->call_at, a, RREPLAY_EXIT_EDGE, t->call_kind);
+			t->call_region = NO_REGION;
+		}
 		if (t->region != NO_REGION && step_inside(r, t, a))
 			continue;
 		if (!c && !(c = run_of(r, bi))) {

@@ -276,13 +276,17 @@ static int fill_region(struct build *c, struct rset_region *out, struct links *l
 		/* own code runs the executions its clones elsewhere do not */
 		double cnt = pc->clone ? pc->count : pc->count * (1 - c->inlined[pc->g]);
 		double inside = x[i] * cnt;
+		if ((err = fill_block(c, o, pc, &lk[i], newix, inside)))
+			break;
 		uint32_t ni = gb_insns(c, pc);
+		/* a call not inlined runs in the original code, unless it is the point */
+		uint32_t run = ni - (o->nsucc == 0 && (o->kind == BK_CALL || o->kind == BK_CALL_IND) &&
+		                     pin != ni);
 		if (pin > 1) /* a point inside: every execution runs inside from it on */
 			out->est_insns +=
-			    inside * (double)(pin - 1) + cnt * (double)(ni - (pin - 1));
+			    inside * (double)(pin - 1) + cnt * (double)(run - (pin - 1));
 		else
-			out->est_insns += inside * (double)ni;
-		err = fill_block(c, o, pc, &lk[i], newix, inside);
+			out->est_insns += inside * (double)run;
 	}
 	for (uint32_t k = 1; !err && k <= c->nclone; k++) {
 		const struct rinline_clone *cl = &c->inl->clone[c->clone_ix[k]];

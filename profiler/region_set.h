@@ -20,10 +20,13 @@
  *   - from a clone's block ending in a return to the block at its call's
  *     return point in the calling clone (or own code), when that is there.
  * Every other transfer leaves the replacement for the original code: an edge
- * to a block not copied, a call not inlined (the replacement pushes the
- * original return address and jumps to the original callee, which returns to
- * original code), a return outside a clone, a trap. So the replacement holds
- * no call instruction.
+ * to a block not copied, a call not inlined (the replacement jumps to the
+ * original call, which runs in the original code, so that the processor's
+ * return stack sees a call; a call that is itself a patch point is done in the
+ * replacement instead: it pushes the original return address and jumps to the
+ * original callee), a return outside a clone, a trap. Either way the callee
+ * returns to the original code, and the replacement holds no call
+ * instruction.
  *
  * Which blocks are copied: the selection's kept blocks of the region
  * (profiler/region_prune.h), the blocks of patch points and every block a
@@ -49,7 +52,7 @@
  * however noisy the counts, and one entered from the original code (after a
  * call that is not inlined, from a block not copied) in the proportion of
  * those edges. The estimated instructions inside are p(B) x count(B) x its
- * instructions, summed (a block with a patch point at instruction i > 0: p
+ * instructions (less a call not inlined, which runs outside), summed (a block with a patch point at instruction i > 0: p
  * for the instructions before i, every execution from i on); over the hot
  * code's total, the samples' estimate of the share of execution the
  * replacement runs, which the exact replay measures. The equations are solved

@@ -51,6 +51,7 @@ struct rblock {
 	size_t n;
 	uint32_t *succ;
 	size_t nsucc;
+	int leaves_for_call; /* ends in a call with no link (not inlined) */
 };
 
 struct rexit {
@@ -80,6 +81,8 @@ struct walk {
 	uint32_t blk, next;
 	uint64_t prev, last_in, total;
 	int have_prev;
+	long call_from; /* the region left for its call at call_at, -1 none */
+	uint64_t call_at;
 };
 
 static uint64_t u64_of(const struct jv *v)
@@ -116,6 +119,9 @@ static void load_regions(const char *path, struct walk *w)
 			for (size_t j = 0; j < b->n; j++)
 				b->addr[j] = b->start + u64_of(&off->item[j]);
 			b->nsucc = sc->n;
+			const struct jv *kind = jv_get(o, "kind");
+			ck_assert_msg(kind && kind->type == JV_STR, "R.json: a block without a kind");
+			b->leaves_for_call = !sc->n && (!strcmp(kind->text, "call") || !strcmp(kind->text, "call_ind"));
 			b->succ = calloc(sc->n + 1, sizeof(uint32_t));
 			for (size_t j = 0; j < sc->n; j++)
 				b->succ[j] = (uint32_t)u64_of(&sc->item[j]);
@@ -210,11 +216,21 @@ static int visit(const struct lackey_insn *in, void *ctx)
 	if (w->have_prev && a == w->prev)
 		return 0; /* a REP's next iteration: one instruction */
 	w->prev = a, w->have_prev = 1, w->total++;
+	if (w->call_from >= 0) { /* the instruction after a call the replacement left for */
+		add_exit(&w->r[w->call_from], w->call_at, a, 0);
+		w->call_from = -1;
+	}
 	if (w->cur >= 0) {
 		struct rregion *r = &w->r[w->cur];
 		struct rblock *b = &r->b[w->blk];
 		if (w->next < b->n) {
 			if (b->addr[w->next] == a) {
+				if (w->next == b->n - 1 && b->leaves_for_call) {
+					/* a call not inlined runs in the original code */
+					w->call_from = w->cur, w->call_at = a, w->cur = -1;
+					outside(w, a);
+					return 0;
+				}
 				w->next++, r->insns++;
 				return 0;
 			}
@@ -222,8 +238,15 @@ static int visit(const struct lackey_insn *in, void *ctx)
 		} else {
 			for (size_t k = 0; k < b->nsucc; k++)
 				if (r->b[b->succ[k]].start == a) {
+					struct rblock *s = &r->b[b->succ[k]];
 					entered(r, b->succ[k], (long)w->blk);
-					w->blk = b->succ[k], w->next = 1, r->insns++;
+					w->blk = b->succ[k], w->next = 1;
+					if (s->n == 1 && s->leaves_for_call) {
+						w->call_from = w->cur, w->call_at = a, w->cur = -1;
+						outside(w, a);
+						return 0;
+					}
+					r->insns++;
 					return 0;
 				}
 			add_exit(r, b->addr[b->n - 1], a, 0);
@@ -377,7 +400,7 @@ static void replay_one(const char *name, const char *arg, const char *opt, const
 	ck_assert_int_eq(run_cmd(run, NULL, "/dev/null", NULL), 0);
 	static struct walk w;
 	memset(&w, 0, sizeof(w));
-	w.cur = -1;
+	w.cur = -1, w.call_from = -1;
 	load_regions(rjson, &w);
 	ck_assert_msg(w.nr > 0, "%s: no region with patch points", name);
 	const char *argv[] = {wl(name), arg, NULL};

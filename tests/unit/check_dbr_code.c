@@ -344,13 +344,11 @@ static const struct xrow h_hot[] = {
 static const struct xrow h_call[] = {
     ROW("mov", DBR_COPY, 0x20),              /* 0 H0 */
     ROW("xor", DBR_COPY, 0x25),              /* 1 */
-    PUSH("push", DBR_CALL_PUSH, 0x27, 0x2c), /* 2 H1 */
-    PUSH("mov", DBR_CALL_HIGH, 0x27, 0x2c),  /* 3 */
-    OUT("jmp", DBR_JUMP, 0x27, 0x40),        /* 4: L0, the original */
-    ROW("inc", DBR_COPY, 0x2c),              /* 5 H2 */
-    ROW("cmp", DBR_COPY, 0x2e),              /* 6 */
-    TO("jb", DBR_COPY, 0x30, 2),             /* 7 */
-    ROW("ret", DBR_COPY, 0x32),              /* 8 H3 */
+    OUT("jmp", DBR_JUMP, 0x27, 0x27),        /* 2 H1: the original call */
+    ROW("inc", DBR_COPY, 0x2c),              /* 3 H2 */
+    ROW("cmp", DBR_COPY, 0x2e),              /* 4 */
+    TO("jb", DBR_COPY, 0x30, 2),             /* 5 */
+    ROW("ret", DBR_COPY, 0x32),              /* 6 H3 */
 };
 /* The call not inlined, but the patch point: done here, to the original callee. */
 static const struct xrow h_point[] = {
@@ -388,16 +386,6 @@ static const struct xrow h_hot_low[] = {
     ROW("cmp", DBR_COPY, 0x2e),              /* 7 */
     TO("jb", DBR_COPY, 0x30, 2),             /* 8 */
     ROW("ret", DBR_COPY, 0x32),              /* 9 H3 */
-};
-static const struct xrow h_call_low[] = {
-    ROW("mov", DBR_COPY, 0x20),              /* 0 H0 */
-    ROW("xor", DBR_COPY, 0x25),              /* 1 */
-    PUSH("push", DBR_CALL_PUSH, 0x27, 0x2c), /* 2 H1 */
-    OUT("jmp", DBR_JUMP, 0x27, 0x40),        /* 3: L0, the original */
-    ROW("inc", DBR_COPY, 0x2c),              /* 4 H2 */
-    ROW("cmp", DBR_COPY, 0x2e),              /* 5 */
-    TO("jb", DBR_COPY, 0x30, 2),             /* 6 */
-    ROW("ret", DBR_COPY, 0x32),              /* 7 H3 */
 };
 static const struct xrow h_point_low[] = {
     PUSH("push", DBR_CALL_PUSH, 0x27, 0x2c), /* 0 H1 */
@@ -481,21 +469,18 @@ static const struct xrow d_id[] = {
 /* J0 done here: its return address pushed, then "jmp [rip+x]" (FF /4) through
  * its own operand, relocated; J1 without links copied as it is. */
 static const struct xrow j_id[] = {
-    PUSH("push", DBR_CALL_PUSH, 0xd0, 0xd6),             /* 0 J0 */
-    PUSH("mov", DBR_CALL_HIGH, 0xd0, 0xd6),              /* 1 */
-    RIPW("jmp", DBR_JUMP, 0xd0, 0xf0, "qword ptr [rip *"), /* 2 */
-    RIP("jmp", 0xd6, 0xf0),                              /* 3 J1 */
-    ROW("syscall", DBR_COPY, 0xdc),                      /* 4 J2 */
-    ROW("rep movsb", DBR_COPY, 0xde),                    /* 5 J3 */
-    OUT("jmp", DBR_JUMP, 0xde, 0xe0),                    /* 6 */
+    OUT("jmp", DBR_JUMP, 0xd0, 0xd0),                    /* 0 J0: the original call */
+    RIP("jmp", 0xd6, 0xf0),                              /* 1 J1 */
+    ROW("syscall", DBR_COPY, 0xdc),                      /* 2 J2 */
+    ROW("rep movsb", DBR_COPY, 0xde),                    /* 3 J3 */
+    OUT("jmp", DBR_JUMP, 0xde, 0xe0),                    /* 4 */
 };
-/* "call rax": FF /2 re-encoded FF /4, "jmp rax" */
+/* an indirect call not inlined: back to the original call */
 static const struct xrow p_id[] = {
     RIP("lea", 0x100, 0x130),                            /* 0 P0 */
-    PUSH("push", DBR_CALL_PUSH, 0x107, 0x109),           /* 1 */
-    PUSH("mov", DBR_CALL_HIGH, 0x107, 0x109),            /* 2 */
-    OPS("jmp", DBR_JUMP, 0x107, "rax"),                  /* 3 */
+    OUT("jmp", DBR_JUMP, 0x107, 0x107),                  /* 1 */
 };
+/* the call the patch point: done here, "call [rip+d]" re-encoded FF /4 */
 static const struct xrow q_id[] = {
     PUSH("push", DBR_CALL_PUSH, 0x110, 0x116),           /* 0 Q0 */
     PUSH("mov", DBR_CALL_HIGH, 0x110, 0x116),            /* 1 */
@@ -528,7 +513,7 @@ static const struct ecase cases[] = {
     {__LINE__, "inlined hot", B(h_blocks), 1, 0, 0, DBR_HOT_PATHS, X(hot_h), X(h_hot), 0,
      {0, 2, 7, 10, 4}, 0x20, 1, {10}, {H_WANT(10)}, &main_image},
     {__LINE__, "call kept", B(h_call_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(h_call), 0,
-     {0, 2, 5, 8}, 0x20, 1, {10}, {H_WANT(10)}, &main_image},
+     {0, 2, 3, 6}, 0x20, 1, {10}, {H_WANT(10)}, &main_image},
     {__LINE__, "call at point", B(h_point_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(h_point), 0,
      {0, 3, 6}, 0x20, 1, {10}, {H_WANT(10)}, &main_image},
     {__LINE__, "loop insns", B(c_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(c_id), 0,
@@ -541,10 +526,10 @@ static const struct ecase cases[] = {
      {0, 1}, 0, 0, {0}, {0}, &main_image},
     {__LINE__, "rip-relative", B(d_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(d_id), 0,
      {0}, 0x60, 1, {0}, {D_WANT}, &main_image},
-    {__LINE__, "indirect", B(j_blocks), 0, 1, 0, DBR_IDENTITY, NULL, 0, X(j_id), 3,
-     {0, 3, 4, 5}, 0, 0, {0}, {0}, &main_image},
-    {__LINE__, "indirect high", B(j_high_blocks), 0, 1, 0, DBR_IDENTITY, NULL, 0, X(j_id), 3,
-     {0, 3, 4, 5}, 0, 0, {0}, {0}, &main_image},
+    {__LINE__, "indirect", B(j_blocks), 0, 1, 0, DBR_IDENTITY, NULL, 0, X(j_id), 1,
+     {0, 1, 2, 3}, 0, 0, {0}, {0}, &main_image},
+    {__LINE__, "indirect high", B(j_high_blocks), 0, 1, 0, DBR_IDENTITY, NULL, 0, X(j_id), 1,
+     {0, 1, 2, 3}, 0, 0, {0}, {0}, &main_image},
     {__LINE__, "call rax", B(p_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(p_id), 0,
      {0}, 0x100, 1, {0}, {ORIG + 0x109}, &main_image},
     {__LINE__, "call [rip]", B(q_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(q_id), 0,
@@ -570,8 +555,8 @@ static const struct ecase cases[] = {
      {0, 2, 4, 7, 8}, 0x20, 1, {10}, {H_WANT_AT(LOW, 10)}, &low_image},
     {__LINE__, "inlined hot low", B(h_blocks), 1, 0, 0, DBR_HOT_PATHS, X(hot_h), X(h_hot_low), 0,
      {0, 2, 6, 9, 3}, 0x20, 1, {10}, {H_WANT_AT(LOW, 10)}, &low_image},
-    {__LINE__, "call kept low", B(h_call_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(h_call_low), 0,
-     {0, 2, 4, 7}, 0x20, 1, {10}, {H_WANT_AT(LOW, 10)}, &low_image},
+    {__LINE__, "call kept low", B(h_call_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(h_call), 0,
+     {0, 2, 3, 6}, 0x20, 1, {10}, {H_WANT_AT(LOW, 10)}, &low_image},
     {__LINE__, "call at point low", B(h_point_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0,
      X(h_point_low), 0, {0, 2, 5}, 0x20, 1, {10}, {H_WANT_AT(LOW, 10)}, &low_image},
     /* the edge: returning to 2^31 - 1, push alone; to 2^31 and 2^32 - 1, push and mov */
@@ -582,9 +567,9 @@ static const struct ecase cases[] = {
     {__LINE__, "inlined call 2^32-1", B(h_blocks), 1, 0, 0, DBR_IDENTITY, NULL, 0, X(h_id), 0,
      {0, 2, 5, 8, 9}, 0x20, 1, {10}, {H_WANT_AT(EDGE_TOP, 10)}, &top_image},
     {__LINE__, "call kept 2^31-1", B(h_call_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0,
-     X(h_call_low), 0, {0, 2, 4, 7}, 0x20, 1, {10}, {H_WANT_AT(EDGE_IN, 10)}, &in_image},
+     X(h_call), 0, {0, 2, 3, 6}, 0x20, 1, {10}, {H_WANT_AT(EDGE_IN, 10)}, &in_image},
     {__LINE__, "call kept 2^31", B(h_call_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(h_call), 0,
-     {0, 2, 5, 8}, 0x20, 1, {10}, {H_WANT_AT(EDGE_OUT, 10)}, &out_image},
+     {0, 2, 3, 6}, 0x20, 1, {10}, {H_WANT_AT(EDGE_OUT, 10)}, &out_image},
 };
 /* Each instruction's offset in the replacement, and its length, added up by hand
  * from the encodings (mov ecx 5, xor 2, push imm32 5, mov dword [rsp+4] 8, jmp
@@ -598,8 +583,7 @@ static const struct {
     {h_id_low, {0, 5, 7, 12, 17, 19, 21, 27, 28, 32, 35, 40}, 45},
     {h_hot, {0, 5, 7, 12, 20, 24, 27, 32, 34, 36, 42}, 43},
     {h_hot_low, {0, 5, 7, 12, 16, 19, 24, 26, 28, 34}, 35},
-    {h_call, {0, 5, 7, 12, 20, 25, 27, 29, 35}, 36},
-    {h_call_low, {0, 5, 7, 12, 17, 19, 21, 27}, 28},
+    {h_call, {0, 5, 7, 12, 14, 16, 22}, 23},
     {h_point, {0, 5, 13, 18, 20, 22, 28}, 29},
     {h_point_low, {0, 5, 10, 12, 14, 20}, 21},
 };
