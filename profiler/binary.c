@@ -30,6 +30,10 @@ struct binary {
 	uint64_t bias;
 	struct seg seg[MAX_SEGS];
 	size_t nseg;
+	struct seg ro[MAX_SEGS]; /* segments without PF_W (code's too) */
+	size_t nro;
+	unsigned char *ro_added[MAX_SEGS]; /* copies binary_add_rodata made */
+	size_t nro_added;
 	unsigned char *more[MAX_FILES]; /* bytes of the files added (shared libraries) */
 	size_t nmore;
 	struct symtab *syms;
@@ -55,6 +59,32 @@ size_t binary_read(const struct binary *b, uint64_t addr, uint8_t *buf, size_t l
 	size_t n = (size_t)(s->end - addr) < len ? (size_t)(s->end - addr) : len;
 	memcpy(buf, s->bytes + (addr - s->start), n);
 	return n;
+}
+
+size_t binary_read_ro(const struct binary *b, uint64_t addr, uint8_t *buf, size_t len)
+{
+	for (size_t i = 0; i < b->nro; i++) {
+		const struct seg *s = &b->ro[i];
+		if (addr < s->start || addr >= s->end)
+			continue;
+		size_t n = (size_t)(s->end - addr) < len ? (size_t)(s->end - addr) : len;
+		memcpy(buf, s->bytes + (addr - s->start), n);
+		return n;
+	}
+	return 0;
+}
+
+int binary_add_rodata(struct binary *b, uint64_t addr, const uint8_t *bytes, size_t len)
+{
+	if (b->nro == MAX_SEGS || b->nro_added == MAX_SEGS)
+		return PMUSIM_ERR_ARG;
+	unsigned char *copy = malloc(len ? len : 1);
+	if (!copy)
+		return PMUSIM_ERR_NOMEM;
+	memcpy(copy, bytes, len);
+	b->ro_added[b->nro_added++] = copy;
+	b->ro[b->nro++] = (struct seg){addr, addr + len, copy};
+	return 0;
 }
 
 static size_t read_code(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -122,12 +152,17 @@ static int load_segments(struct binary *b, const unsigned char *file, size_t fle
 	size_t before = b->nseg;
 	for (size_t i = 0; !err && i < n && b->nseg < MAX_SEGS; i++) {
 		GElf_Phdr ph;
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
 		if (ph.p_offset > flen || ph.p_filesz > flen - ph.p_offset) {
 			err = pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: truncated ELF file", path);
 			break;
 		}
+		if (!(ph.p_flags & PF_W) && b->nro < MAX_SEGS)
+			b->ro[b->nro++] = (struct seg){ph.p_vaddr + bias, ph.p_vaddr + bias + ph.p_filesz,
+						       file + ph.p_offset};
+		if (!(ph.p_flags & PF_X))
+			continue;
 		b->seg[b->nseg++] = (struct seg){ph.p_vaddr + bias, ph.p_vaddr + bias + ph.p_filesz,
 						 file + ph.p_offset};
 	}
@@ -238,6 +273,8 @@ void binary_free(struct binary *b)
 	dcache_free(b->dc);
 	symtab_free(b->syms);
 	free(b->file);
+	for (size_t i = 0; i < b->nro_added; i++)
+		free(b->ro_added[i]);
 	for (size_t i = 0; i < b->nmore; i++)
 		free(b->more[i]);
 	free(b->path);

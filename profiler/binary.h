@@ -50,6 +50,15 @@ int binary_has_code(const struct binary *b, uint64_t addr);
  * code holding addr, stopping at its end); how many, 0 when addr holds none. */
 size_t binary_read(const struct binary *b, uint64_t addr, uint8_t *buf, size_t len);
 
+/* Copies up to len bytes from addr of a segment the program cannot write (a
+ * PT_LOAD without PF_W of the program or a library: .rodata, the code, and
+ * what binary_add_rodata added), stopping at its end; how many, 0 when addr
+ * lies in none. For data a rewriter may read ahead of time (jump tables). */
+size_t binary_read_ro(const struct binary *b, uint64_t addr, uint8_t *buf, size_t len);
+/* Read-only bytes at addr that exist in no file (for tests): copied. 0,
+ * PMUSIM_ERR_NOMEM, or PMUSIM_ERR_ARG when there are too many. */
+int binary_add_rodata(struct binary *b, uint64_t addr, const uint8_t *bytes, size_t len);
+
 /* The instruction at addr as text ("mov rax, rbx"); 0 or a negative pmusim_err. */
 int binary_disasm(struct binary *b, uint64_t addr, char *out, size_t outlen);
 

@@ -52,6 +52,19 @@ int dbr_put(struct em *e, const uint8_t *b, size_t n, int what, uint64_t orig)
 	return 0;
 }
 
+int dbr_put_data(struct em *e, const uint8_t *b, size_t n)
+{
+	struct dbr_code *c = e->c;
+	if (c->len + n > UINT32_MAX)
+		return pmusim_fail(e->msg, e->msglen, PMUSIM_ERR_UNSUPPORTED,
+		                   "replacement code over 4 GiB");
+	if (grow((void **)&c->bytes, &e->cap, c->len + n, 1) < 0)
+		return dbr_nomem(e);
+	memcpy(c->bytes + c->len, b, n);
+	c->len += n;
+	return 0;
+}
+
 /* The rel32 from next (the end of the jump) to to, when it reaches. */
 int dbr_rel32(struct em *e, uint64_t next, uint64_t to, uint32_t *out)
 {
@@ -511,6 +524,8 @@ static int emit_all(struct em *e, const struct hot_code *hot)
 		err = lay_out(e, hot);
 	for (uint32_t k = 0; !err && k < r->nblock; k++)
 		err = emit_block(e, e->order[k]);
+	if (!err)
+		err = dbr_put_tables(e);
 	for (size_t k = 0; !err && k < e->nfix; k++) {
 		uint32_t rel = 0;
 		const struct fix *f = &e->fix[k];
@@ -532,7 +547,7 @@ int dbr_code_emit(const struct rset_region *r, struct binary *code, const struct
 	    .r = r, .code = code, .layout = layout, .base = base, .msg = msg, .msglen = msglen};
 	int err = emit_all(&e, hot);
 	dbr_decoder_free(e.dec);
-	free(e.blk), free(e.ins), free(e.order), free(e.pos), free(e.fix);
+	free(e.blk), free(e.ins), free(e.order), free(e.pos), free(e.fix), free(e.jt);
 	if (err) {
 		dbr_code_free(e.c);
 		return err;

@@ -12,9 +12,10 @@
  *     original address from the copy (PMUSIM_ERR_UNSUPPORTED when it does not
  *     fit in 32 bits); so is an indirect jump that links no target of its clone,
  *     or whose operand uses RSP, or whose linked targets are 2 GiB or more up (it
- *     leaves the replacement for wherever it goes; with links, the compare chain
- *     of profiler/dbr_indirect.c reaches their copies), a return outside a clone or whose return
- *     point is not linked, a syscall, a REP string instruction, a trap (the
+ *     leaves the replacement for wherever it goes; with links, a jump table of
+ *     the replacement's own or the compare chain of profiler/dbr_indirect.c
+ *     reaches their copies; a table is data after the code, with no map
+ *     entry), a return outside a clone or whose return point is not linked, a syscall, a REP string instruction, a trap (the
  *     last three then go on as a block ending in BK_NONE does);
  *   - a conditional branch (jcc rel8/rel32; loop, loope, loopne, jrcxz, jecxz,
  *     which exist only with rel8, through a short trampoline: "loop L; jmp F';

@@ -32,6 +32,13 @@ struct fix {
 	uint32_t at, block;
 };
 
+/* A jump table translated (dbr_indirect.c): the jump at orig's disp32 at
+ * offset disp_at, the original table's n entries at table, block b's links. */
+struct jtab {
+	uint32_t disp_at, block, n;
+	uint64_t table;
+};
+
 struct em {
 	const struct rset_region *r;
 	struct binary *code;
@@ -45,6 +52,8 @@ struct em {
 	uint32_t *order, *pos; /* order[k]: the block laid out k-th; pos[b]: its k */
 	struct fix *fix;
 	size_t nfix, fcap;
+	struct jtab *jt;
+	size_t njt, jtcap;
 	char *msg;
 	size_t msglen;
 };
@@ -67,6 +76,8 @@ int dbr_nomem(struct em *e);
 int dbr_put(struct em *e, const uint8_t *b, size_t n, int what, uint64_t orig);
 /* The rel32 from next (the end of a jump) to to, when it reaches. */
 int dbr_rel32(struct em *e, uint64_t next, uint64_t to, uint32_t *out);
+/* Appends n bytes of data (no instruction, no map entry). */
+int dbr_put_data(struct em *e, const uint8_t *b, size_t n);
 /* "jmp rel32" (cc < 0) or "jcc rel32" to block to's copy, or (to RSET_NONE) to addr. */
 int dbr_put_jump(struct em *e, int cc, int what, uint64_t orig, uint32_t to, uint64_t addr);
 /* The push of return address ret by the call at orig, in two instructions. */
@@ -83,5 +94,8 @@ int dbr_emit_ind_call(struct em *e, uint32_t b, uint64_t at, uint64_t end);
  * nothing emitted, when it has no such link or its operand or targets do not fit
  * the compare chain (then it is copied as it is and leaves the replacement). */
 int dbr_emit_ind_jump(struct em *e, uint32_t b, uint64_t at);
+/* After every block: the translated jump tables placed after the code, 8-byte
+ * aligned, and their jumps aimed at them. 0 or a negative pmusim_err. */
+int dbr_put_tables(struct em *e);
 
 #endif

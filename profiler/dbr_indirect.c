@@ -1,11 +1,25 @@
 /* Indirect branches in replacement code (profiler/dbr_emit.h), as the region set
  * describes them (profiler/region_set.h): a call not inlined that is a patch
  * point is done in the replacement (the original return address pushed, then a
- * jump through the call's own operand), and an indirect jump reaches the copies of the targets the
- * region links by comparing its target with theirs.
+ * jump through the call's own operand), and an indirect jump reaches the copies
+ * of the targets the region links through a table of its own or by comparing
+ * its target with theirs.
  *
- * An indirect jump "jmp r/m64" (FF /4) becomes, with S a scratch register its
- * operand does not use (r11, r10 or r9):
+ * A jump through an absolute jump table, "jmp [T + index*8]" (FF /4, mod 00, SIB
+ * with no base and scale 8, T a disp32: what gcc emits for a dense switch in a
+ * program below 2 GiB), is the same instruction reading a table T' placed after
+ * the code: entry i is the copy of the linked target T[i] when T[i] is one, else
+ * T[i]. T is read from the program's read-only segments (profiler/binary.h
+ * binary_read_ro) up to its first entry that is no code address (at most
+ * MAX_TABLE), which holds every index the program's own bounds check lets
+ * through; every linked target must be among the entries. The jump costs what
+ * the original's does (one load, one indirect jump the predictor sees as the
+ * original), where a compare chain costs a dozen instructions; a rewriter reads
+ * a read-only table ahead of time as static rewriters (BOLT) do, so a program
+ * that makes its table writable and changes it would jump by the old one.
+ *
+ * Any other indirect jump "jmp r/m64" (FF /4) becomes, with S a scratch
+ * register its operand does not use (r11, r10 or r9):
  *     lea rsp, [rsp-128]     stands for the jump; steps over the red zone, which a
  *                            leaf function may be using (System V x86-64 ABI 3.2.2)
  *     push S; pushfq         the scratch register and the flags the compares change
@@ -25,9 +39,12 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/grow.h"
 #include "profiler/dbr_emit.h"
 
-#define MAX_LINKED 64 /* linked targets compared at one jump */
+#define MAX_LINKED 64    /* linked targets compared at one jump */
+#define MAX_TABLE 4096   /* entries of one jump table translated */
+#define TABLE_BELOW 0x7f000000u /* replacement code from which a table still fits a disp32 */
 
 /* The r/m operand of an FF /2 or FF /4 instruction. */
 struct rm_form {
@@ -36,6 +53,8 @@ struct rm_form {
 	size_t modrm;     /* offset of the ModRM byte */
 	uint8_t mod, reg, rm;
 	int uses_rsp;     /* RSP is its base or its register */
+	uint8_t sib;      /* its SIB byte (mod != 3, rm == 4), else 0 */
+	int seg;          /* a segment (FS, GS) or address-size prefix is among them */
 	unsigned regs;    /* bit r: register r (0..15) appears in the operand */
 };
 
@@ -49,9 +68,11 @@ static int parse_rm(const uint8_t *b, size_t n, struct rm_form *f)
 {
 	size_t i = 0;
 	memset(f, 0, sizeof(*f));
-	while (i < n && is_legacy_prefix(b[i]))
+	while (i < n && is_legacy_prefix(b[i])) {
+		f->seg |= b[i] == 0x64 || b[i] == 0x65 || b[i] == 0x67;
 		if (b[i++] == 0x66)
 			return -1; /* an operand-size prefix: not the 64-bit forms */
+	}
 	f->npfx = i;
 	if (i < n && (b[i] & 0xf0) == 0x40)
 		f->rex = b[i++];
@@ -68,6 +89,7 @@ static int parse_rm(const uint8_t *b, size_t n, struct rm_form *f)
 		if (i + 2 >= n)
 			return -1;
 		uint8_t sib = b[i + 2], base = sib & 7, index = (sib >> 3) & 7;
+		f->sib = sib;
 		if (!(f->mod == 0 && base == 5))
 			f->regs |= 1u << (base | rb);
 		if ((index | rx) != 4)
@@ -203,6 +225,86 @@ static int put_chain(struct em *e, unsigned s, const uint32_t *to, int nto, uint
 	return err;
 }
 
+/* The address of the absolute jump table "jmp [disp32 + index*8]" reads (FF /4,
+ * mod 00, SIB with no base and scale 8, nothing after the disp32), or 0. */
+static uint64_t table_of(const struct rm_form *f, const uint8_t *src, size_t n)
+{
+	uint8_t index = (uint8_t)(((f->sib >> 3) & 7) | (f->rex & 2 ? 8 : 0));
+	if (f->seg || f->mod != 0 || f->rm != 4 || (f->sib & 7) != 5 || f->sib >> 6 != 3 ||
+	    index == 4 || n != f->modrm + 6)
+		return 0;
+	int32_t d = (int32_t)rd32(src + f->modrm + 2);
+	return d > 0 ? (uint64_t)d : 0;
+}
+
+/* The original entry k of table t, when it is an address of code; 0 when not. */
+static uint64_t table_entry(const struct em *e, uint64_t t, uint32_t k)
+{
+	uint8_t v[8];
+	if (binary_read_ro(e->code, t + 8ull * k, v, 8) != 8)
+		return 0;
+	uint64_t a = (uint64_t)rd32(v) | (uint64_t)rd32(v + 4) << 32;
+	return binary_has_code(e->code, a) ? a : 0;
+}
+
+/* The entries of table t: up to its first that is no code address (MAX_TABLE at
+ * most); 0 unless every linked target to[] is among them. */
+static uint32_t table_len(const struct em *e, uint64_t t, const uint32_t *to, int nto)
+{
+	uint32_t n = 0;
+	while (n < MAX_TABLE && table_entry(e, t, n))
+		n++;
+	for (int k = 0; k < nto; k++) {
+		uint32_t i = 0;
+		while (i < n && table_entry(e, t, i) != e->r->block[to[k]].start)
+			i++;
+		if (i == n)
+			return 0;
+	}
+	return n;
+}
+
+/* Block b's jump through table t of n entries: the same instruction reading a
+ * table of the replacement's own, placed by dbr_put_tables. */
+static int put_table_jump(struct em *e, uint32_t b, uint64_t at, const uint8_t *src, size_t len,
+                          const struct rm_form *f, uint64_t t, uint32_t n)
+{
+	struct jtab *jt = grow_array(e->jt, &e->jtcap, e->njt + 1, sizeof(*e->jt));
+	if (!jt)
+		return dbr_nomem(e);
+	e->jt = jt;
+	e->jt[e->njt++] = (struct jtab){(uint32_t)(e->c->len + f->modrm + 2), b, n, t};
+	return dbr_put(e, src, len, DBR_COPY, at);
+}
+
+int dbr_put_tables(struct em *e)
+{
+	static const uint8_t pad[8] = {0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc};
+	int err = 0;
+	if (e->njt && (e->c->len & 7))
+		err = dbr_put_data(e, pad, 8 - (e->c->len & 7));
+	for (size_t j = 0; !err && j < e->njt; j++) {
+		const struct jtab *jt = &e->jt[j];
+		uint32_t to[MAX_LINKED];
+		int nto = linked(e, jt->block, to, MAX_LINKED);
+		uint64_t at = e->base + e->c->len;
+		if (at + 8ull * jt->n > INT32_MAX)
+			return pmusim_fail(e->msg, e->msglen, PMUSIM_ERR_UNSUPPORTED,
+			                   "a jump table at %#" PRIx64 " lies 2 GiB or more up", at);
+		wr32(e->c->bytes + jt->disp_at, (uint32_t)at);
+		for (uint32_t i = 0; !err && i < jt->n; i++) {
+			uint64_t v = table_entry(e, jt->table, i);
+			for (int k = 0; k < nto; k++)
+				if (e->r->block[to[k]].start == v)
+					v = e->c->copy_of_block[to[k]];
+			uint8_t w[8];
+			wr32(w, (uint32_t)v), wr32(w + 4, (uint32_t)(v >> 32));
+			err = dbr_put_data(e, w, 8);
+		}
+	}
+	return err;
+}
+
 int dbr_emit_ind_jump(struct em *e, uint32_t b, uint64_t at)
 {
 	const struct rset_block *rb = &e->r->block[b];
@@ -211,8 +313,16 @@ int dbr_emit_ind_jump(struct em *e, uint32_t b, uint64_t at)
 	uint32_t to[MAX_LINKED];
 	struct rm_form f;
 	int nto = linked(e, b, to, MAX_LINKED);
-	if (nto <= 0 || read_form(e, at, n, &f) < 0 || f.reg != 4 || f.uses_rsp)
+	uint8_t src[MAX_INSN];
+	if (nto <= 0 || n > MAX_INSN || binary_read(e->code, at, src, n) != n || parse_rm(src, n, &f) < 0 ||
+	    f.reg != 4)
 		return 1; /* copied as it is */
+	uint64_t t = table_of(&f, src, n);
+	uint32_t tn = t && e->base + e->c->len < TABLE_BELOW ? table_len(e, t, to, nto) : 0;
+	if (tn)
+		return put_table_jump(e, b, at, src, n, &f, t, tn);
+	if (f.uses_rsp)
+		return 1;
 	static const uint8_t lea_down[] = {0x48, 0x8d, 0x64, 0x24, 0x80}, pushf[] = {0x9c};
 	unsigned s = scratch(&f);
 	int err = dbr_put(e, lea_down, sizeof(lea_down), DBR_COPY, at);

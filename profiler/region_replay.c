@@ -266,12 +266,18 @@ static void try_enter(struct rreplay *r, struct thread *t, uint64_t a, size_t gi
 	r->inside++;
 }
 
-/* Whether block b ends in a call its replacement leaves for: one not inlined
- * (no link into a clone), which runs in the original code unless entered at it
- * (a patch point on the call). */
-static int leaves_for_call(const struct rset_block *b)
+/* Whether block bi of region sr ends in a call its replacement leaves for: one
+ * not inlined (no link into a clone) and not a patch point of the region (which
+ * the replacement does itself), which runs in the original code. */
+static int leaves_for_call(const struct rset_region *sr, uint32_t bi)
 {
-	return (b->kind == BK_CALL || b->kind == BK_CALL_IND) && b->nsucc == 0;
+	const struct rset_block *b = &sr->block[bi];
+	if ((b->kind != BK_CALL && b->kind != BK_CALL_IND) || b->nsucc != 0)
+		return 0;
+	for (uint32_t k = 0; k < sr->npoint; k++)
+		if (sr->point[k].block == bi && sr->point[k].insn + 1 == b->ninsns)
+			return 0;
+	return 1;
 }
 
 /* Leaving t's region just before its block's call at a. */
@@ -289,7 +295,7 @@ static int step_inside(struct rreplay *r, struct thread *t, uint64_t a)
 	const struct rset_block *b = &sr->block[t->block];
 	if (t->insn < b->ninsns) {
 		if (a == b->start + b->off[t->insn]) {
-			if (t->insn + 1 == b->ninsns && leaves_for_call(b))
+			if (t->insn + 1 == b->ninsns && leaves_for_call(sr, t->block))
 				return leave_before_call(t, b, a);
 			t->insn++;
 			r->reg[t->region].insns++, r->inside++;
@@ -306,7 +312,7 @@ static int step_inside(struct rreplay *r, struct thread *t, uint64_t a)
 			continue;
 		enter_block(r, t->region, s, t->block);
 		t->block = s, t->insn = 1;
-		if (sr->block[s].ninsns == 1 && leaves_for_call(&sr->block[s]))
+		if (sr->block[s].ninsns == 1 && leaves_for_call(sr, s))
 			return leave_before_call(t, &sr->block[s], a);
 		r->reg[t->region].insns++, r->inside++;
 		return 1;

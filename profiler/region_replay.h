@@ -22,9 +22,11 @@
  *     is then handled as outside (an exit to a patch point enters again, as
  *     the original code's jump there would);
  *   - inside, expecting the call that ends a block with no link into a clone
- *     (a call not inlined): the replacement has left for the original call,
- *     which is handled as outside; the exit is counted by the edge (the call,
- *     the address of the thread's next instruction).
+ *     (a call not inlined) and is no patch point of the region: the
+ *     replacement has left for the original call, which is handled as outside;
+ *     the exit is counted by the edge (the call, the address of the thread's
+ *     next instruction), when that instruction comes (none when the thread's
+ *     stream ends first).
  * A block entered inside that is a loop's header counts an execution of the
  * header; a block of a loop entered inside from a block not in the loop, or
  * through a patch point, counts an entry of the loop (trip count: header

@@ -135,6 +135,11 @@ static void load_regions(const char *path, struct walk *w)
 			r->point_block[k] = (uint32_t)u64_of(jv_get(&pts->item[k], "block"));
 			r->point_insn[k] = (uint32_t)u64_of(jv_get(&pts->item[k], "insn"));
 		}
+		/* a call that is a patch point is done in the replacement: it stays inside */
+		for (size_t k = 0; k < r->nb; k++)
+			for (size_t j = 0; j < r->np && r->b[k].leaves_for_call; j++)
+				if (r->point[j] == r->b[k].addr[r->b[k].n - 1])
+					r->b[k].leaves_for_call = 0;
 		r->nloop = lps->n;
 		r->header = calloc(r->nloop + 1, sizeof(uint32_t));
 		r->member = calloc(r->nloop + 1, sizeof(uint8_t *));
