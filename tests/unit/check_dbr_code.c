@@ -115,12 +115,29 @@ static const uint8_t code[0x140] = {
     [0x138] = LE8(ORIG + 0x130),                 /* 138 Q's slot: L */
 };
 /* clang-format on */
-static const struct image main_image = {code, sizeof(code), ORIG, REPL};
-static const struct image ind_image = {ind_code, sizeof(ind_code), IND_ORG, IND_REPL};
-static const struct image low_image = {code, sizeof(code), LOW, LOW + 0x100000};
-static const struct image in_image = {code, sizeof(code), EDGE_IN, 0x80100000};
-static const struct image out_image = {code, sizeof(code), EDGE_OUT, 0x80100000};
-static const struct image top_image = {code, sizeof(code), EDGE_TOP, 0x100100000};
+static const struct image main_image = {code, sizeof(code), ORIG, REPL, NULL, 0, 0};
+/* ind_code without read-only bytes: no jump table can be read, the chains */
+static const struct image ind_image = {ind_code, sizeof(ind_code), IND_ORG, IND_REPL, NULL, 0, 0};
+/* ind_code read-only as a whole (an ELF's text segment is): its tables read */
+static const struct image tab_image = {ind_code, sizeof(ind_code), IND_ORG, IND_REPL,
+                                       ind_code, sizeof(ind_code), 0};
+/* the replacement from where X's jump lands at 0x7effffff (a table) and at
+ * 0x7f000000 (the chain: a table after the code might not fit a disp32) */
+static const struct image tab_in_image = {ind_code, sizeof(ind_code), IND_ORG, 0x7f000000 - 0x26,
+                                          ind_code, sizeof(ind_code), 0};
+static const struct image tab_out_image = {ind_code, sizeof(ind_code), IND_ORG, 0x7f000000 - 0x25,
+                                           ind_code, sizeof(ind_code), 0};
+/* X's table read only up to 4 bytes into entry 2: two entries, T2 not among them */
+static const struct image cut_image = {ind_code, sizeof(ind_code), IND_ORG, IND_REPL,
+                                       ind_code + 0x150, 0x14, 0x150};
+/* C's table at IND_ORG + 0x10000: 4096 entries T0, entry 4096 T1 (filled by main) */
+static uint8_t cap_table[4097 * 8];
+static const struct image cap_image = {ind_code, sizeof(ind_code), IND_ORG, IND_REPL, cap_table,
+                                       sizeof(cap_table), 0x10000};
+static const struct image low_image = {code, sizeof(code), LOW, LOW + 0x100000, NULL, 0, 0};
+static const struct image in_image = {code, sizeof(code), EDGE_IN, 0x80100000, NULL, 0, 0};
+static const struct image out_image = {code, sizeof(code), EDGE_OUT, 0x80100000, NULL, 0, 0};
+static const struct image top_image = {code, sizeof(code), EDGE_TOP, 0x100100000, NULL, 0, 0};
 
 #define D_WANT (0x12345678u + 0x01010101u + 16u + 0x100u)
 /* each call adds its return address (8 bytes read from [rsp]) + 1 */
@@ -549,6 +566,50 @@ static const struct ecase cases[] = {
      {0, 20, 28}, 0, 0, {0}, {0}, &ind_image},
     {__LINE__, "chain rsp", B(u_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(u_id), 0,
      {0, 2}, 0, 0, {0}, {0}, &ind_image},
+    /* jump tables read (tab_image): the jump copied, aimed at a table of copies */
+    {__LINE__, "table", B(x_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(x_tab), 0,
+     {0, 8, 16, 24}, 0x00, 4, {0, 1, 2, 3}, IND_WANTS(IND_R11), &tab_image},
+    {__LINE__, "table notrack", B(n_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(n_tab), 0,
+     {0, 8, 16, 24}, 0x260, 4, {0, 1, 2, 3}, IND_WANTS(IND_R11), &tab_image},
+    {__LINE__, "two tables", B(xn_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(xn_tab), 0,
+     {0, 8, 16, 24, 32}, 0x00, 4, {0, 1, 2, 3}, IND_WANTS(IND_R11), &tab_image},
+    /* H's table ends at entry 2: selectors 0, 1 only (2 reads past the copy's) */
+    {__LINE__, "table to a non-code entry", B(h01_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0,
+     X(h01_tab), 0, {0, 8, 16}, 0x290, 2, {0, 1}, {IND_WANT(0, IND_R11), IND_WANT(1, IND_R11)},
+     &tab_image},
+    {__LINE__, "table of 4096", B(c0_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(c0_tab), 0,
+     {0, 2}, 0, 0, {0}, {0}, &cap_image},
+    {__LINE__, "table just below", B(x_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(x_tab_in), 0,
+     {0, 8, 16, 24}, 0, 0, {0}, {0}, &tab_in_image},
+    /* the chain after all: a linked target in no table, past the table's end or its
+     * cap, a table cut short, not the form, the jump at 0x7f000000 */
+    {__LINE__, "table without T4", B(x4_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(x4_id), 0,
+     {0, 26, 34}, 0x00, 4, {0, 1, 2, 3}, IND_WANTS(IND_R11), &tab_image},
+    {__LINE__, "table ends before T3", B(h03_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(h03_id), 0,
+     {0, 26, 34}, 0x290, 3, {0, 1, 3},
+     {IND_WANT(0, IND_R11), IND_WANT(1, IND_R11), IND_WANT(3, IND_R11)}, &tab_image},
+    {__LINE__, "table past 4096", B(c01_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(c01_id), 0,
+     {0, 20, 28}, 0, 0, {0}, {0}, &cap_image},
+    {__LINE__, "table cut", B(x_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(x_id), 0,
+     {0, 32, 40, 48}, 0x00, 4, {0, 1, 2, 3}, IND_WANTS(IND_R11), &cut_image},
+    {__LINE__, "table base reg", B(b_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(b_id), 0,
+     {0, 33, 41, 49}, 0x1c0, 4, {0, 1, 2, 3}, IND_WANTS(IND_R11), &tab_image},
+    {__LINE__, "table rbp disp32", B(rbp_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(rbp_id), 0,
+     {0, 26, 34, 42}, 0, 0, {0}, {0}, &tab_image},
+    {__LINE__, "table no index", B(q_slot_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(q_slot_id),
+     0, {0, 14}, 0, 0, {0}, {0}, &tab_image},
+    {__LINE__, "table scale 4", B(s_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(s_id), 0,
+     {0, 32, 40, 48}, 0x200, 4, {0, 1, 2, 3}, IND_WANTS(IND_R11), &tab_image},
+    {__LINE__, "table addr32", B(a67_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(a67_id), 0,
+     {0, 32, 40, 48}, 0x230, 4, {0, 1, 2, 3}, IND_WANTS(IND_R11), &tab_image},
+    {__LINE__, "table fs", B(f_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(f_id), 0,
+     {0, 26, 34, 42}, 0, 0, {0}, {0}, &tab_image},
+    {__LINE__, "table rax", B(y_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(y_id), 0,
+     {0, 26, 34}, 0x30, 4, {0, 1, 2, 3}, IND_WANTS(IND_R11), &tab_image},
+    {__LINE__, "table rip", B(z_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(z_id), 0,
+     {0, 27, 35}, 0x60, 4, {0, 1, 2, 3}, IND_WANTS(IND_R11), &tab_image},
+    {__LINE__, "table just above", B(x_blocks), 0, 0, 0, DBR_IDENTITY, NULL, 0, X(x_id), 0,
+     {0, 32, 40, 48}, 0, 0, {0}, {0}, &tab_out_image},
     /* H below 2 GiB: the calls' return addresses pushed by push imm32 alone; L0
      * adds all 8 bytes at [rsp] to the result */
     {__LINE__, "inlined call low", B(h_blocks), 1, 0, 0, DBR_IDENTITY, NULL, 0, X(h_id_low), 0,
@@ -577,7 +638,7 @@ static const struct ecase cases[] = {
  * rsp 5): without the mov, everything after the push 8 bytes earlier. */
 static const struct {
 	const struct xrow *row;
-	uint32_t off[14], len;
+	uint32_t off[32], len;
 } offs[] = {
     {h_id, {0, 5, 7, 12, 20, 25, 27, 29, 35, 36, 40, 43, 48}, 53},
     {h_id_low, {0, 5, 7, 12, 17, 19, 21, 27, 28, 32, 35, 40}, 45},
@@ -586,6 +647,33 @@ static const struct {
     {h_call, {0, 5, 7, 12, 14, 16, 22}, 23},
     {h_point, {0, 5, 13, 18, 20, 22, 28}, 29},
     {h_point_low, {0, 5, 10, 12, 14, 20}, 21},
+    /* X's table: prologue 9 9 6 6 2 3, mov 2, jmp 7, each target lahf 1, movzx 3,
+     * add 5 5 3 3 6, ret 1; the code's end 0x7d, the table 0x80 .. 0xa0 */
+    {x_tab, {0x00, 0x09, 0x12, 0x18, 0x1e, 0x20, 0x23, 0x25,
+             0x2c, 0x2d, 0x30, 0x35, 0x3a, 0x3d, 0x40, 0x46,
+             0x47, 0x48, 0x4b, 0x50, 0x55, 0x58, 0x5b, 0x61,
+             0x62, 0x63, 0x66, 0x6b, 0x70, 0x73, 0x76, 0x7c}, 0xa0},
+};
+/* The data after the code (the translated jump tables), added up by hand: the
+ * code's length, where the first table starts (0xcc up to it), all bytes, and
+ * the entries (the copies' addresses for linked targets, the original entry
+ * otherwise), little-endian 8 bytes each; past the last given, it repeats. */
+static const struct {
+	const struct xrow *row;
+	uint32_t code, at, len;
+	uint64_t word[8];
+} tabs[] = {
+    {x_tab, 0x7d, 0x80, 0xa0,
+     {IND_REPL + 0x2c, IND_REPL + 0x47, IND_REPL + 0x62, IND_ORG + T(3)}},
+    {x_tab_in, 0x7d, 0x80, 0xa0,
+     {0x7f000006, 0x7f000021, 0x7f00003c, IND_ORG + T(3)}},
+    {n_tab, 0x7e, 0x80, 0xa0,
+     {IND_REPL + 0x2d, IND_REPL + 0x48, IND_REPL + 0x63, IND_ORG + T(3)}},
+    {h01_tab, 0x62, 0x68, 0x78, {IND_REPL + 0x2c, IND_REPL + 0x47}},
+    {c0_tab, 0x27, 0x28, 0x28 + 4096 * 8, {IND_REPL + 0x0c}},
+    {xn_tab, 0xaa, 0xb0, 0xf0,
+     {IND_REPL + 0x59, IND_REPL + 0x74, IND_REPL + 0x8f, IND_ORG + T(3), /* X's */
+      IND_REPL + 0x59, IND_ORG + T(1), IND_ORG + T(2), IND_ORG + T(3)}}, /* N's */
 };
 /* clang-format on */
 
@@ -648,6 +736,8 @@ static struct dbr_code *emit_case(const struct ecase *c, uint64_t base)
 	struct binary *bin;
 	build(&w, c->b, c->nb, im->org, c->clone, c->pblock, c->pinsn);
 	ck_assert_int_eq(binary_from_code(im->bytes, im->len, im->org, &bin), 0);
+	if (im->ro_len)
+		ck_assert_int_eq(binary_add_rodata(bin, im->org + im->ro_off, im->ro, im->ro_len), 0);
 	struct dbr_code *out = NULL;
 	char msg[256] = "";
 	int err = dbr_code_emit(&w.r, bin, make_hot(&w, c), (enum dbr_layout)c->layout, base, &out,
@@ -735,7 +825,34 @@ static void check_row(const struct ecase *c, const struct dbr_code *d, const cs_
 	}
 }
 
-/* 1-4: the listing, its jumps, the map, copy_of_block and the patch bytes. */
+static uint64_t rd64(const uint8_t *p)
+{
+	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+/* The bytes after the code: 0xcc up to the first table, then the entries; no
+ * map entry starts among them. */
+static void check_tables(const struct ecase *c, const struct dbr_code *d, size_t t)
+{
+	ck_assert_msg(d->len == tabs[t].len, "line %d %s: %zu bytes, want %u", c->line, c->name,
+	              d->len, tabs[t].len);
+	for (uint32_t k = tabs[t].code; k < tabs[t].at; k++)
+		ck_assert_msg(d->bytes[k] == 0xcc, "line %d %s: byte %#x is %#x", c->line, c->name, k,
+		              d->bytes[k]);
+	uint64_t want = 0;
+	for (uint32_t k = 0; tabs[t].at + 8 * k < tabs[t].len; k++) {
+		if (k < N(tabs[t].word) && tabs[t].word[k])
+			want = tabs[t].word[k];
+		uint64_t got = rd64(d->bytes + tabs[t].at + 8 * k);
+		ck_assert_msg(got == want, "line %d %s: entry %u is %#llx, want %#llx", c->line,
+		              c->name, k, (unsigned long long)got, (unsigned long long)want);
+	}
+	for (uint32_t k = tabs[t].code; k < tabs[t].len; k++)
+		ck_assert_ptr_null(dbr_code_insn(d, d->base + k));
+}
+
+/* 1-4: the listing, its jumps, the map, copy_of_block and the patch bytes; the
+ * jump tables after the code. */
 START_TEST(emitted)
 {
 	const struct ecase *c = &cases[_i];
@@ -743,12 +860,19 @@ START_TEST(emitted)
 	struct dbr_code *d = emit_case(c, im->repl);
 	csh cs;
 	cs_insn *in;
+	size_t code_len = d->len, tab = N(tabs);
+	for (size_t t = 0; t < N(tabs); t++)
+		if (tabs[t].row == c->row)
+			tab = t, code_len = tabs[t].code;
 	ck_assert_int_eq(cs_open(CS_ARCH_X86, CS_MODE_64, &cs), CS_ERR_OK);
 	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-	size_t n = cs_disasm(cs, d->bytes, d->len, im->repl, 0, &in);
+	ck_assert_uint_le(code_len, d->len);
+	size_t n = cs_disasm(cs, d->bytes, code_len, im->repl, 0, &in);
 	ck_assert_msg(n == (size_t)c->nrow && d->ninsn == n,
 	              "line %d %s: %zu instructions, %zu mapped", c->line, c->name, n, d->ninsn);
-	ck_assert_uint_eq(in[n - 1].address + in[n - 1].size, im->repl + d->len);
+	ck_assert_uint_eq(in[n - 1].address + in[n - 1].size, im->repl + code_len);
+	if (tab < N(tabs))
+		check_tables(c, d, tab);
 	for (size_t k = 0; k < n; k++)
 		check_row(c, d, in, k);
 	for (size_t t = 0; t < N(offs); t++) {
@@ -911,6 +1035,11 @@ END_TEST
 
 int main(void)
 {
+	for (size_t k = 0; k < 4097; k++) { /* cap_table: T0 4096 times, then T1 */
+		uint64_t v = IND_ORG + (k < 4096 ? T(0) : T(1));
+		for (int i = 0; i < 8; i++)
+			cap_table[8 * k + (size_t)i] = (uint8_t)(v >> (8 * i));
+	}
 	Suite *s = suite_create("dbr_code");
 	TCase *tc = tcase_create("hand_made");
 	tcase_add_loop_test(tc, emitted, 0, (int)N(cases));

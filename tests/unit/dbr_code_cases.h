@@ -2,9 +2,10 @@
  * listing rows) and the indirect jumps' cases, whose code runs below 2^31 (the
  * compare chain's "cmp S, imm32" holds only such targets, profiler/dbr_indirect.c).
  * Every byte below is assembled by hand from the Intel SDM vol. 2 (ModRM and SIB
- * in 2.1), every listing written out by hand from the chain that
- * profiler/dbr_indirect.c describes; nothing is taken from the emitter. Included
- * once, by check_dbr_code.c. */
+ * in 2.1), every listing written out by hand from the chain and the jump table
+ * that profiler/dbr_indirect.c describes (a table's address added up from the
+ * instructions' lengths); nothing is taken from the emitter. Included once, by
+ * check_dbr_code.c. */
 #ifndef PMUSIM_TESTS_UNIT_DBR_CODE_CASES_H
 #define PMUSIM_TESTS_UNIT_DBR_CODE_CASES_H
 
@@ -13,11 +14,16 @@
 
 #include "profiler/dbr_code.h"
 
-/* A code image: its bytes, where they run natively, where their replacement goes. */
+/* A code image: its bytes, where they run natively, where their replacement goes;
+ * read-only bytes the emitter may read ahead (binary_add_rodata, a jump table's
+ * home) at org + ro_off, none when ro_len is 0. */
 struct image {
 	const uint8_t *bytes;
 	size_t len;
 	uint64_t org, repl;
+	const uint8_t *ro;
+	size_t ro_len;
+	uint64_t ro_off;
 };
 
 /* A block: start offset, instruction lengths (0 ends), kind, clone, links (-1
@@ -85,7 +91,8 @@ struct xrow {
 #define IND_TARGET_LEN 1, 3, 5, 5, 3, 3, 6, 1
 #define T(k) (0xd0 + 0x20 * (k))
 
-static const uint8_t ind_code[0x1a0] = {
+#define IND_LEN 0x320 /* IND_ORG + IND_LEN: the first address past the code */
+static const uint8_t ind_code[IND_LEN] = {
     /* X: jmp [table + rax*8] (SIB, no base, disp32) */
     [0x00] = IND_PROLOGUE,
     0x89, 0xf8,                                     /* 23 mov eax, edi */
@@ -116,6 +123,45 @@ static const uint8_t ind_code[0x1a0] = {
     /* U: jmp [rsp+8], its operand moved by any push: copied as it is */
     [0x190] = 0xb8, 0x00, 0x00, 0x00, 0x00,         /* 190 mov eax, 0 (point) */
     0xff, 0x64, 0x24, 0x08,                         /* 195 jmp [rsp+8] */
+    /* T4: a target that is in no table */
+    [0x1a0] = IND_TARGET(4),
+    /* B: jmp [rdx + rax*8 + the table], a base register (rdx 0: the same entries;
+     * rdx, not rbx, which the caller keeps) */
+    [0x1c0] = IND_PROLOGUE,
+    0x89, 0xf8,                                     /* 1e3 mov eax, edi */
+    0xba, 0x00, 0x00, 0x00, 0x00,                   /* 1e5 mov edx, 0 (flags kept) */
+    0xff, 0xa4, 0xc2, 0x50, 0x01, 0x00, 0x40,       /* 1ea jmp [rdx + rax*8 + 0x40000150] */
+    /* S: jmp [rax*4 + the table], scale 4, rax = 2s */
+    [0x200] = IND_PROLOGUE,
+    0x8d, 0x04, 0x3f,                               /* 223 lea eax, [rdi + rdi] (flags kept) */
+    0xff, 0x24, 0x85, 0x50, 0x01, 0x00, 0x40,       /* 226 jmp [rax*4 + 0x40000150] */
+    /* A: an address-size prefix, jmp [eax*8 + the table] */
+    [0x230] = IND_PROLOGUE,
+    0x89, 0xf8,                                     /* 253 mov eax, edi */
+    0x67, 0xff, 0x24, 0xc5, 0x50, 0x01, 0x00, 0x40, /* 255 jmp [eax*8 + 0x40000150] */
+    /* N: "notrack jmp" (3E, what gcc -fcf-protection emits for a switch) */
+    [0x260] = IND_PROLOGUE,
+    0x89, 0xf8,                                     /* 283 mov eax, edi */
+    0x3e, 0xff, 0x24, 0xc5, 0x50, 0x01, 0x00, 0x40, /* 285 notrack jmp [rax*8 + 0x40000150] */
+    /* H: jmp [rax*8 + 0x400002e0], a table whose entry 2 is no code address */
+    [0x290] = IND_PROLOGUE,
+    0x89, 0xf8,                                     /* 2b3 mov eax, edi */
+    0xff, 0x24, 0xc5, 0xe0, 0x02, 0x00, 0x40,       /* 2b5 jmp [rax*8 + 0x400002e0] */
+    /* C: jmp [rax*8 + 0x40010000], a table of 4097 entries outside the code */
+    [0x2c0] = 0xb8, 0x00, 0x00, 0x00, 0x00,         /* 2c0 mov eax, 0 (point) */
+    0xff, 0x24, 0xc5, 0x00, 0x00, 0x01, 0x40,       /* 2c5 jmp [rax*8 + 0x40010000] */
+    /* F: an FS prefix, jmp fs:[rax*8 + the table] */
+    [0x2d0] = 0xb8, 0x00, 0x00, 0x00, 0x00,         /* 2d0 mov eax, 0 (point) */
+    0x64, 0xff, 0x24, 0xc5, 0x50, 0x01, 0x00, 0x40, /* 2d5 jmp fs:[rax*8 + 0x40000150] */
+    [0x2e0] = LE8(IND_ORG + T(0)), LE8(IND_ORG + T(1)), /* H's table */
+    LE8(IND_ORG + IND_LEN), LE8(IND_ORG + T(3)),     /* entry 2: past the code */
+    /* R: jmp [rbp + rax*8 + the table], mod 10 with SIB base 101: rbp, not "no
+     * base" (that is mod 00 only); its length that of the table form */
+    [0x300] = 0xb8, 0x00, 0x00, 0x00, 0x00,         /* 300 mov eax, 0 (point) */
+    0xff, 0xa4, 0xc5, 0x50, 0x01, 0x00, 0x40,       /* 305 jmp [rbp + rax*8 + 0x40000150] */
+    /* Q: SIB index 100 (none), scale 8: jmp [0x40000150], one slot, no table */
+    [0x310] = 0xb8, 0x00, 0x00, 0x00, 0x00,         /* 310 mov eax, 0 (point) */
+    0xff, 0x24, 0xe5, 0x50, 0x01, 0x00, 0x40,       /* 315 jmp [0x40000150] */
 };
 
 /* What target k returns for selector s: AH from "add ecx, -2" with ecx = s
@@ -146,6 +192,42 @@ static const struct tblock w_blocks[] = {
 static const struct tblock v_blocks[] = {
     {0x180, {5, 4}, BK_JMP_IND, 0, {1, 2, -1}, 1}, TB(0), TB(1)};
 static const struct tblock u_blocks[] = {{0x190, {5, 4}, BK_JMP_IND, 0, {1, -1}, 1}, TB(0)};
+/* Jump tables: X, N, H, C through their tables when the emitter can read them
+ * (X, N, H: check_dbr_code.c's tab_image, all of ind_code read-only as an ELF's
+ * text segment is; C: cap_image, a table of its own). */
+#define TB4 {0x1a0, {IND_TARGET_LEN}, BK_RET, 0, {-1}, 1}
+#define X_BLOCK(l0, l1, l2) {0x00, {IND_PROLOGUE_LEN, 2, 7}, BK_JMP_IND, 0, {l0, l1, l2, -1}, 1}
+#define N_BLOCK(l0, l1, l2) {0x260, {IND_PROLOGUE_LEN, 2, 8}, BK_JMP_IND, 0, {l0, l1, l2, -1}, 1}
+/* X linked to T0 and T4, which is in no table: the chain */
+static const struct tblock x4_blocks[] = {X_BLOCK(1, 2, -1), TB(0), TB4};
+/* B, R, Q, S, A, F: not the table form (a base, rbp with disp32, no index, scale
+ * 4, 67, FS): the chain (R, Q, F listed only: rbp is the caller's, Q's target
+ * reads what no prologue set, FS is the thread's) */
+static const struct tblock b_blocks[] = {
+    {0x1c0, {IND_PROLOGUE_LEN, 2, 5, 7}, BK_JMP_IND, 0, {1, 2, 3, -1}, 1}, TB(0), TB(1), TB(2)};
+static const struct tblock s_blocks[] = {
+    {0x200, {IND_PROLOGUE_LEN, 3, 7}, BK_JMP_IND, 0, {1, 2, 3, -1}, 1}, TB(0), TB(1), TB(2)};
+static const struct tblock a67_blocks[] = {
+    {0x230, {IND_PROLOGUE_LEN, 2, 8}, BK_JMP_IND, 0, {1, 2, 3, -1}, 1}, TB(0), TB(1), TB(2)};
+static const struct tblock rbp_blocks[] = {
+    {0x300, {5, 7}, BK_JMP_IND, 0, {1, 2, 3, -1}, 1}, TB(0), TB(1), TB(2)};
+static const struct tblock q_slot_blocks[] = {{0x310, {5, 7}, BK_JMP_IND, 0, {1, -1}, 1}, TB(0)};
+static const struct tblock f_blocks[] = {
+    {0x2d0, {5, 8}, BK_JMP_IND, 0, {1, 2, 3, -1}, 1}, TB(0), TB(1), TB(2)};
+/* N: the table form behind a notrack prefix */
+static const struct tblock n_blocks[] = {N_BLOCK(1, 2, 3), TB(0), TB(1), TB(2)};
+/* H's table ends at entry 2 (no code address): T0 T1 within, T3 beyond */
+static const struct tblock h01_blocks[] = {
+    {0x290, {IND_PROLOGUE_LEN, 2, 7}, BK_JMP_IND, 0, {1, 2, -1}, 1}, TB(0), TB(1)};
+static const struct tblock h03_blocks[] = {
+    {0x290, {IND_PROLOGUE_LEN, 2, 7}, BK_JMP_IND, 0, {1, 2, -1}, 1}, TB(0), TB(3)};
+/* C's table: 4096 entries T0, then T1 (entry 4096, past the cap) */
+static const struct tblock c0_blocks[] = {{0x2c0, {5, 7}, BK_JMP_IND, 0, {1, -1}, 1}, TB(0)};
+static const struct tblock c01_blocks[] = {
+    {0x2c0, {5, 7}, BK_JMP_IND, 0, {1, 2, -1}, 1}, TB(0), TB(1)};
+/* X (T0 T1 T2) and N (T0) in one region: two tables, one after the other */
+static const struct tblock xn_blocks[] = {X_BLOCK(2, 3, 4), N_BLOCK(2, -1, -1), TB(0), TB(1),
+                                          TB(2)};
 
 /* The prologue's copies, from p; a target's copy, from T(k). */
 #define P_ROWS(p) \
@@ -238,6 +320,179 @@ static const struct xrow u_id[] = {
     ROW("mov", DBR_COPY, 0x190),                                          /* 0 */
     ROW("jmp", DBR_COPY, 0x195),                                          /* 1: as it is */
     T_ROWS(0),                                                            /* 2 */
+};
+/* A target at offset a (T4's rows). */
+#define AT_ROWS(a) \
+    ROW("lahf", DBR_COPY, (a)), ROW("movzx", DBR_COPY, (a) + 0x01), \
+    ROW("add", DBR_COPY, (a) + 0x04), ROW("add", DBR_COPY, (a) + 0x09), \
+    ROW("add", DBR_COPY, (a) + 0x0e), ROW("add", DBR_COPY, (a) + 0x11), \
+    ROW("add", DBR_COPY, (a) + 0x14), ROW("ret", DBR_COPY, (a) + 0x1a)
+/* The jump tables. Lengths: the prologue 0x23, mov eax, edi 2, jmp [T + rax*8] 7
+ * (8 with a prefix), mov eax, imm32 5, a target 0x1b; the table after the code
+ * at the next multiple of 8. X: the jump at 0x25, T0' 0x2c, T1' 0x47, T2' 0x62,
+ * the code's end 0x7d, three bytes of padding, the table at 0x80. */
+static const struct xrow x_tab[] = {
+    P_ROWS(0x00),                                                         /* 0-5 */
+    ROW("mov", DBR_COPY, 0x23),                                           /* 6 */
+    OPS("jmp", DBR_COPY, 0x25, "qword ptr [rax*8 + 0x40100080]"),         /* 7 */
+    T_ROWS(0), T_ROWS(1), T_ROWS(2),                                      /* 8, 16, 24 */
+};
+/* the same from 0x7f000000 - 0x26: the jump at 0x7effffff, the table at
+ * 0x7effffda + 0x80 (8-aligned in the replacement, not in the address space) */
+static const struct xrow x_tab_in[] = {
+    P_ROWS(0x00),                                                         /* 0-5 */
+    ROW("mov", DBR_COPY, 0x23),                                           /* 6 */
+    OPS("jmp", DBR_COPY, 0x25, "qword ptr [rax*8 + 0x7f00005a]"),         /* 7 */
+    T_ROWS(0), T_ROWS(1), T_ROWS(2),                                      /* 8, 16, 24 */
+};
+/* N: the jump 8 bytes at 0x25 (DS prefix kept), T0' 0x2d, T1' 0x48, T2' 0x63,
+ * the end 0x7e, two bytes of padding, the table at 0x80 */
+static const struct xrow n_tab[] = {
+    P_ROWS(0x260),                                                        /* 0-5 */
+    ROW("mov", DBR_COPY, 0x283),                                          /* 6 */
+    OPS("jmp", DBR_COPY, 0x285, "qword ptr ds:[rax*8 + 0x40100080]"),     /* 7 */
+    T_ROWS(0), T_ROWS(1), T_ROWS(2),                                      /* 8, 16, 24 */
+};
+/* H over T0 T1: T0' 0x2c, T1' 0x47, the end 0x62, six bytes, the table (two
+ * entries) at 0x68 */
+static const struct xrow h01_tab[] = {
+    P_ROWS(0x290),                                                        /* 0-5 */
+    ROW("mov", DBR_COPY, 0x2b3),                                          /* 6 */
+    OPS("jmp", DBR_COPY, 0x2b5, "qword ptr [rax*8 + 0x40100068]"),        /* 7 */
+    T_ROWS(0), T_ROWS(1),                                                 /* 8, 16 */
+};
+/* C over T0: the jump at 5, T0' 0xc, the end 0x27, one byte, the table at 0x28 */
+static const struct xrow c0_tab[] = {
+    ROW("mov", DBR_COPY, 0x2c0),                                          /* 0 */
+    OPS("jmp", DBR_COPY, 0x2c5, "qword ptr [rax*8 + 0x40100028]"),        /* 1 */
+    T_ROWS(0),                                                            /* 2 */
+};
+/* X then N: X's jump at 0x25, N's at 0x2c + 0x25 = 0x51, T0' 0x59, T1' 0x74,
+ * T2' 0x8f, the end 0xaa, six bytes, X's table at 0xb0, N's at 0xd0 */
+static const struct xrow xn_tab[] = {
+    P_ROWS(0x00),                                                         /* 0-5 */
+    ROW("mov", DBR_COPY, 0x23),                                           /* 6 */
+    OPS("jmp", DBR_COPY, 0x25, "qword ptr [rax*8 + 0x401000b0]"),         /* 7 */
+    P_ROWS(0x260),                                                        /* 8-13 */
+    ROW("mov", DBR_COPY, 0x283),                                          /* 14 */
+    OPS("jmp", DBR_COPY, 0x285, "qword ptr ds:[rax*8 + 0x401000d0]"),     /* 15 */
+    T_ROWS(0), T_ROWS(1), T_ROWS(2),                                      /* 16, 24, 32 */
+};
+/* The chains instead of a table. */
+static const struct xrow x4_id[] = {
+    P_ROWS(0x00),                                                         /* 0-5 */
+    ROW("mov", DBR_COPY, 0x23),                                           /* 6 */
+    CH_HEAD(0x25, "r11"),                                                 /* 7-9 */
+    OPS("mov", DBR_JUMP, 0x25, "r11, qword ptr [rax*8 + 0x40000150]"),    /* 10 */
+    CH_CMP(0x25, "r11", "0x400000d0", 18),                                /* 11-12: T0 */
+    CH_CMP(0x25, "r11", "0x400001a0", 22),                                /* 13-14: T4 */
+    CH_EXIT(0x25, "r11"),                                                 /* 15-17 */
+    CH_STUB(0x25, "r11", 26),                                             /* 18-21: T0' */
+    CH_STUB(0x25, "r11", 34),                                             /* 22-25: T4' */
+    T_ROWS(0), AT_ROWS(0x1a0),                                            /* 26, 34 */
+};
+static const struct xrow b_id[] = {
+    P_ROWS(0x1c0),                                                        /* 0-5 */
+    ROW("mov", DBR_COPY, 0x1e3),                                          /* 6 */
+    ROW("mov", DBR_COPY, 0x1e5),                                          /* 7 */
+    CH_HEAD(0x1ea, "r11"),                                                /* 8-10 */
+    OPS("mov", DBR_JUMP, 0x1ea, "r11, qword ptr [rdx + rax*8 + 0x40000150]"), /* 11 */
+    CH_CMP(0x1ea, "r11", "0x400000d0", 21),                               /* 12-13 */
+    CH_CMP(0x1ea, "r11", "0x400000f0", 25),                               /* 14-15 */
+    CH_CMP(0x1ea, "r11", "0x40000110", 29),                               /* 16-17 */
+    CH_EXIT(0x1ea, "r11"),                                                /* 18-20 */
+    CH_STUB(0x1ea, "r11", 33),                                            /* 21-24 */
+    CH_STUB(0x1ea, "r11", 41),                                            /* 25-28 */
+    CH_STUB(0x1ea, "r11", 49),                                            /* 29-32 */
+    T_ROWS(0), T_ROWS(1), T_ROWS(2),                                      /* 33, 41, 49 */
+};
+static const struct xrow s_id[] = {
+    P_ROWS(0x200),                                                        /* 0-5 */
+    ROW("lea", DBR_COPY, 0x223),                                          /* 6 */
+    CH_HEAD(0x226, "r11"),                                                /* 7-9 */
+    OPS("mov", DBR_JUMP, 0x226, "r11, qword ptr [rax*4 + 0x40000150]"),   /* 10 */
+    CH_CMP(0x226, "r11", "0x400000d0", 20),                               /* 11-12 */
+    CH_CMP(0x226, "r11", "0x400000f0", 24),                               /* 13-14 */
+    CH_CMP(0x226, "r11", "0x40000110", 28),                               /* 15-16 */
+    CH_EXIT(0x226, "r11"),                                                /* 17-19 */
+    CH_STUB(0x226, "r11", 32),                                            /* 20-23 */
+    CH_STUB(0x226, "r11", 40),                                            /* 24-27 */
+    CH_STUB(0x226, "r11", 48),                                            /* 28-31 */
+    T_ROWS(0), T_ROWS(1), T_ROWS(2),                                      /* 32, 40, 48 */
+};
+static const struct xrow a67_id[] = {
+    P_ROWS(0x230),                                                        /* 0-5 */
+    ROW("mov", DBR_COPY, 0x253),                                          /* 6 */
+    CH_HEAD(0x255, "r11"),                                                /* 7-9 */
+    OPS("mov", DBR_JUMP, 0x255, "r11, qword ptr [eax*8 + 0x40000150]"),   /* 10: 67 kept */
+    CH_CMP(0x255, "r11", "0x400000d0", 20),                               /* 11-12 */
+    CH_CMP(0x255, "r11", "0x400000f0", 24),                               /* 13-14 */
+    CH_CMP(0x255, "r11", "0x40000110", 28),                               /* 15-16 */
+    CH_EXIT(0x255, "r11"),                                                /* 17-19 */
+    CH_STUB(0x255, "r11", 32),                                            /* 20-23 */
+    CH_STUB(0x255, "r11", 40),                                            /* 24-27 */
+    CH_STUB(0x255, "r11", 48),                                            /* 28-31 */
+    T_ROWS(0), T_ROWS(1), T_ROWS(2),                                      /* 32, 40, 48 */
+};
+static const struct xrow f_id[] = {
+    ROW("mov", DBR_COPY, 0x2d0),                                          /* 0 */
+    CH_HEAD(0x2d5, "r11"),                                                /* 1-3 */
+    OPS("mov", DBR_JUMP, 0x2d5, "r11, qword ptr fs:[rax*8 + 0x40000150]"), /* 4 */
+    CH_CMP(0x2d5, "r11", "0x400000d0", 14),                               /* 5-6 */
+    CH_CMP(0x2d5, "r11", "0x400000f0", 18),                               /* 7-8 */
+    CH_CMP(0x2d5, "r11", "0x40000110", 22),                               /* 9-10 */
+    CH_EXIT(0x2d5, "r11"),                                                /* 11-13 */
+    CH_STUB(0x2d5, "r11", 26),                                            /* 14-17 */
+    CH_STUB(0x2d5, "r11", 34),                                            /* 18-21 */
+    CH_STUB(0x2d5, "r11", 42),                                            /* 22-25 */
+    T_ROWS(0), T_ROWS(1), T_ROWS(2),                                      /* 26, 34, 42 */
+};
+static const struct xrow rbp_id[] = {
+    ROW("mov", DBR_COPY, 0x300),                                          /* 0 */
+    CH_HEAD(0x305, "r11"),                                                /* 1-3 */
+    OPS("mov", DBR_JUMP, 0x305, "r11, qword ptr [rbp + rax*8 + 0x40000150]"), /* 4 */
+    CH_CMP(0x305, "r11", "0x400000d0", 14),                               /* 5-6 */
+    CH_CMP(0x305, "r11", "0x400000f0", 18),                               /* 7-8 */
+    CH_CMP(0x305, "r11", "0x40000110", 22),                               /* 9-10 */
+    CH_EXIT(0x305, "r11"),                                                /* 11-13 */
+    CH_STUB(0x305, "r11", 26),                                            /* 14-17 */
+    CH_STUB(0x305, "r11", 34),                                            /* 18-21 */
+    CH_STUB(0x305, "r11", 42),                                            /* 22-25 */
+    T_ROWS(0), T_ROWS(1), T_ROWS(2),                                      /* 26, 34, 42 */
+};
+static const struct xrow q_slot_id[] = {
+    ROW("mov", DBR_COPY, 0x310),                                          /* 0 */
+    CH_HEAD(0x315, "r11"),                                                /* 1-3 */
+    OPS("mov", DBR_JUMP, 0x315, "r11, qword ptr [0x40000150]"),           /* 4 */
+    CH_CMP(0x315, "r11", "0x400000d0", 10),                               /* 5-6 */
+    CH_EXIT(0x315, "r11"),                                                /* 7-9 */
+    CH_STUB(0x315, "r11", 14),                                            /* 10-13 */
+    T_ROWS(0),                                                            /* 14 */
+};
+/* H over T0 T3: T3 lies past the table's end (entry 2) */
+static const struct xrow h03_id[] = {
+    P_ROWS(0x290),                                                        /* 0-5 */
+    ROW("mov", DBR_COPY, 0x2b3),                                          /* 6 */
+    CH_HEAD(0x2b5, "r11"),                                                /* 7-9 */
+    OPS("mov", DBR_JUMP, 0x2b5, "r11, qword ptr [rax*8 + 0x400002e0]"),   /* 10 */
+    CH_CMP(0x2b5, "r11", "0x400000d0", 18),                               /* 11-12: T0 */
+    CH_CMP(0x2b5, "r11", "0x40000130", 22),                               /* 13-14: T3 */
+    CH_EXIT(0x2b5, "r11"),                                                /* 15-17 */
+    CH_STUB(0x2b5, "r11", 26),                                            /* 18-21 */
+    CH_STUB(0x2b5, "r11", 34),                                            /* 22-25 */
+    T_ROWS(0), T_ROWS(3),                                                 /* 26, 34 */
+};
+/* C over T0 T1: T1 only at entry 4096, past the 4096 read */
+static const struct xrow c01_id[] = {
+    ROW("mov", DBR_COPY, 0x2c0),                                          /* 0 */
+    CH_HEAD(0x2c5, "r11"),                                                /* 1-3 */
+    OPS("mov", DBR_JUMP, 0x2c5, "r11, qword ptr [rax*8 + 0x40010000]"),   /* 4 */
+    CH_CMP(0x2c5, "r11", "0x400000d0", 12),                               /* 5-6 */
+    CH_CMP(0x2c5, "r11", "0x400000f0", 16),                               /* 7-8 */
+    CH_EXIT(0x2c5, "r11"),                                                /* 9-11 */
+    CH_STUB(0x2c5, "r11", 20),                                            /* 12-15 */
+    CH_STUB(0x2c5, "r11", 28),                                            /* 16-19 */
+    T_ROWS(0), T_ROWS(1),                                                 /* 20, 28 */
 };
 /* clang-format on */
 
