@@ -150,7 +150,8 @@ $(BUILD)/tests/check_%: tests/e2e/check_%.c tests/e2e/e2e_util.c $(LIB_OBJ)
 	$(CC) $(CFLAGS) -Wno-write-strings -Wno-discarded-qualifiers $(CHECK_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CHECK_LIBS)
 
 # perf's DWARF unwinding as the thread-stack unit's reference: a module of its own
-$(BUILD)/tests/check_tstack_dwarf $(BUILD)/tests/check_callgraph $(BUILD)/tests/check_resonance: tests/e2e/stack_ref.c
+$(BUILD)/tests/check_tstack_dwarf $(BUILD)/tests/check_callgraph $(BUILD)/tests/check_callgraph_dbr \
+	$(BUILD)/tests/check_resonance: tests/e2e/stack_ref.c
 # valgrind lackey as the reference for single dynamic instructions (op sampling)
 $(BUILD)/tests/check_lackey_ref: tests/e2e/lackey_ref.c
 $(BUILD)/tests/check_dbr_replay: tests/e2e/lackey_ref.c
@@ -164,8 +165,16 @@ $(BUILD)/tests/check_%: tests/e2e_real/check_%.c tests/e2e/e2e_util.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wno-write-strings -Wno-discarded-qualifiers $(CHECK_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) $(CHECK_LIBS)
 
+WL_UNWIND := $(addprefix $(WL_DIR)/unwind/,cpi_sort cpi_tree cpi_interp loops)
+
 workloads: $(WORKLOADS) $(WORKLOADS:%=%.o) $(WL_DIR)/loops.relocs $(WL_DIR)/loops.g $(WL_DIR)/loops.dynpie \
-	$(WL_DIR)/cpu_state.dyn
+	$(WL_DIR)/cpu_state.dyn $(WL_UNWIND)
+
+# The same objects linked with an .eh_frame_hdr, which perf's DWARF unwinder needs
+# (the usual link leaves it out: the figures of the plain binaries stay as they are)
+$(WL_DIR)/unwind/%: $(WL_DIR)/%.o
+	@mkdir -p $(dir $@)
+	gcc -static -no-pie -Wl,--eh-frame-hdr -o $@ $<
 
 # cpu_state dynamically linked: its first printf of a double goes through ld.so's
 # lazy-binding trampoline, which saves the argument registers with FXSAVE

@@ -295,12 +295,12 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		       -1;
 	if (a->rep_sse && (a->rep_mode < 0 || a->rep_mode == REP_PATCH))
 		return fprintf(stderr, "%s: --rep-sse goes with a --rep mode of the REP unit\n", p->cmd), -1;
-	if ((p->dbr.path || p->live.on) &&
-	    (a->ts.on || a->cg.mode == CG_TSTACK || (a->cg.mode != CG_NONE && p->truth_json)))
-		return fprintf(stderr, "%s: a rewritten run (--dbr, --dbr-install) records samples, branch stacks, "
-				       "op samples, the REP unit and --call-graph fp or dwarf mapped to the program's "
-				       "instructions: -g (the thread-stack unit), --tstack and a call graph beside "
-				       "--truth-json are not mapped back yet\n", p->cmd), -1;
+	if ((p->dbr.path || p->live.on) && (a->ts.on || a->cg.mode != CG_NONE) && p->truth_json)
+		return fprintf(stderr, "%s: a rewritten run (--dbr, --dbr-install) does not keep the truth's "
+				       "stacks: a call graph or --tstack goes without --truth-json there\n", p->cmd), -1;
+	if ((p->dbr.path || p->live.on) && a->ts.nmarks)
+		return fprintf(stderr, "%s: --tstack-mark names instructions of the program that replacement code "
+				       "copies: not with --dbr or --dbr-install\n", p->cmd), -1;
 	if ((p->dbr.path || p->live.on) && a->rep_mode == REP_PATCH)
 		return fprintf(stderr, "%s: --rep patch rewrites the program's REP instructions itself: not with "
 				       "--dbr or --dbr-install (the other --rep modes are)\n", p->cmd), -1;
@@ -403,16 +403,6 @@ static void set_pid_of(struct recorder *r, uint32_t tid, uint32_t pid)
 	r->task_pid[i] = pid;
 }
 
-/* Where a thread of a rewritten run stands, as the program's instruction: the
- * first original instruction reached from there (the stack as the program's
- * own code has it there: replacement code pushes the original return addresses),
- * or, inside an indirect jump's compare chain, the jump's. */
-static uint64_t where_in_program(const struct recorder *r, uint64_t at)
-{
-	uint64_t o = sim_dbr_resolve(r->sim, at);
-	return o ? o : sim_dbr_sample_ip(r->sim, at);
-}
-
 static void on_sample(void *ctx, const struct pmu_sample *s)
 {
 	struct recorder *r = ctx;
@@ -446,8 +436,7 @@ static void on_sample(void *ctx, const struct pmu_sample *s)
 	}
 	uint64_t regs[24];
 	if (r->cg.mode != CG_NONE && !r->err)
-		r->err = callgraph_fill(&r->cg, &r->ts, s->tid, ps.pid, r->dbr ? where_in_program(r, s->next) : s->next,
-					&ps, regs);
+		r->err = callgraph_fill(&r->cg, &r->ts, s->tid, ps.pid, s->next, &ps, regs);
 	r->pmu_samples++;
 	if (!r->err)
 		r->err = perfdata_write_sample(r->w, &ps);

@@ -77,16 +77,17 @@ static int fp_chain(struct tstack_recording *tr, uint32_t tid, uint64_t rip, uin
 }
 
 int callgraph_fill(const struct callgraph_options *o, struct tstack_recording *tr, uint32_t tid, uint32_t pid,
-		   uint64_t ip, struct perf_sample *s, uint64_t *regs)
+		   uint64_t at, struct perf_sample *s, uint64_t *regs)
 {
 	if (o->mode == CG_NONE)
 		return 0;
+	uint64_t ip = sim_dbr_where(tr->sim, at);
 	int err = tr->truth ? tstack_recording_truth(tr, tid, pid, ip) : 0;
 	size_t n = 0;
 	if (err < 0)
 		return err;
 	if (o->mode == CG_DWARF)
-		return tstack_dump_stack(tr, tid, ip, o->dwarf_size, s, regs);
+		return tstack_dump_stack(tr, tid, ip, at, o->dwarf_size, s, regs);
 	if (o->mode == CG_TSTACK) {
 		err = tstack_recording_chain(tr, tid, ip, &n);
 	} else {

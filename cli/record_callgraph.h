@@ -45,11 +45,12 @@ int callgraph_parse(const char *cmd, const char *spec, struct callgraph_options 
 uint64_t callgraph_sample_type(const struct callgraph_options *o);
 
 /* Fills the callchain (and for dwarf the registers and stack) of s, a sample
- * of thread tid of process pid that goes on at ip (pmu_sample.next), from tr (its unit for tstack; its machine,
- * buffers and truth for all modes); regs: room for 24 registers. With
- * tr->truth, adds the machine's reading of the stack as a snapshot. 0 or a
- * negative pmusim_err. */
+ * of thread tid of process pid that goes on at at (pmu_sample.next; in a
+ * rewritten run, the program's instruction there, sim_dbr_where), from tr (its
+ * unit for tstack; its machine, buffers and truth for all modes); regs: room
+ * for 24 registers. With tr->truth, adds the machine's reading of the stack as
+ * a snapshot. 0 or a negative pmusim_err. */
 int callgraph_fill(const struct callgraph_options *o, struct tstack_recording *tr, uint32_t tid, uint32_t pid,
-		   uint64_t ip, struct perf_sample *s, uint64_t *regs);
+		   uint64_t at, struct perf_sample *s, uint64_t *regs);
 
 #endif

@@ -112,7 +112,7 @@ static int replay(struct tstack_recording *tr, uint32_t tid, const struct tstack
 	return 0;
 }
 
-int tstack_dump_stack(struct tstack_recording *tr, uint32_t tid, uint64_t ip, uint32_t size,
+int tstack_dump_stack(struct tstack_recording *tr, uint32_t tid, uint64_t ip, uint64_t at, uint32_t size,
 		      struct perf_sample *s, uint64_t *regs)
 {
 	uint64_t all[24];
@@ -120,6 +120,7 @@ int tstack_dump_stack(struct tstack_recording *tr, uint32_t tid, uint64_t ip, ui
 	if (err < 0)
 		return err;
 	all[8] = ip;
+	all[7] -= (uint64_t)sim_dbr_sp_off(tr->sim, at);
 	size_t k = 0;
 	for (int i = 0; i < 24; i++)
 		if (TSTACK_REGS_MASK >> i & 1)
@@ -156,8 +157,11 @@ int tstack_dump_stack(struct tstack_recording *tr, uint32_t tid, uint64_t ip, ui
 static uint64_t frame_return(struct tstack_recording *tr, uint32_t tid, const struct tstack_entry *e)
 {
 	uint8_t b[8];
-	if ((e->stamp & TSTACK_SIGNAL_BIT) && e->sp && sim_read_memory(tr->sim, tid, e->sp, b, 8) == 0)
-		return u64_at(b);
+	if ((e->stamp & TSTACK_SIGNAL_BIT) && e->sp && sim_read_memory(tr->sim, tid, e->sp, b, 8) == 0) {
+		/* a rewritten run interrupted in replacement code: the program's instruction */
+		uint64_t at = sim_dbr_resolve(tr->sim, u64_at(b));
+		return at ? at : u64_at(b);
+	}
 	return e->ret;
 }
 
@@ -203,9 +207,11 @@ int tstack_recording_truth(struct tstack_recording *tr, uint32_t tid, uint32_t p
 	return err < 0 ? err : truth_add_stack(tr->truth, tid, pid, ip, rets, got);
 }
 
-static int snapshot_thread(struct tstack_recording *tr, const struct sim_thread_info *ti, uint64_t ip,
+/* at: where the thread stands (a rewritten run's raw address) */
+static int snapshot_thread(struct tstack_recording *tr, const struct sim_thread_info *ti, uint64_t at,
 			   uint64_t now)
 {
+	uint64_t ip = sim_dbr_where(tr->sim, at);
 	size_t k;
 	int err = tstack_recording_chain(tr, ti->tid, ip, &k);
 	if (err < 0)
@@ -215,7 +221,7 @@ static int snapshot_thread(struct tstack_recording *tr, const struct sim_thread_
 		.tid = ti->tid, .misc = PERF_RECORD_MISC_USER, .nchain = k, .chain = tr->chain,
 	};
 	uint64_t regs[24];
-	if (tr->opt.dwarf_stack && (err = tstack_dump_stack(tr, ti->tid, ip, tr->opt.dwarf_stack, &s, regs)) < 0)
+	if (tr->opt.dwarf_stack && (err = tstack_dump_stack(tr, ti->tid, ip, at, tr->opt.dwarf_stack, &s, regs)) < 0)
 		return err;
 	if (tr->w && (err = perfdata_write_sample(tr->w, &s)) < 0)
 		return err;
@@ -335,7 +341,10 @@ int tstack_recording_init(struct tstack_recording *tr, struct sim *sim, struct t
 
 int tstack_recording_trace(struct tstack_recording *tr)
 {
-	if (sim_add_sink(tr->sim, (struct block_sink){.retire = tracer_retire, .ctx = tr, .whole = tracer_whole}) < 0)
+	/* the machine's blocks, after the unit (in a rewritten run, the map before
+	 * them: sim/dbr.h dbr_track_sp) */
+	struct block_sink k = {.retire = tracer_retire, .ctx = tr, .whole = tracer_whole};
+	if (sim_add_sink(tr->sim, k) < 0)
 		return fprintf(stderr, "pmusim record: too many block consumers\n"), -1;
 	return 0;
 }

@@ -114,9 +114,11 @@ int tstack_recording_truth(struct tstack_recording *tr, uint32_t tid, uint32_t p
 /* What `perf record --call-graph dwarf,SIZE` puts in a sample: thread tid's
  * registers now (perf's x86-64 mask TSTACK_REGS_MASK; IP replaced by ip) into
  * regs (24 entries) and SIZE bytes of its stack from RSP (fewer where the
- * mapping ends) into tr->stack; s gets them and an empty callchain. 0 or a
- * negative pmusim_err. */
-int tstack_dump_stack(struct tstack_recording *tr, uint32_t tid, uint64_t ip, uint32_t size,
+ * mapping ends) into tr->stack; s gets them and an empty callchain. at: where
+ * the thread stands (ip in a run not rewritten); inside an indirect jump's
+ * compare chain, RSP and the dump are the program's (sim_dbr_sp_off), the
+ * scratch register and the flags the chain's. 0 or a negative pmusim_err. */
+int tstack_dump_stack(struct tstack_recording *tr, uint32_t tid, uint64_t ip, uint64_t at, uint32_t size,
 		      struct perf_sample *s, uint64_t *regs);
 
 /* The functions of a library mapped later, for the tail-call heuristic. */

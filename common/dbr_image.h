@@ -37,6 +37,9 @@ struct dbr_insn {
 	                  * jump into an inlined call's clone or to a callee not inlined,
 	                  * out of a clone's return, a loop's taken side, the last step of
 	                  * an indirect call or jump (a branch record of it is orig's) */
+	int16_t sp_off;  /* RSP before it runs minus the program's RSP there (<= 0): an
+	                  * indirect jump's compare chain runs below the program's stack
+	                  * (profiler/dbr_indirect.c); 0 everywhere else */
 };
 
 /* Or'ed into a what given to the emitter's appending calls: the carries flag. */

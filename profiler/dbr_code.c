@@ -47,7 +47,7 @@ int dbr_put(struct em *e, const uint8_t *b, size_t n, int what, uint64_t orig)
 		return dbr_nomem(e);
 	memcpy(c->bytes + c->len, b, n);
 	c->insn[c->ninsn++] = (struct dbr_insn){(uint32_t)c->len, (uint8_t)n, (uint8_t)(what & ~DBR_CARRIES), orig,
-						(uint8_t)((what & DBR_CARRIES) != 0)};
+						(uint8_t)((what & DBR_CARRIES) != 0), e->sp_off};
 	c->len += n;
 	return 0;
 }

@@ -54,6 +54,7 @@ struct em {
 	size_t nfix, fcap;
 	struct jtab *jt;
 	size_t njt, jtcap;
+	int16_t sp_off; /* what dbr_put gives the instructions it appends (dbr_insn.sp_off) */
 	char *msg;
 	size_t msglen;
 };

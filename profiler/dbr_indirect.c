@@ -30,7 +30,9 @@
  *                            where S was, and "ret imm16" (C2 iw) jumps there and
  *                            frees the 8 + 128 bytes in one instruction
  *     Lk: popfq; pop S; lea rsp, [rsp+128]; jmp Tk'
- * Every instruction after the first stands for none of the program's. Where the
+ * Every instruction after the first stands for none of the program's; each
+ * carries how far below the program's RSP it runs (dbr_insn.sp_off: -128 to
+ * -144), so that a sample inside the chain can show the program's stack. Where the
  * operand uses RSP (its value moved) or a target is 2 GiB or more up (no imm32
  * holds it), the jump is copied as it is and leaves the replacement. Encodings:
  * Intel SDM vol. 2 (MOV 8B /r, CMP 81 /7 id, XCHG 87 /r, PUSH 50+rd, POP 58+rd,
@@ -203,6 +205,7 @@ static int put_chain(struct em *e, unsigned s, const uint32_t *to, int nto, uint
 			     lea_up[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};
 	uint32_t je_at[MAX_LINKED];
 	int err = 0;
+	e->sp_off = -144; /* below the red zone, S and the flags */
 	for (int k = 0; k < nto && !err; k++) {
 		uint8_t cmp[7] = {(uint8_t)(0x48 | (s & 8 ? 1 : 0)), 0x81, (uint8_t)(0xf8 | (s & 7))};
 		wr32(cmp + 3, (uint32_t)e->r->block[to[k]].start);
@@ -212,14 +215,23 @@ static int put_chain(struct em *e, unsigned s, const uint32_t *to, int nto, uint
 		err = err ? err : put_plain(e, je, 6, at);
 	}
 	uint8_t xchg[4] = {(uint8_t)(0x48 | (s & 8 ? 4 : 0)), 0x87, (uint8_t)(0x04 | (s & 7) << 3), 0x24};
-	if (err || (err = put_plain(e, popf, 1, at)) || (err = put_plain(e, xchg, 4, at)) ||
-	    (err = dbr_put(e, ret128, 3, DBR_JUMP | DBR_CARRIES, at)))
+	if (err || (err = put_plain(e, popf, 1, at)))
+		return err;
+	e->sp_off = -136;
+	if ((err = put_plain(e, xchg, 4, at)) || (err = dbr_put(e, ret128, 3, DBR_JUMP | DBR_CARRIES, at)))
 		return err;
 	for (int k = 0; k < nto && !err; k++) {
 		wr32(e->c->bytes + je_at[k], (uint32_t)(e->c->len - (je_at[k] + 4)));
-		if ((err = put_plain(e, popf, 1, at)) || (err = put_pushpop(e, 0x58, s, at)) ||
-		    (err = put_plain(e, lea_up, sizeof(lea_up), at)))
+		e->sp_off = -144;
+		if ((err = put_plain(e, popf, 1, at)))
 			return err;
+		e->sp_off = -136;
+		if ((err = put_pushpop(e, 0x58, s, at)))
+			return err;
+		e->sp_off = -128;
+		if ((err = put_plain(e, lea_up, sizeof(lea_up), at)))
+			return err;
+		e->sp_off = 0;
 		err = dbr_put_jump(e, -1, DBR_JUMP | DBR_CARRIES, at, to[k], 0);
 	}
 	return err;
@@ -326,8 +338,16 @@ int dbr_emit_ind_jump(struct em *e, uint32_t b, uint64_t at)
 	static const uint8_t lea_down[] = {0x48, 0x8d, 0x64, 0x24, 0x80}, pushf[] = {0x9c};
 	unsigned s = scratch(&f);
 	int err = dbr_put(e, lea_down, sizeof(lea_down), DBR_COPY, at);
-	if (err || (err = put_pushpop(e, 0x50, s, at)) || (err = put_plain(e, pushf, 1, at)) ||
-	    (err = put_rm(e, at, n, disp, &f, s, 1, DBR_JUMP, at)))
-		return err;
-	return put_chain(e, s, to, nto, at);
+	e->sp_off = -128;
+	if (err || (err = put_pushpop(e, 0x50, s, at)))
+		goto out;
+	e->sp_off = -136;
+	if ((err = put_plain(e, pushf, 1, at)))
+		goto out;
+	e->sp_off = -144;
+	if (!(err = put_rm(e, at, n, disp, &f, s, 1, DBR_JUMP, at)))
+		err = put_chain(e, s, to, nto, at);
+out:
+	e->sp_off = 0;
+	return err;
 }

@@ -12,6 +12,7 @@
 
 #include "common/dbr_image.h"
 #include "common/err.h"
+#include "common/grow.h"
 #include "sim/dbr_map.h"
 #include "sim/machine/blockstream.h"
 #include "sim/machine/machine.h"
@@ -35,6 +36,9 @@ struct sim_dbr {
 	int patching;           /* write_code is writing a patch: the original bytes stay */
 	struct dbr_patch_rec *patch;
 	size_t npatch;
+	uint64_t *sp_site;      /* the installed pushes of calls and pops of returns */
+	size_t nsp_site, capsp_site;
+	int track_sp;           /* each is hooked, its RSP noted for the map */
 };
 
 /* The program's original bytes: guest code with every patch undone. */
@@ -130,6 +134,7 @@ void dbr_free(struct sim *s)
 	if (d->host)
 		munmap(d->host, d->size);
 	free(d->patch);
+	free(d->sp_site);
 	free(d);
 	s->dbr = NULL;
 }
@@ -185,6 +190,56 @@ static int patches_fit(struct sim *s, const struct dbr_image *img)
 	return 1;
 }
 
+/* Before a push or pop of the replacement runs: RSP for the map. */
+static void hook_sp_site(uc_engine *uc, uint64_t addr, uint32_t size, void *ctx)
+{
+	struct sim *s = ctx;
+	uint64_t rsp = 0;
+	(void)size;
+	if (s->p == s->procs[0] && uc_reg_read(uc, UC_X86_REG_RSP, &rsp) == UC_ERR_OK)
+		dbr_map_note_sp(s->dbr->map, addr, rsp);
+}
+
+static int hook_sp_sites(struct sim *s, size_t from)
+{
+	struct sim_dbr *d = s->dbr;
+	for (size_t i = from; d->track_sp && i < d->nsp_site; i++) {
+		uc_hook h;
+		uint64_t a = d->sp_site[i];
+		if (uc_hook_add(s->procs[0]->uc, &h, UC_HOOK_CODE, (void *)hook_sp_site, s, a, a) != UC_ERR_OK)
+			return PMUSIM_ERR_EMU;
+		uc_ctl_remove_cache(s->procs[0]->uc, a, a + 1); /* translated before without the hook */
+	}
+	return 0;
+}
+
+int dbr_track_sp(struct sim *s)
+{
+	struct sim_dbr *d = s->dbr;
+	if (!d || d->track_sp)
+		return 0;
+	d->track_sp = 1;
+	bstream_image_first(s->bs);
+	bstream_want_sp(s->bs);
+	return hook_sp_sites(s, 0);
+}
+
+static int add_sp_sites(struct sim *s, const struct dbr_image *img)
+{
+	struct sim_dbr *d = s->dbr;
+	size_t from = d->nsp_site;
+	for (size_t i = 0; i < img->ninsn; i++) {
+		if (img->insn[i].what != DBR_CALL_PUSH && img->insn[i].what != DBR_RET_POP)
+			continue;
+		uint64_t *ns = grow_array(d->sp_site, &d->capsp_site, d->nsp_site + 1, sizeof(*ns));
+		if (!ns)
+			return PMUSIM_ERR_NOMEM;
+		d->sp_site = ns;
+		d->sp_site[d->nsp_site++] = img->base + img->insn[i].off;
+	}
+	return hook_sp_sites(s, from);
+}
+
 int sim_dbr_install(struct sim *s, const struct dbr_image *img)
 {
 	struct sim_dbr *d = s->dbr;
@@ -196,7 +251,7 @@ int sim_dbr_install(struct sim *s, const struct dbr_image *img)
 		return PMUSIM_ERR_NOMEM;
 	d->patch = np;
 	int err = dbr_map_add_image(d->map, img);
-	if (err < 0)
+	if (err < 0 || (err = add_sp_sites(s, img)) < 0)
 		return err;
 	memcpy(d->host + d->used, img->bytes, img->len);
 	uc_ctl_remove_cache(s->procs[0]->uc, img->base, img->base + img->len);
@@ -277,6 +332,17 @@ uint64_t sim_dbr_original(const struct sim *s, uint64_t ip, int *inverted)
 uint64_t sim_dbr_sample_ip(const struct sim *s, uint64_t ip)
 {
 	return sim_dbr_program_running(s) ? dbr_map_charge(s->dbr->map, ip) : ip;
+}
+
+int64_t sim_dbr_sp_off(const struct sim *s, uint64_t ip)
+{
+	return sim_dbr_program_running(s) ? dbr_map_sp_off(s->dbr->map, ip) : 0;
+}
+
+uint64_t sim_dbr_where(const struct sim *s, uint64_t ip)
+{
+	uint64_t o = sim_dbr_resolve(s, ip);
+	return o ? o : sim_dbr_sample_ip(s, ip);
 }
 
 uint64_t sim_dbr_resolve(const struct sim *s, uint64_t ip)

@@ -41,6 +41,12 @@ struct rawrun {
 	uint32_t unknown;  /* of those, instructions of replacement code no map entry names */
 	uint64_t *orig;    /* in_image: per instruction its original (0: none), else NULL */
 	uint8_t *inverted; /* in_image: per instruction 1 for DBR_INVERTED */
+	uint8_t *sp_site;  /* in_image: per instruction 1 for a call's push or a clone's pop */
+};
+
+/* RSP after a push or pop of the replacement, noted before it ran. */
+struct sp_note {
+	uint64_t addr, sp;
 };
 
 struct dbr_map {
@@ -56,6 +62,8 @@ struct dbr_map {
 	struct pend *pend;
 	size_t npend, cappend;
 	uint64_t added, unknown, inside, patch_jumps, left_out;
+	struct sp_note *note; /* the raw block now retiring's, in the order they ran */
+	size_t nnote, capnote, note_next;
 };
 
 struct dbr_map *dbr_map_new(dcache_read_fn read, void *ctx)
@@ -80,8 +88,9 @@ void dbr_map_free(struct dbr_map *m)
 		free(m->img[i].insn);
 	}
 	for (size_t i = 0; i < m->capraw; i++)
-		free(m->raw[i].orig), free(m->raw[i].inverted);
+		free(m->raw[i].orig), free(m->raw[i].inverted), free(m->raw[i].sp_site);
 	free(m->raw);
+	free(m->note);
 	free(m->img);
 	free(m->patch);
 	free(m->pend);
@@ -213,6 +222,13 @@ uint64_t dbr_map_original(const struct dbr_map *m, uint64_t ip, int *inverted)
 	return e->orig;
 }
 
+int64_t dbr_map_sp_off(const struct dbr_map *m, uint64_t ip)
+{
+	const struct image *im = image_of(m, ip);
+	const struct dbr_insn *e = im ? insn_at(im, ip) : NULL;
+	return e ? e->sp_off : 0;
+}
+
 uint64_t dbr_map_charge(const struct dbr_map *m, uint64_t ip)
 {
 	const struct image *im = image_of(m, ip);
@@ -308,7 +324,7 @@ static void emit(struct dbr_map *m, struct pend *p, uint64_t next, const struct 
 			rb.taken = p->term_raw && p->raw_taken;
 		else
 			rb.taken = next != bi->end;
-		rb.sp = p->term_raw ? p->sp : 0;
+		rb.sp = p->sp;
 	}
 	if (rep && rep->rep_part) {
 		rb.rep_part = rep->rep_part;
@@ -331,6 +347,7 @@ static void feed(struct dbr_map *m, struct pend *p, uint64_t o, int forced, int 
 		} else if (!forced && o == p->bi->start + p->bi->off[p->n]) {
 			p->n++;
 			p->term_raw = 0;
+			p->sp = 0;
 			return;
 		} else if (!forced && p->n + 1 == p->bi->ninsns && p->bi->kind == BK_JMP &&
 			   p->bi->target == o) {
@@ -338,6 +355,7 @@ static void feed(struct dbr_map *m, struct pend *p, uint64_t o, int forced, int 
 			m->left_out++;
 			p->n++;
 			p->term_raw = 0;
+			p->sp = 0;
 			emit(m, p, o, NULL);
 		} else {
 			emit(m, p, o, NULL); /* cut: the stream left the run in its middle */
@@ -352,6 +370,7 @@ static void feed(struct dbr_map *m, struct pend *p, uint64_t o, int forced, int 
 	p->run_start = p->next_start || forced;
 	p->new_context = (uint8_t)new_context;
 	p->term_raw = 0;
+	p->sp = 0;
 }
 
 /* The original that raw instruction i of rb stands for, 0 for none. */
@@ -385,7 +404,8 @@ static const struct rawrun *raw_of(struct dbr_map *m, const struct block_info *b
 	r->in_image = 1;
 	r->orig = calloc(bi->ninsns + 1u, sizeof(*r->orig));
 	r->inverted = calloc(bi->ninsns + 1u, 1);
-	if (!r->orig || !r->inverted)
+	r->sp_site = calloc(bi->ninsns + 1u, 1);
+	if (!r->orig || !r->inverted || !r->sp_site)
 		abort();
 	for (uint32_t i = 0; i < bi->ninsns; i++) {
 		const struct dbr_insn *e = insn_at(im, bi->start + bi->off[i]);
@@ -396,6 +416,7 @@ static const struct rawrun *raw_of(struct dbr_map *m, const struct block_info *b
 		}
 		r->orig[i] = e->orig;
 		r->inverted[i] = e->what == DBR_INVERTED;
+		r->sp_site[i] = e->what == DBR_CALL_PUSH || e->what == DBR_RET_POP;
 	}
 	return r;
 }
@@ -434,6 +455,43 @@ static void count_block(struct dbr_map *m, const struct rawrun *r, const struct 
 	}
 }
 
+void dbr_map_note_sp(struct dbr_map *m, uint64_t addr, uint64_t rsp)
+{
+	const struct image *im = image_of(m, addr);
+	const struct dbr_insn *e = im ? insn_at(im, addr) : NULL;
+	if (!e || (e->what != DBR_CALL_PUSH && e->what != DBR_RET_POP))
+		return;
+	uint64_t sp = rsp - 8; /* push imm32 */
+	if (e->what == DBR_RET_POP) {
+		/* lea rsp, [rsp + disp8 or disp32] (profiler/dbr_code.c put_pop) */
+		const uint8_t *b = im->bytes + e->off;
+		int32_t d32;
+		memcpy(&d32, b + 4, 4);
+		sp = rsp + (uint64_t)(int64_t)(e->len == 5 ? (int8_t)b[4] : d32);
+	}
+	if (m->nnote == m->capnote) {
+		size_t nc = m->capnote ? m->capnote * 2 : 16;
+		struct sp_note *nn = realloc(m->note, nc * sizeof(*nn));
+		if (!nn)
+			return; /* the run's RSP goes unknown (0), nothing worse */
+		m->note = nn;
+		m->capnote = nc;
+	}
+	m->note[m->nnote++] = (struct sp_note){addr, sp};
+}
+
+/* RSP after the push or pop at addr that just retired: the next note of it, 0
+ * when none was taken (the sink came later, memory ran out). */
+static uint64_t take_note(struct dbr_map *m, uint64_t addr)
+{
+	for (size_t i = m->note_next; i < m->nnote; i++)
+		if (m->note[i].addr == addr) {
+			m->note_next = i + 1;
+			return m->note[i].sp;
+		}
+	return 0;
+}
+
 static void map_retire(void *ctx, const struct retired_block *rb)
 {
 	struct dbr_map *m = ctx;
@@ -443,8 +501,10 @@ static void map_retire(void *ctx, const struct retired_block *rb)
 	const struct block_info *bi = rb->info;
 	const struct rawrun *r = raw_of(m, bi);
 	count_block(m, r, rb);
-	if (!m->nsink)
+	if (!m->nsink) {
+		m->nnote = m->note_next = 0;
 		return; /* nobody reads the original stream: the counts are all */
+	}
 	int term_retired = rb->kind != BK_NONE && rb->ninsns == bi->ninsns;
 	if (rb->rep_part && rb->ninsns == 0) {
 		/* a REP left before it retired, first of its run: a part with no instruction */
@@ -461,6 +521,8 @@ static void map_retire(void *ctx, const struct retired_block *rb)
 			continue;
 		feed(m, p, o, forced, new_context);
 		forced = new_context = 0;
+		if (r->in_image && r->sp_site[i] && p->n == p->bi->ninsns)
+			p->sp = take_note(m, bi->start + bi->off[i]);
 		if (i + 1 == bi->ninsns && term_retired && p->n == p->bi->ninsns) {
 			/* the original terminator is this raw block's own */
 			p->term_raw = 1;
@@ -480,7 +542,6 @@ static void map_retire(void *ctx, const struct retired_block *rb)
 		p->term_raw = 1;
 		p->raw_taken = 1;
 		p->raw_next = went;
-		p->sp = 0;
 	}
 	if (rb->rep_part && p->bi) {
 		/* the REP at the end of the run carries the part (retired or left) */
@@ -488,7 +549,13 @@ static void map_retire(void *ctx, const struct retired_block *rb)
 			emit(m, p, p->bi->end, rb);
 	} else if (p->bi && p->n == p->bi->ninsns && !br_kind_is_branch(p->bi->kind)) {
 		emit(m, p, p->bi->end, NULL); /* no branch: it goes on at the next instruction */
+	} else if (p->bi && p->n == p->bi->ninsns && p->term_raw) {
+		/* a branch whose outcome is known: handed on now, so that what reads
+		 * the machine's state after this raw block (a sample's callchain)
+		 * finds the program's stream up to it */
+		emit(m, p, p->raw_next, NULL);
 	}
+	m->nnote = m->note_next = 0;
 	p->raw_prev_taken = rb->kind != BK_NONE && br_kind_is_branch(rb->kind) && rb->taken &&
 			    rb->ninsns == bi->ninsns;
 }

@@ -27,7 +27,11 @@
  * What the stream gives up: the raw stream's context switches fall where the
  * rewritten code's blocks end, so several threads interleave differently than in
  * a run without rewriting (each thread's own stream is exact); rb->sp is passed
- * on only when the original terminator is the raw block's own. */
+ * on when the original terminator is the raw block's own, and for the push or
+ * pop that stands for a call or return when noted (dbr_map_note_sp). A branch
+ * run is handed on as soon as its outcome is known: by the end of the raw block
+ * that holds its terminator, unless that block ends at neither the terminator
+ * nor an added jump after it. */
 #ifndef PMUSIM_SIM_DBR_MAP_H
 #define PMUSIM_SIM_DBR_MAP_H
 
@@ -59,6 +63,13 @@ int dbr_map_add_image(struct dbr_map *m, const struct dbr_image *img);
 /* The original code at [addr, addr + len) changed (the program wrote it). */
 void dbr_map_invalidate(struct dbr_map *m, uint64_t addr, uint64_t len);
 
+/* The push of a call or the pop of a clone's return at raw address addr is about
+ * to run with RSP rsp (a code hook's reading): the original call or return it
+ * stands for is handed on with RSP after it (rb->sp) when the raw block holding
+ * it retires next. Notes not taken by then are dropped; without one, rb->sp is 0
+ * (not known) there. Other addresses are ignored. */
+void dbr_map_note_sp(struct dbr_map *m, uint64_t addr, uint64_t rsp);
+
 /* The end of the run (or of the program pmusim started): every pending run is
  * handed on, a branch's next address taken from the last raw block. */
 void dbr_map_finish(struct dbr_map *m);
@@ -73,6 +84,10 @@ uint64_t dbr_map_resolve(const struct dbr_map *m, uint64_t addr);
  * original instruction of its map entry (*inverted 1 for DBR_INVERTED), 0 for an
  * added instruction or an address no entry names. */
 uint64_t dbr_map_original(const struct dbr_map *m, uint64_t ip, int *inverted);
+
+/* RSP at raw address ip minus the program's RSP there (<= 0: dbr_insn.sp_off), 0
+ * outside replacement code. */
+int64_t dbr_map_sp_off(const struct dbr_map *m, uint64_t ip);
 
 /* The original instruction a sample at raw address ip is charged to: ip outside
  * replacement code; inside, its map entry's orig, whatever it is (an added jump's

@@ -273,6 +273,14 @@ uint64_t sim_dbr_sample_ip(const struct sim *s, uint64_t ip);
  * outside replacement code; inside, the first original instruction reached from
  * it through added jumps (0 when a compare chain's is not known statically). */
 uint64_t sim_dbr_resolve(const struct sim *s, uint64_t ip);
+/* Where a thread of a rewritten run that stands at ip stands in the program: the
+ * first original instruction reached from ip (the stack there is the program's:
+ * replacement code pushes the original return addresses), or inside an indirect
+ * jump's compare chain, the jump. */
+uint64_t sim_dbr_where(const struct sim *s, uint64_t ip);
+/* RSP at ip minus the program's RSP there: below 0 inside an indirect jump's
+ * compare chain, 0 everywhere else (and in a run not rewritten). */
+int64_t sim_dbr_sp_off(const struct sim *s, uint64_t ip);
 /* A taken branch the rewritten run recorded (an LBR entry from -> to) as the
  * program's (sim/dbr_map.h dbr_map_branch): 1 with the original's from, to and
  * kind (enum br_kind), 0 when it is no taken transfer of the program's. */

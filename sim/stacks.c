@@ -12,6 +12,7 @@
 #include "common/err.h"
 #include "common/grow.h"
 #include "pmu_model/tstack.h"
+#include "sim/dbr.h"
 #include "sim/linux/sched.h"
 #include "sim/machine/blockstream.h"
 #include "sim/machine/machine.h"
@@ -172,7 +173,13 @@ int sim_tstack_new(struct sim *s, const struct tstack_config *cfg, struct tstack
 	int err = tstack_new(cfg, (struct tstack_os){os_alloc, os_grow, os_release, s}, &st->unit);
 	if (err < 0)
 		return err;
-	if ((err = bstream_add_sink(s->bs, tstack_sink(st->unit))) < 0)
+	/* a rewritten run's unit reads the program's own calls and returns (the
+	 * map's stream), not the replacement's pushes and jumps */
+	if (s->dbr)
+		err = dbr_add_image_sink(s, tstack_sink(st->unit));
+	else
+		err = bstream_add_sink(s->bs, tstack_sink(st->unit));
+	if (err < 0 || (s->dbr && (err = dbr_track_sp(s)) < 0))
 		return err;
 	bstream_want_sp(s->bs);
 	for (size_t i = 0; i < s->nthreads && err >= 0; i++) /* the threads there are */
@@ -328,7 +335,9 @@ void stacks_signal_enter(struct sim *s, uint32_t tid, uint64_t ip, uint64_t fram
 	uint64_t restorer = 0;
 	mem_read(s, frame, &restorer, 8); /* the frame's pretcode, written just now */
 	if (st->unit) {
-		struct tstack_signal sig = {tid, ip, ip_slot, handler, restorer, frame};
+		/* interrupted in replacement code: the program's instruction there */
+		uint64_t at = sim_dbr_resolve(s, ip);
+		struct tstack_signal sig = {tid, at ? at : ip, ip_slot, handler, restorer, frame};
 		tstack_signal_enter(st->unit, &sig);
 	}
 	/* the truth: two more return addresses on the stack, the handler's (the
@@ -345,8 +354,10 @@ void stacks_signal_return(struct sim *s, uint32_t tid, uint64_t ip, uint64_t sp,
 	struct sim_stacks *st = s->stacks;
 	if (!st)
 		return;
-	if (st->unit)
-		tstack_signal_return(st->unit, tid, ip, sp);
+	if (st->unit) {
+		uint64_t at = sim_dbr_resolve(s, ip);
+		tstack_signal_return(st->unit, tid, at ? at : ip, sp);
+	}
 	/* rt_sigreturn restores what the frame holding ip_slot saved: every frame
 	 * made since that frame was written is gone */
 	struct shadow *sh = st->truth ? shadow_of(st, tid, 0) : NULL;

@@ -13,9 +13,11 @@
 static void refresh_delivering(struct bstream *bs)
 {
 	int n = 0;
+	for (int i = 0; bs->image_first && bs->image_on && i < bs->nimage_sinks; i++)
+		bs->active[n++] = bs->image_sinks[i];
 	for (int i = 0; i < bs->nsinks; i++)
 		bs->active[n++] = bs->sinks[i];
-	for (int i = 0; bs->image_on && i < bs->nimage_sinks; i++)
+	for (int i = 0; !bs->image_first && bs->image_on && i < bs->nimage_sinks; i++)
 		bs->active[n++] = bs->image_sinks[i];
 	bs->nactive = n;
 	bs->deliver = n == 0 ? BS_DELIVER_NONE : BS_DELIVER_ALL;
@@ -88,6 +90,12 @@ int bstream_add_image_sink(struct bstream *bs, struct block_sink sink)
 void bstream_want_sp(struct bstream *bs)
 {
 	bs->want_sp = 1;
+	refresh_delivering(bs);
+}
+
+void bstream_image_first(struct bstream *bs)
+{
+	bs->image_first = 1;
 	refresh_delivering(bs);
 }
 
@@ -167,11 +175,12 @@ static void emit(struct bstream *bs, struct retired_block *rb)
 	rb->new_context = (uint8_t)bs->new_context;
 	bs->new_context = 0;
 	bs->insns += rb->ninsns;
+	for (int i = 0; bs->image_first && bs->image_on && i < bs->nimage_sinks; i++)
+		bs->image_sinks[i].retire(bs->image_sinks[i].ctx, rb);
 	for (int i = 0; i < bs->nsinks; i++)
 		bs->sinks[i].retire(bs->sinks[i].ctx, rb);
-	if (bs->image_on)
-		for (int i = 0; i < bs->nimage_sinks; i++)
-			bs->image_sinks[i].retire(bs->image_sinks[i].ctx, rb);
+	for (int i = 0; !bs->image_first && bs->image_on && i < bs->nimage_sinks; i++)
+		bs->image_sinks[i].retire(bs->image_sinks[i].ctx, rb);
 }
 
 static uint64_t count_mask(const struct block_info *bi, uint64_t rcx)

@@ -49,6 +49,10 @@ int bstream_add_sink(struct bstream *bs, struct block_sink sink);
  * (the machine turns it on for the program it started, off for other processes). */
 int bstream_add_image_sink(struct bstream *bs, struct block_sink sink);
 void bstream_set_image(struct bstream *bs, int on);
+/* Image sinks take each block before the other consumers from now on (the
+ * rewriter's map, so that the program's stream is up to date when the PMU,
+ * a consumer, samples at the block's end). */
+void bstream_image_first(struct bstream *bs);
 /* The decode cache of the address space running from now on (bstream_tb). */
 void bstream_set_dcache(struct bstream *bs, struct dcache *dc);
 

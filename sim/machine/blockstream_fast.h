@@ -42,6 +42,7 @@ struct bstream {
 	struct block_sink image_sinks[BSTREAM_MAX_SINKS];
 	int nimage_sinks;
 	int image_on;
+	int image_first;          /* image sinks take each block before the others */
 	int want_sp;
 	int sp_once;              /* the pending TB's terminator wants RSP too */
 	/* REP in progress: the execution at rep_addr that began with rep_requested in the
