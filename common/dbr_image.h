@@ -42,6 +42,17 @@ struct dbr_insn {
 	                  * (profiler/dbr_indirect.c); 0 everywhere else */
 };
 
+/* Whether RSP after the program's instruction that insn[i] stands for is worth
+ * noting when insn[i] runs (the map hands the call, return or jump on with it):
+ * the push of a call, the pop of a clone's return, and the first instruction of
+ * an indirect jump's compare chain (a copy followed by one that runs below the
+ * program's stack: the jump leaves RSP as it is, where the chain moves it). */
+static inline int dbr_insn_notes_sp(const struct dbr_insn *insn, size_t n, size_t i)
+{
+	return insn[i].what == DBR_CALL_PUSH || insn[i].what == DBR_RET_POP ||
+	       (insn[i].what == DBR_COPY && i + 1 < n && insn[i + 1].sp_off < 0);
+}
+
 /* Or'ed into a what given to the emitter's appending calls: the carries flag. */
 #define DBR_CARRIES 0x80
 

@@ -229,7 +229,7 @@ static int add_sp_sites(struct sim *s, const struct dbr_image *img)
 	struct sim_dbr *d = s->dbr;
 	size_t from = d->nsp_site;
 	for (size_t i = 0; i < img->ninsn; i++) {
-		if (img->insn[i].what != DBR_CALL_PUSH && img->insn[i].what != DBR_RET_POP)
+		if (!dbr_insn_notes_sp(img->insn, img->ninsn, i))
 			continue;
 		uint64_t *ns = grow_array(d->sp_site, &d->capsp_site, d->nsp_site + 1, sizeof(*ns));
 		if (!ns)

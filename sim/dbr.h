@@ -21,8 +21,9 @@ int dbr_setup(struct sim *s, char *msg, size_t msglen);
 int dbr_add_image_sink(struct sim *s, struct block_sink sink);
 /* The thread-stack unit reads the map's stream: the map's image sinks take each
  * block before the machine's other consumers, and RSP is noted at every push of
- * a call and pop of a return in replacement code (a code hook at each, now and
- * as images come), so the calls and returns it stands for carry rb->sp. */
+ * a call, pop of a return and start of a compare chain in replacement code (a
+ * code hook at each, now and as images come: dbr_insn_notes_sp), so the calls,
+ * returns and indirect jumps they stand for carry rb->sp. */
 int dbr_track_sp(struct sim *s);
 /* Reads replacement code at addr (the running process is the program's): how
  * many bytes, 0 when addr is not in replacement code. */

@@ -416,7 +416,7 @@ static const struct rawrun *raw_of(struct dbr_map *m, const struct block_info *b
 		}
 		r->orig[i] = e->orig;
 		r->inverted[i] = e->what == DBR_INVERTED;
-		r->sp_site[i] = e->what == DBR_CALL_PUSH || e->what == DBR_RET_POP;
+		r->sp_site[i] = dbr_insn_notes_sp(im->insn, im->ninsn, (size_t)(e - im->insn));
 	}
 	return r;
 }
@@ -459,9 +459,9 @@ void dbr_map_note_sp(struct dbr_map *m, uint64_t addr, uint64_t rsp)
 {
 	const struct image *im = image_of(m, addr);
 	const struct dbr_insn *e = im ? insn_at(im, addr) : NULL;
-	if (!e || (e->what != DBR_CALL_PUSH && e->what != DBR_RET_POP))
+	if (!e || !dbr_insn_notes_sp(im->insn, im->ninsn, (size_t)(e - im->insn)))
 		return;
-	uint64_t sp = rsp - 8; /* push imm32 */
+	uint64_t sp = e->what == DBR_COPY ? rsp : rsp - 8; /* an indirect jump moves no RSP; push imm32 */
 	if (e->what == DBR_RET_POP) {
 		/* lea rsp, [rsp + disp8 or disp32] (profiler/dbr_code.c put_pop) */
 		const uint8_t *b = im->bytes + e->off;

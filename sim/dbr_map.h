@@ -63,10 +63,11 @@ int dbr_map_add_image(struct dbr_map *m, const struct dbr_image *img);
 /* The original code at [addr, addr + len) changed (the program wrote it). */
 void dbr_map_invalidate(struct dbr_map *m, uint64_t addr, uint64_t len);
 
-/* The push of a call or the pop of a clone's return at raw address addr is about
- * to run with RSP rsp (a code hook's reading): the original call or return it
- * stands for is handed on with RSP after it (rb->sp) when the raw block holding
- * it retires next. Notes not taken by then are dropped; without one, rb->sp is 0
+/* The push of a call, the pop of a clone's return or the start of an indirect
+ * jump's compare chain (common/dbr_image.h dbr_insn_notes_sp) at raw address
+ * addr is about to run with RSP rsp (a code hook's reading): the original call,
+ * return or jump it stands for is handed on with RSP after it (rb->sp) when the
+ * raw block holding it retires next. Notes not taken by then are dropped; without one, rb->sp is 0
  * (not known) there. Other addresses are ignored. */
 void dbr_map_note_sp(struct dbr_map *m, uint64_t addr, uint64_t rsp);
 

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/e2e/dbr_files.h"
 #include "tests/e2e/e2e_util.h"
@@ -170,7 +171,9 @@ END_TEST
  * as perf script reads them (no sample in replacement code, which no symbol
  * covers); its hottest function is the unrewritten recording's; op samples and
  * branch stacks make edge profiles as good as an unrewritten run's against the
- * truth (validate); call graphs are refused (not mapped back yet). */
+ * truth (validate); call graphs by frame pointers and DWARF name no replacement
+ * code (-g's against perf's unwinder: check_callgraph_dbr); a call graph beside
+ * --truth-json and --tstack-mark are refused. */
 START_TEST(record_live)
 {
 	const char *d = tp("d.data"), *u = tp("u.data");
@@ -268,13 +271,21 @@ START_TEST(record_live)
 		ck_assert_msg(frames > 1000 && inside == 0, "%s: %zu of %zu frames in replacement code", modes[k],
 			      inside, frames);
 	}
-	char *lbr[] = {(char *)pmusim(), "record", "-q", "-g", "-o", (char *)tp("g.data"), "--dbr", "--",
-		       (char *)wl("loops"), NULL};
-	const char *err = tp("b.err");
-	ck_assert_int_eq(run_cmd(lbr, NULL, "/dev/null", err), 2);
-	char *e = slurp(err, NULL);
-	ck_assert_msg(e && strstr(e, "not mapped back yet") && strchr(e, '\n') == e + strlen(e) - 1, "%s", e ? e : "");
-	free(e);
+	static const char *const refused[][4] = {{"-g", "--truth-json", "t.json", "truth's stacks"},
+						 {"--tstack", "--tstack-mark", "call:main", "--tstack-mark"}};
+	for (size_t k = 0; k < 2; k++) {
+		const char *g = tp("g.data"), *err = tp("b.err");
+		remove(g);
+		char *gr[] = {(char *)pmusim(), "record", "-q", (char *)refused[k][0], (char *)refused[k][1],
+			      (char *)tp(refused[k][2]), "-o", (char *)g, "--dbr", "--", (char *)wl("loops"), NULL};
+		if (k == 1)
+			gr[5] = (char *)refused[k][2];
+		ck_assert_int_eq(run_cmd(gr, NULL, "/dev/null", err), 2);
+		char *e = slurp(err, NULL);
+		ck_assert_msg(e && strstr(e, refused[k][3]) && strchr(e, '\n') == e + strlen(e) - 1, "%s", e ? e : "");
+		free(e);
+		ck_assert_msg(access(g, F_OK) != 0, "%s --dbr left a recording", refused[k][1]);
+	}
 }
 END_TEST
 

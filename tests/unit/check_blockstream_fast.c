@@ -227,6 +227,36 @@ START_TEST(counts_kept_by_the_stream)
 }
 END_TEST
 
+/* Who takes a block first: a consumer, then the image sinks; with
+ * bstream_image_first the image sinks first (the rewriter's map before the
+ * PMU), on the fast path and with RSP wanted alike. */
+static int order_log[4 * MAXREC], norder;
+static void order_note(void *ctx, const struct retired_block *rb)
+{
+	(void)rb;
+	ck_assert_int_lt(norder, 4 * MAXREC);
+	order_log[norder++] = ctx ? 2 : 1;
+}
+
+START_TEST(image_sinks_first_when_asked)
+{
+	static int image_tag;
+	int first = _i & 1 ? 2 : 1;
+	if (_i & 2)
+		bstream_want_sp(bs);
+	bstream_add_sink(bs, (struct block_sink){.retire = order_note, .ctx = NULL});
+	bstream_add_image_sink(bs, (struct block_sink){.retire = order_note, .ctx = &image_tag});
+	if (_i & 1)
+		bstream_image_first(bs);
+	norder = 0;
+	feed(1);
+	ck_assert_int_gt(norder, 20);
+	ck_assert_int_eq(norder % 2, 0);
+	for (int k = 0; k < norder; k += 2)
+		ck_assert_msg(order_log[k] == first && order_log[k + 1] == 3 - first, "block %d", k / 2);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("blockstream_fast");
@@ -234,6 +264,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, fast_path_gives_the_same_blocks, 0, 4);
 	tcase_add_loop_test(tc, counts_kept_by_the_stream, 0, 2);
+	tcase_add_loop_test(tc, image_sinks_first_when_asked, 0, 4);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

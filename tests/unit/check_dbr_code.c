@@ -853,6 +853,53 @@ static void check_tables(const struct ecase *c, const struct dbr_code *d, size_t
 
 /* 1-4: the listing, its jumps, the map, copy_of_block and the patch bytes; the
  * jump tables after the code. */
+/* What an added instruction (or a chain's head, the copy "lea rsp, [rsp-0x80]"
+ * standing for its jump) does to RSP, read by capstone: lea rsp, [rsp +- d],
+ * push, pushfq, pop, popfq; the program's own instructions move the program's
+ * RSP, not the offset. */
+static int64_t sp_effect(const cs_insn *in, const struct dbr_insn *m)
+{
+	const char *mn = in->mnemonic;
+	int64_t d;
+	int head = m->what == DBR_COPY && !strcmp(mn, "lea") && !strncmp(in->op_str, "rsp, [rsp - ", 12);
+	if (m->what != DBR_JUMP && !head)
+		return 0;
+	if (!strcmp(mn, "lea") && sscanf(in->op_str, "rsp, [rsp + %" SCNi64 "]", &d) == 1)
+		return d;
+	if (!strcmp(mn, "lea") && sscanf(in->op_str, "rsp, [rsp - %" SCNi64 "]", &d) == 1)
+		return -d;
+	if (!strcmp(mn, "push") || !strcmp(mn, "pushfq"))
+		return -8;
+	if (!strcmp(mn, "pop") || !strcmp(mn, "popfq"))
+		return 8;
+	return 0;
+}
+
+/* Each instruction's sp_off against the stack the code itself moves, walked in
+ * layout order from 0: a je's target starts from the je's depth, and after a
+ * jmp or ret the next instruction from the depth a je to it gave (0: none). */
+static void check_sp_offsets(const struct ecase *c, const struct dbr_code *d, const cs_insn *in, size_t n)
+{
+	int64_t depth = 0, at_row[512];
+	int known[512] = {0};
+	ck_assert_uint_le(n, 512);
+	for (size_t k = 0; k < n; k++) {
+		const char *mn = in[k].mnemonic;
+		if (k > 0 && (!strcmp(in[k - 1].mnemonic, "jmp") || !strcmp(in[k - 1].mnemonic, "ret")))
+			depth = known[k] ? at_row[k] : 0;
+		else if (known[k])
+			ck_assert_msg(at_row[k] == depth, "line %d %s: row %zu reached at %" PRId64 " and %" PRId64,
+			              c->line, c->name, k, at_row[k], depth);
+		ck_assert_msg(d->insn[k].sp_off == depth, "line %d %s: row %zu (%s %s) sp_off %d, the code's %" PRId64,
+		              c->line, c->name, k, mn, in[k].op_str, d->insn[k].sp_off, depth);
+		if (!strcmp(mn, "je"))
+			for (size_t t = 0; t < n; t++)
+				if (in[t].address == (uint64_t)in[k].detail->x86.operands[0].imm)
+					at_row[t] = depth, known[t] = 1;
+		depth += sp_effect(&in[k], &d->insn[k]);
+	}
+}
+
 START_TEST(emitted)
 {
 	const struct ecase *c = &cases[_i];
@@ -875,6 +922,7 @@ START_TEST(emitted)
 		check_tables(c, d, tab);
 	for (size_t k = 0; k < n; k++)
 		check_row(c, d, in, k);
+	check_sp_offsets(c, d, in, n);
 	for (size_t t = 0; t < N(offs); t++) {
 		if (offs[t].row != c->row)
 			continue;

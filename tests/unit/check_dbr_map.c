@@ -497,6 +497,41 @@ START_TEST(inlined_call_and_return)
 }
 END_TEST
 
+/* The same with RSP noted before the push and the pop ran (a code hook's
+ * reading): the call carries the push's slot, the return RSP after the pop; a
+ * note of an address that is neither is ignored, and a note the block that
+ * retires next does not take is dropped with it. */
+START_TEST(noted_rsp_rides_on_inlined_call_and_return)
+{
+	via_whole = _i;
+	install1(&l3);
+	feed(&s5_raw[0], TID, 0);
+	dbr_map_note_sp(map, 0x300327, 0x1234); /* the clone's add: ignored */
+	dbr_map_note_sp(map, 0x30032a, 0x5550); /* the pop, which this block does not run */
+	dbr_map_note_sp(map, 0x300305, 0x8000); /* the push */
+	feed(&s5_raw[1], TID, 0);
+	dbr_map_note_sp(map, 0x30032a, 0x7ff8);
+	feed(&s5_raw[2], TID, 0);
+	feed(&s5_raw[3], TID, 0);
+	/* clang-format off */
+	static const struct ref want[] = {
+	    REF_SP(0x401080, 2, BK_CALL, 0x4010a0, 0x7ff8),
+	    REF_SP(0x4010a0, 2, BK_RET, 0x40108a, 0x8000),
+	    REF(0x40108a, 3, 3, BK_SYSCALL, 0, 0x401095),
+	};
+	/* clang-format on */
+	expect(want, N(want));
+	/* the second run: no note left from the first, RSP not known */
+	dbr_map_note_sp(map, 0x300305, 0x6000);
+	feed(&s5_raw[0], TID, 0);
+	feed(&s5_raw[1], TID, 0);
+	feed(&s5_raw[2], TID, 0);
+	ck_assert_int_eq(nrec, 5);
+	ck_assert_uint_eq(rec[3].sp, 0);
+	ck_assert_uint_eq(rec[4].sp, 0);
+}
+END_TEST
+
 /* P3 under I3: a signal after the inlined call's block, another after the
  * return's: the call went to the callee, the return to its return point,
  * whatever ran next. */
@@ -860,34 +895,35 @@ START_TEST(rep_left_after_an_added_jump)
 END_TEST
 
 /* dbr_map_finish: what is pending goes on, with the next address the last raw
- * block gave (through added jumps); a second finish hands on nothing. */
+ * block gave (through added jumps); a second finish hands on nothing. A branch
+ * whose raw block ended at it, or at added jumps after it, is not pending: it
+ * went on when that block retired. */
 START_TEST(finish_hands_on_pending_runs)
 {
 	via_whole = _i;
-	/* a return pending in the original code */
+	/* a return in the original code: handed on with its own raw block */
 	install1(&l4);
 	play(s6_raw, 4);
-	ck_assert_int_eq(nrec, 1);
-	dbr_map_finish(map);
 	expect(s6_ref, 2);
 	dbr_map_finish(map);
 	ck_assert_int_eq(nrec, 2);
 	teardown();
 	setup();
-	/* an inlined call: to the callee, not to the return address */
+	/* an inlined call, added jumps after it: to the callee, not to the return
+	 * address, as its raw block retires */
 	install1(&l3);
 	play(s5_raw, 2);
-	ck_assert_int_eq(nrec, 0);
-	dbr_map_finish(map);
 	expect(s5_ref, 1);
+	dbr_map_finish(map);
+	ck_assert_int_eq(nrec, 1);
 	teardown();
 	setup();
-	/* the copy's jne fell through to the added jump: next through it */
+	/* the copy's jne fell through to the added jump: next through it, at once */
 	install1(&l1);
 	play(s1_raw, 5);
-	ck_assert_int_eq(nrec, 3);
-	dbr_map_finish(map);
 	expect(s1_ref, 4);
+	dbr_map_finish(map);
+	ck_assert_int_eq(nrec, 4);
 	teardown();
 	setup();
 	/* the inverted je taken, and a cut run of a second thread */
@@ -902,7 +938,7 @@ START_TEST(finish_hands_on_pending_runs)
 	/* clang-format on */
 	for (size_t k = 0; k < N(cut); k++)
 		feed(&cut[k], 2, k == 0);
-	ck_assert_int_eq(nrec, 4 + 2);
+	ck_assert_int_eq(nrec, 5 + 2); /* the inverted je went on with its raw block */
 	dbr_map_finish(map);
 	expect_tid(s2_ref, 5, TID);
 	/* clang-format off */
@@ -1067,6 +1103,7 @@ int main(void)
 	tcase_add_loop_test(tc, split_point_is_one_run, 0, 2);
 	tcase_add_loop_test(tc, jmp_left_out_still_retires, 0, 2);
 	tcase_add_loop_test(tc, inlined_call_and_return, 0, 2);
+	tcase_add_loop_test(tc, noted_rsp_rides_on_inlined_call_and_return, 0, 2);
 	tcase_add_loop_test(tc, signal_after_inlined_call, 0, 2);
 	tcase_add_loop_test(tc, call_not_inlined, 0, 2);
 	tcase_add_loop_test(tc, call_at_patch_point, 0, 2);

@@ -122,10 +122,10 @@ static const uint8_t i1_bytes[] = {
     0xe9, 0xf0, 0x0f, 0x10, 0x00,       /* 30001d jmp 0x401012 (unmapped) */
 };
 static const struct dbr_insn i1_map[] = {
-    {0x00, 5, DBR_COPY, 0x401000, 0}, {0x05, 2, DBR_COPY, 0x401005, 0},
-    {0x07, 4, DBR_COPY, 0x401007, 0}, {0x0b, 2, DBR_COPY, 0x40100b, 0},
-    {0x0d, 3, DBR_COPY, 0x40100d, 0}, {0x10, 6, DBR_COPY, 0x401010, 0},
-    {0x16, 5, DBR_JUMP, 0x401010, 0},
+    {0x00, 5, DBR_COPY, 0x401000, 0, 0}, {0x05, 2, DBR_COPY, 0x401005, 0, 0},
+    {0x07, 4, DBR_COPY, 0x401007, 0, 0}, {0x0b, 2, DBR_COPY, 0x40100b, 0, 0},
+    {0x0d, 3, DBR_COPY, 0x40100d, 0, 0}, {0x10, 6, DBR_COPY, 0x401010, 0, 0},
+    {0x16, 5, DBR_JUMP, 0x401010, 0, 0},
 };
 
 /* I2h: P2 under hot paths: A T B, A's jmp left out (T is next), T's jne
@@ -140,10 +140,10 @@ static const uint8_t i2h_bytes[] = {
     0xe9, 0xec, 0xff, 0xff, 0xff,       /* 300116    jmp 0x300107 (T') */
 };
 static const struct dbr_insn i2h_map[] = {
-    {0x00, 5, DBR_COPY, 0x401040, 0},     {0x05, 2, DBR_COPY, 0x401045, 0},
-    {0x07, 3, DBR_COPY, 0x40104f, 0},     {0x0a, 6, DBR_INVERTED, 0x401052, 0},
-    {0x10, 4, DBR_COPY, 0x401049, 0},     {0x14, 2, DBR_COPY, 0x40104d, 0},
-    {0x16, 5, DBR_JUMP, 0x40104d, 0},
+    {0x00, 5, DBR_COPY, 0x401040, 0, 0},     {0x05, 2, DBR_COPY, 0x401045, 0, 0},
+    {0x07, 3, DBR_COPY, 0x40104f, 0, 0},     {0x0a, 6, DBR_INVERTED, 0x401052, 0, 0},
+    {0x10, 4, DBR_COPY, 0x401049, 0, 0},     {0x14, 2, DBR_COPY, 0x40104d, 0, 0},
+    {0x16, 5, DBR_JUMP, 0x40104d, 0, 0},
 };
 
 /* I2i: P2 under the identity layout: A B T, A's jmp widened, then the exit */
@@ -158,10 +158,10 @@ static const uint8_t i2i_bytes[] = {
     0xe9, 0x34, 0x0e, 0x10, 0x00,       /* 30021b    jmp 0x401054 (X) */
 };
 static const struct dbr_insn i2i_map[] = {
-    {0x00, 5, DBR_COPY, 0x401040, 0}, {0x05, 2, DBR_COPY, 0x401045, 0},
-    {0x07, 5, DBR_COPY, 0x401047, 0}, {0x0c, 4, DBR_COPY, 0x401049, 0},
-    {0x10, 2, DBR_COPY, 0x40104d, 0}, {0x12, 3, DBR_COPY, 0x40104f, 0},
-    {0x15, 6, DBR_COPY, 0x401052, 0}, {0x1b, 5, DBR_JUMP, 0x401052, 0},
+    {0x00, 5, DBR_COPY, 0x401040, 0, 0}, {0x05, 2, DBR_COPY, 0x401045, 0, 0},
+    {0x07, 5, DBR_COPY, 0x401047, 0, 0}, {0x0c, 4, DBR_COPY, 0x401049, 0, 0},
+    {0x10, 2, DBR_COPY, 0x40104d, 0, 0}, {0x12, 3, DBR_COPY, 0x40104f, 0, 0},
+    {0x15, 6, DBR_COPY, 0x401052, 0, 0}, {0x1b, 5, DBR_JUMP, 0x401052, 0, 0},
 };
 
 /* I3: P3 with the call inlined: M' R' F' */
@@ -179,12 +179,12 @@ static const uint8_t i3_bytes[] = {
     0xe9, 0xe3, 0xff, 0xff, 0xff,             /* 30032f    jmp 0x300317 (R') */
 };
 static const struct dbr_insn i3_map[] = {
-    {0x00, 5, DBR_COPY, 0x401080, 0},      {0x05, 5, DBR_CALL_PUSH, 0x401085, 0},
-    {0x0a, 8, DBR_CALL_HIGH, 0x401085, 0}, {0x12, 5, DBR_JUMP, 0x401085, 0},
-    {0x17, 4, DBR_COPY, 0x40108a, 0},      {0x1b, 5, DBR_COPY, 0x40108e, 0},
-    {0x20, 2, DBR_COPY, 0x401093, 0},      {0x22, 5, DBR_JUMP, 0x401093, 0},
-    {0x27, 3, DBR_COPY, 0x4010a0, 0},      {0x2a, 5, DBR_RET_POP, 0x4010a3, 0},
-    {0x2f, 5, DBR_JUMP, 0x4010a3, 0},
+    {0x00, 5, DBR_COPY, 0x401080, 0, 0},      {0x05, 5, DBR_CALL_PUSH, 0x401085, 0, 0},
+    {0x0a, 8, DBR_CALL_HIGH, 0x401085, 0, 0}, {0x12, 5, DBR_JUMP, 0x401085, 0, 0},
+    {0x17, 4, DBR_COPY, 0x40108a, 0, 0},      {0x1b, 5, DBR_COPY, 0x40108e, 0, 0},
+    {0x20, 2, DBR_COPY, 0x401093, 0, 0},      {0x22, 5, DBR_JUMP, 0x401093, 0, 0},
+    {0x27, 3, DBR_COPY, 0x4010a0, 0, 0},      {0x2a, 5, DBR_RET_POP, 0x4010a3, 0, 0},
+    {0x2f, 5, DBR_JUMP, 0x4010a3, 0, 0},
 };
 
 /* I4: P4's first block; its call not inlined: a jump back to it */
@@ -193,8 +193,8 @@ static const uint8_t i4_bytes[] = {
     0xe9, 0xbb, 0x0c, 0x10, 0x00,       /* 300406 jmp 0x4010c6 (the call) */
 };
 static const struct dbr_insn i4_map[] = {
-    {0x00, 6, DBR_COPY, 0x4010c0, 0},
-    {0x06, 5, DBR_JUMP, 0x4010c6, 0},
+    {0x00, 6, DBR_COPY, 0x4010c0, 0, 0},
+    {0x06, 5, DBR_JUMP, 0x4010c6, 0, 0},
 };
 
 /* I4b: P4's call as a patch point: done here, to the original callee */
@@ -204,9 +204,9 @@ static const uint8_t i4b_bytes[] = {
     0xe9, 0xce, 0x07, 0x10, 0x00,       /* 30090d jmp 0x4010e0 */
 };
 static const struct dbr_insn i4b_map[] = {
-    {0x00, 5, DBR_CALL_PUSH, 0x4010c6, 0},
-    {0x05, 8, DBR_CALL_HIGH, 0x4010c6, 0},
-    {0x0d, 5, DBR_JUMP, 0x4010c6, 0},
+    {0x00, 5, DBR_CALL_PUSH, 0x4010c6, 0, 0},
+    {0x05, 8, DBR_CALL_HIGH, 0x4010c6, 0, 0},
+    {0x0d, 5, DBR_JUMP, 0x4010c6, 0, 0},
 };
 
 /* I5: P5's two blocks, the one after the split point laid out first */
@@ -219,9 +219,9 @@ static const uint8_t i5_bytes[] = {
     0xe9, 0xe6, 0xff, 0xff, 0xff, /* 300515 jmp 0x300500 */
 };
 static const struct dbr_insn i5_map[] = {
-    {0x00, 4, DBR_COPY, 0x401105, 0}, {0x04, 5, DBR_COPY, 0x401109, 0},
-    {0x09, 2, DBR_COPY, 0x40110e, 0}, {0x0b, 5, DBR_JUMP, 0x40110e, 0},
-    {0x10, 5, DBR_COPY, 0x401100, 0}, {0x15, 5, DBR_JUMP, 0x401100, 0},
+    {0x00, 4, DBR_COPY, 0x401105, 0, 0}, {0x04, 5, DBR_COPY, 0x401109, 0, 0},
+    {0x09, 2, DBR_COPY, 0x40110e, 0, 0}, {0x0b, 5, DBR_JUMP, 0x40110e, 0, 0},
+    {0x10, 5, DBR_COPY, 0x401100, 0, 0}, {0x15, 5, DBR_JUMP, 0x401100, 0, 0},
 };
 
 /* I6: P6 from the point, the jmp left out (its target's copy is next) */
@@ -233,9 +233,9 @@ static const uint8_t i6_bytes[] = {
     0xe9, 0x26, 0x0b, 0x10, 0x00, /* 300610 jmp 0x40113b (its fall-through) */
 };
 static const struct dbr_insn i6_map[] = {
-    {0x00, 5, DBR_COPY, 0x401122, 0}, {0x05, 4, DBR_COPY, 0x401130, 0},
-    {0x09, 5, DBR_COPY, 0x401134, 0}, {0x0e, 2, DBR_COPY, 0x401139, 0},
-    {0x10, 5, DBR_JUMP, 0x401139, 0},
+    {0x00, 5, DBR_COPY, 0x401122, 0, 0}, {0x05, 4, DBR_COPY, 0x401130, 0, 0},
+    {0x09, 5, DBR_COPY, 0x401134, 0, 0}, {0x0e, 2, DBR_COPY, 0x401139, 0, 0},
+    {0x10, 5, DBR_JUMP, 0x401139, 0, 0},
 };
 
 /* I7: P7's first block, back to the original after the REP */
@@ -245,9 +245,9 @@ static const uint8_t i7_bytes[] = {
     0xe9, 0x3b, 0x0a, 0x10, 0x00, /* 300707 jmp 0x401147 */
 };
 static const struct dbr_insn i7_map[] = {
-    {0x00, 5, DBR_COPY, 0x401140, 0},
-    {0x05, 2, DBR_COPY, 0x401145, 0},
-    {0x07, 5, DBR_JUMP, 0x401145, 0},
+    {0x00, 5, DBR_COPY, 0x401140, 0, 0},
+    {0x05, 2, DBR_COPY, 0x401145, 0, 0},
+    {0x07, 5, DBR_JUMP, 0x401145, 0, 0},
 };
 
 /* I7b: P7 with the REP laid out first (a block starts there), its first
@@ -259,10 +259,10 @@ static const uint8_t i7b_bytes[] = {
     0xe9, 0xef, 0xff, 0xff, 0xff, /* 300c0c jmp 0x300c00 */
 };
 static const struct dbr_insn i7b_map[] = {
-    {0x00, 2, DBR_COPY, 0x401145, 0},
-    {0x02, 5, DBR_JUMP, 0x401145, 0},
-    {0x07, 5, DBR_COPY, 0x401140, 0},
-    {0x0c, 5, DBR_JUMP, 0x401140, 0},
+    {0x00, 2, DBR_COPY, 0x401145, 0, 0},
+    {0x02, 5, DBR_JUMP, 0x401145, 0, 0},
+    {0x07, 5, DBR_COPY, 0x401140, 0, 0},
+    {0x0c, 5, DBR_JUMP, 0x401140, 0, 0},
 };
 
 /* I8: an added jump to itself (a map that never reaches an original) */
@@ -270,7 +270,7 @@ static const uint8_t i8_bytes[] = {
     0xe9, 0xfb, 0xff, 0xff, 0xff, /* 300800 jmp 0x300800 */
 };
 static const struct dbr_insn i8_map[] = {
-    {0x00, 5, DBR_JUMP, 0x401000, 0},
+    {0x00, 5, DBR_JUMP, 0x401000, 0, 0},
 };
 
 /* I9: P8 with the loop's trampoline: "loop L; jmp F; L: jmp T" */
@@ -282,9 +282,9 @@ static const uint8_t i9_bytes[] = {
     0xe9, 0xf1, 0xff, 0xff, 0xff, /* 300a0f jmp 0x300a05 (taken side) */
 };
 static const struct dbr_insn i9_map[] = {
-    {0x00, 5, DBR_COPY, 0x4011a0, 0}, {0x05, 3, DBR_COPY, 0x4011a5, 0},
-    {0x08, 2, DBR_COPY, 0x4011a8, 0}, {0x0a, 5, DBR_JUMP, 0x4011a8, 0},
-    {0x0f, 5, DBR_JUMP, 0x4011a8, 0},
+    {0x00, 5, DBR_COPY, 0x4011a0, 0, 0}, {0x05, 3, DBR_COPY, 0x4011a5, 0, 0},
+    {0x08, 2, DBR_COPY, 0x4011a8, 0, 0}, {0x0a, 5, DBR_JUMP, 0x4011a8, 0, 0},
+    {0x0f, 5, DBR_JUMP, 0x4011a8, 0, 0},
 };
 
 /* I10: P9's block, both sides of its je back to the original */
@@ -295,10 +295,10 @@ static const uint8_t i10_bytes[] = {
     0xe9, 0xb7, 0x06, 0x10, 0x00,       /* 300b0d jmp 0x4011c9 */
 };
 static const struct dbr_insn i10_map[] = {
-    {0x00, 5, DBR_COPY, 0x4011c0, 0},
-    {0x05, 2, DBR_COPY, 0x4011c5, 0},
-    {0x07, 6, DBR_COPY, 0x4011c7, 0},
-    {0x0d, 5, DBR_JUMP, 0x4011c7, 0},
+    {0x00, 5, DBR_COPY, 0x4011c0, 0, 0},
+    {0x05, 2, DBR_COPY, 0x4011c5, 0, 0},
+    {0x07, 6, DBR_COPY, 0x4011c7, 0, 0},
+    {0x0d, 5, DBR_JUMP, 0x4011c7, 0, 0},
 };
 
 /* Each layout with its patch point: addr, dest, the jump written there (E9 and
