@@ -31,13 +31,13 @@ struct dbr_case {
 static const struct dbr_case cases[] = {
 	/* merge sort: memmove's and the merge's calls inlined into the hot loop
 	 * (unwind/: the workloads linked with the .eh_frame_hdr perf needs) */
-	{__LINE__, "unwind/cpi_sort", "10", "997", INSTALL, 10000, 1},
-	{__LINE__, "unwind/cpi_tree", NULL, "499", INSTALL, 2000, 0},
+	{__LINE__, "unwind/cpi_sort", "10", "997", INSTALL, 10000, 50000},
+	{__LINE__, "unwind/cpi_tree", NULL, "499", INSTALL, 10000, 20000},
 	{__LINE__, "unwind/cpi_interp", "4000", "499", INSTALL, 2000, 0},
-	{__LINE__, "unwind/loops", NULL, "211", INSTALL, 3000, 0},
+	{__LINE__, "unwind/loops", NULL, "211", INSTALL, 5000, 3000},
 	/* four threads, 2,000-deep recursion, tail calls, longjmp, callbacks */
 	{__LINE__, "callstacks", NULL, "997", INSTALL, 2000, 0},
-	{__LINE__, "recursion", NULL, "211", INSTALL, 3000, 0},
+	{__LINE__, "recursion", NULL, "211", INSTALL, 3000, 15000},
 	/* rewritten while it runs: regions selected from op samples in windows */
 	{__LINE__, "callstacks", NULL, "997", {"--dbr", "--dbr-window", "100000", 0}, 2000, 0},
 	{__LINE__, "unwind/cpi_sort", "10", "997", {"--dbr", "--dbr-window", "200000", 0}, 10000, 0},
@@ -55,12 +55,17 @@ static void select_regions(const struct dbr_case *c, const char *rjson)
 	ck_assert_int_eq(run_cmd(rep, NULL, NULL, NULL), 0);
 }
 
-/* pmusim record -q -e instructions -c PERIOD MODE REWRITE -o DATA -- PROG [ARG] */
+/* pmusim record -q -e instructions -c PERIOD MODE REWRITE -o DATA -- PROG [ARG];
+ * with a period in time (--tstack snapshots), -q MODE REWRITE -o DATA ... */
 static void record(const struct dbr_case *c, const char *rjson, const char *const *mode, const char *data)
 {
 	char *argv[32] = {(char *)pmusim(), "record", "-q", "--clear-env", "-e", "instructions", "-c",
 			  (char *)c->period, "-o", (char *)data};
 	int k = 10;
+	if (strchr(c->period, 's')) { /* 5us: the thread-stack tracer's own period */
+		argv[4] = "--tstack-period", argv[5] = (char *)c->period, argv[6] = "-o", argv[7] = (char *)data;
+		k = 8;
+	}
 	for (int i = 0; mode[i]; i++)
 		argv[k++] = (char *)mode[i];
 	if (!c->live[0])
@@ -71,8 +76,10 @@ static void record(const struct dbr_case *c, const char *rjson, const char *cons
 	argv[k++] = (char *)wl(c->wl);
 	argv[k++] = (char *)c->arg;
 	argv[k] = NULL;
-	ck_assert_msg(run_cmd(argv, NULL, "/dev/null", tmp_path("record.err")) == 0, "line %d: record %s failed",
-		      c->line, mode[0]);
+	if (run_cmd(argv, NULL, "/dev/null", tmp_path("record.err")) != 0) {
+		char *e = slurp(tmp_path("record.err"), NULL);
+		ck_abort_msg("line %d: record %s failed: %s", c->line, mode[0], e ? e : "");
+	}
 }
 
 /* The return addresses of the inlined calls R.json names ("ret" of its clones). */
@@ -87,9 +94,10 @@ static size_t clone_returns(const char *rjson, uint64_t *ret, size_t max)
 	return n;
 }
 
-START_TEST(g_under_rewriting_equals_perf_dwarf_unwinding)
+/* One case: -g (or --tstack) against perf's unwinding of dumps of the same run. */
+static void run_case(const struct dbr_case *c, const char *const *unit, const char *const *dumps,
+		     const char *event)
 {
-	const struct dbr_case *c = &cases[_i];
 	char rjson[512], g[512], d[512];
 	snprintf(rjson, sizeof(rjson), "%s", tmp_path("R.json"));
 	snprintf(g, sizeof(g), "%s", tmp_path("g.data"));
@@ -100,14 +108,13 @@ START_TEST(g_under_rewriting_equals_perf_dwarf_unwinding)
 		select_regions(c, rjson);
 		nret = clone_returns(rjson, ret, 4096);
 	}
-	const char *mg[] = {"-g", 0}, *md[] = {"--call-graph", "dwarf,65528", 0};
-	record(c, rjson, mg, g);
-	record(c, rjson, md, d);
+	record(c, rjson, unit, g);
+	record(c, rjson, dumps, d);
 	struct facts fa;
 	facts_read(wl(c->wl), NULL, &fa);
 	struct snaps a, b;
-	perf_snaps_of(g, 0, "instructions", &a);
-	perf_snaps_of(d, 1, "instructions", &b);
+	perf_snaps_of(g, 0, event, &a);
+	perf_snaps_of(d, 1, event, &b);
 	long inlined = 0; /* perf prints addresses in the file: the dump's IP gives the bias */
 	for (size_t i = 0; i < a.n && i < b.n; i++) {
 		uint64_t bias = b.s[i].ip - b.addr[b.s[i].first];
@@ -117,9 +124,9 @@ START_TEST(g_under_rewriting_equals_perf_dwarf_unwinding)
 	}
 	struct tally t;
 	compare(&a, &b, &fa, &t);
-	printf("check_callgraph_dbr: line %d, %s %s: %ld samples, %ld frames compared, %ld of them an inlined "
+	printf("check_callgraph_dbr: line %d, %s %s %s: %ld samples, %ld frames compared, %ld of them an inlined "
 	       "call's, %ld mismatches; exceptions:",
-	       c->line, c->wl, c->live[0] ? "--dbr" : "--dbr-install", t.snapshots, t.frames, inlined, t.mismatches);
+	       c->line, unit[0], c->wl, c->live[0] ? "--dbr" : "--dbr-install", t.snapshots, t.frames, inlined, t.mismatches);
 	for (int k = 0; k < EXC_COUNT; k++)
 		printf(" %s %ld", exc_name[k], t.exc[k]);
 	printf("\n");
@@ -131,6 +138,28 @@ START_TEST(g_under_rewriting_equals_perf_dwarf_unwinding)
 	snaps_free(&b);
 	facts_free(&fa);
 }
+
+START_TEST(g_under_rewriting_equals_perf_dwarf_unwinding)
+{
+	const char *mg[] = {"-g", 0}, *md[] = {"--call-graph", "dwarf,65528", 0};
+	run_case(&cases[_i], mg, md, "instructions");
+}
+END_TEST
+
+/* --tstack's periodic snapshots of every thread, against --tstack-dwarf dumps. */
+/* clang-format off */
+static const struct dbr_case snap_cases[] = {
+	{__LINE__, "unwind/cpi_sort", "10", "3us", INSTALL, 3000, 1000},
+	{__LINE__, "callstacks", NULL, "3us", INSTALL, 500, 0},
+};
+/* clang-format on */
+
+START_TEST(tstack_under_rewriting_equals_perf_dwarf_unwinding)
+{
+	const char *mt[] = {"--tstack", "--tstack-threads", "all", 0},
+		   *md[] = {"--tstack", "--tstack-threads", "all", "--tstack-dwarf", "64992", 0};
+	run_case(&snap_cases[_i], mt, md, "pmusim_tstack");
+}
 END_TEST
 
 int main(void)
@@ -141,6 +170,8 @@ int main(void)
 	tcase_set_timeout(tc, 900);
 	tcase_add_loop_test(tc, g_under_rewriting_equals_perf_dwarf_unwinding, 0,
 			    (int)(sizeof(cases) / sizeof(cases[0])));
+	tcase_add_loop_test(tc, tstack_under_rewriting_equals_perf_dwarf_unwinding, 0,
+			    (int)(sizeof(snap_cases) / sizeof(snap_cases[0])));
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
