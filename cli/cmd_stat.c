@@ -9,10 +9,12 @@
 #include "cli/cli.h"
 #include "cli/eventlist.h"
 #include "cli/program.h"
+#include "cli/stat_baseline.h"
 #include "common/err.h"
+#include "profiler/func_costs.h"
 
 static const char stat_usage[] =
-	"usage: pmusim stat [-e EV,...] [-x SEP] [-o FILE] [-I MS] [options] [--] PROG [ARGS...]\n"
+	"usage: pmusim stat [-e EV,...] [-x SEP | -j | --json] [-o FILE] [-I MS] [options] [--] PROG [ARGS...]\n"
 	"\n"
 	"Runs PROG on the emulated CPU and prints exact counts of the modelled events\n"
 	"(perf stat's layout). The counts are exact: nothing is sampled or multiplexed.\n"
@@ -29,6 +31,14 @@ static const char stat_usage[] =
 	"  -j, --json-output    one JSON object per event, as perf stat -j (perf 6.1):\n"
 	"                       counter-value, unit, event, event-runtime (ns),\n"
 	"                       pcnt-running, metric-value, metric-unit\n"
+	"  --json               a CI baseline instead (docs/ci.md): one JSON document with\n"
+	"                       the program's name, build id and arguments, pmusim's\n"
+	"                       version, the options that change numbers, the exit\n"
+	"                       status, every event's count, and per function its exact\n"
+	"                       self and inclusive instructions, cycles, branches,\n"
+	"                       branch-misses and calls; the program starts with only\n"
+	"                       the --env variables (as --clear-env), so the bytes are\n"
+	"                       the same on every host; `pmusim diff` compares two\n"
 	"  -o, --output FILE    write the counts to FILE instead of stderr\n"
 	"  -I, --interval-print MS  also print the counts of every MS milliseconds of\n"
 	"                       simulated time (the model's clock) as they pass, as perf\n"
@@ -44,6 +54,8 @@ struct stat_args {
 	struct eventlist el;
 	const char *sep, *out;
 	int json;
+	int baseline;         /* --json */
+	struct program *p;
 	uint64_t interval_ms; /* -I: 0 for none */
 	int summary;          /* --summary: the totals after the intervals too */
 };
@@ -60,6 +72,7 @@ static int stat_option(void *ctx, int c, char *arg)
 		return eventlist_add(&a->el, arg, "pmusim stat");
 	case 'x': a->sep = arg; return 0;
 	case 'j': a->json = 1; return 0;
+	case 'B': a->baseline = 1, a->p->clear_env = 1; return 0;
 	case 'o': a->out = arg; return 0;
 	case 'S': a->summary = 1; return 0;
 	case 'I':
@@ -76,10 +89,12 @@ static int parse_args(int argc, char **argv, struct program *p, struct stat_args
 	static const struct option opts[] = {
 		PROG_LONG_OPTIONS, {"event", required_argument, 0, 'e'},
 		{"field-separator", required_argument, 0, 'x'}, {"output", required_argument, 0, 'o'},
-		{"json-output", no_argument, 0, 'j'},
+		{"json-output", no_argument, 0, 'j'}, {"json", no_argument, 0, 'B'},
 		{"interval-print", required_argument, 0, 'I'}, {"summary", no_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	if (program_parse(p, argc, argv, "+he:x:o:jI:" PROG_SHORT_OPTIONS, opts, stat_usage, stat_option, a) < 0)
 		return -1;
+	if (a->baseline && (a->json || a->sep || a->interval_ms))
+		return fprintf(stderr, "%s: --json writes a baseline document: not with -j, -x or -I\n", p->cmd), -1;
 	if (a->json && a->sep)
 		return fprintf(stderr, "%s: -j (JSON) and -x (separated fields) exclude each other: give one\n",
 			       p->cmd), -1;
@@ -192,11 +207,17 @@ static void print_table(FILE *f, const struct program *p, const struct pmu *pmu,
 /* Prints the counts on stderr or into out (opened before the run); 0 or -1 (message
  * printed). */
 static int print_counts(struct program *p, const struct pmu *pmu, const struct stat_args *a,
-			struct outfile *out)
+			struct outfile *out, struct func_costs *fc, int status)
 {
 	FILE *f = out ? out->f : stderr;
 	uint64_t ns = pmu_cycles(pmu) * 1000 / cpu_model_default()->mhz;
-	if (a->interval_ms && !a->summary) {
+	if (a->baseline) {
+		int err = func_costs_error(fc);
+		if (!err)
+			err = baseline_write(f, p, pmu, &a->el, fc, status);
+		if (err < 0)
+			return fprintf(stderr, "%s: %s\n", p->cmd, pmusim_strerror(err)), -1;
+	} else if (a->interval_ms && !a->summary) {
 		/* perf stat -I prints no totals without --summary */
 	} else if (a->json) {
 		print_json(f, pmu, a, ns);
@@ -283,14 +304,26 @@ static void interval_finish(struct interval *iv)
 		interval_print(iv, sim_ns(iv->pmu));
 }
 
+static uint64_t clock_cycles(void *ctx)
+{
+	return pmu_cycles(ctx);
+}
+
+static uint64_t clock_misses(void *ctx)
+{
+	return pmu_mispredicts(ctx);
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct program p;
 	struct stat_args a;
 	struct pmu *pmu = NULL;
+	struct func_costs *fc = NULL;
 	int status = EXIT_PMUSIM_ERROR;
 	uint64_t prev[PMU_MAX_COUNTERS] = {0};
 	memset(&a, 0, sizeof(a));
+	a.p = &p;
 	if (program_init(&p, "pmusim stat", argc) < 0 || parse_args(argc, argv, &p, &a) < 0)
 		goto out;
 	struct pmu_config cfg = {.nctr = (uint32_t)a.el.n, .seed = p.so.seed};
@@ -307,6 +340,12 @@ int cmd_stat(int argc, char **argv)
 		goto out;
 	if (sim_add_sink(p.sim, pmu_block_sink(pmu)) < 0)
 		goto out;
+	/* after the PMU's sink too: the clock includes the block */
+	if (a.baseline && (!(fc = func_costs_new(sim_symtab(p.sim), (struct fc_clock){clock_cycles, clock_misses, pmu})) ||
+			   sim_add_sink(p.sim, func_costs_sink(fc)) < 0)) {
+		fprintf(stderr, "%s: out of memory\n", p.cmd);
+		goto out;
+	}
 	/* after the PMU's sink: its counts include the block */
 	struct interval iv = {.f = out ? out->f : stderr, .a = &a, .pmu = pmu,
 			      .step_ns = a.interval_ms * 1000000, .next_ns = a.interval_ms * 1000000,
@@ -321,9 +360,12 @@ int cmd_stat(int argc, char **argv)
 	if (a.interval_ms)
 		interval_finish(&iv);
 	status = program_status(&p);
-	if (print_counts(&p, pmu, &a, out) < 0 || program_write_truth(&p) < 0)
+	if (fc)
+		func_costs_finish(fc);
+	if (print_counts(&p, pmu, &a, out, fc, status) < 0 || program_write_truth(&p) < 0)
 		status = EXIT_PMUSIM_ERROR;
 out:
+	func_costs_free(fc);
 	pmu_free(pmu);
 	program_free(&p);
 	return status;
