@@ -170,7 +170,12 @@ $(BUILD)/tests/check_%: tests/e2e_real/check_%.c tests/e2e/e2e_util.c $(LIB_OBJ)
 WL_UNWIND := $(addprefix $(WL_DIR)/unwind/,cpi_sort cpi_tree cpi_interp loops)
 
 workloads: $(WORKLOADS) $(WORKLOADS:%=%.o) $(WL_DIR)/loops.relocs $(WL_DIR)/loops.g $(WL_DIR)/loops.dynpie \
-	$(WL_DIR)/cpu_state.dyn $(WL_UNWIND)
+	$(WL_DIR)/cpu_state.dyn $(WL_UNWIND) $(WL_DIR)/ci_hot.slower
+
+# The CI example's second build (docs/ci.md): one more multiply in its hot loop
+$(WL_DIR)/ci_hot.slower: workloads/ci_hot.c
+	@mkdir -p $(WL_DIR)
+	gcc -O2 -fno-pie -fno-omit-frame-pointer -DSLOWER -static -no-pie -o $@ $<
 
 # The same objects linked with an .eh_frame_hdr, which perf's DWARF unwinder needs
 # (the usual link leaves it out: the figures of the plain binaries stay as they are)

@@ -9,6 +9,7 @@
 
 int cmd_run(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_report(int argc, char **argv);

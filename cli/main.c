@@ -21,6 +21,8 @@ static const char usage[] =
 	"             JSON, BOLT fdata, AutoFDO text) of a branch-stack recording\n"
 	"  validate   compare a recording's edge profile with the exact truth (overlap)\n"
 	"  list       the modelled events and their encodings (perf list)\n"
+	"  diff       compare two baselines of `stat --json` per event and per function\n"
+	"             (CI: exit 1 when a --threshold is passed)\n"
 	"  uniformity record a program K times and test whether a profiling method is an\n"
 	"             unbiased estimator of the exact edge counts\n"
 	"\n"
@@ -34,7 +36,7 @@ static const struct {
 	int (*fn)(int, char **);
 } cmds[] = {{"run", cmd_run}, {"stat", cmd_stat}, {"record", cmd_record}, {"script", cmd_script},
 	    {"report", cmd_report}, {"validate", cmd_validate}, {"uniformity", cmd_uniformity},
-	    {"list", cmd_list}};
+	    {"list", cmd_list}, {"diff", cmd_diff}};
 
 static int (*cmd_named(const char *name))(int, char **)
 {

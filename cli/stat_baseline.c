@@ -62,9 +62,11 @@ static void put_program(FILE *f, const struct program *p)
 	json_put_str(f, base_name(p->so.path));
 	fprintf(f, ", \"build_id\": ");
 	json_put_str(f, hex);
+	/* argv[0] as given: its length moves the program's stack, so the counts
+	 * depend on it (give the program the same relative path on every host) */
 	fprintf(f, ", \"args\": [");
-	for (char *const *v = p->so.argv + (p->so.argv[0] != NULL); *v; v++)
-		fprintf(f, "%s", v == p->so.argv + 1 ? "" : ", "), json_put_str(f, *v);
+	for (char *const *v = p->so.argv; *v; v++)
+		fprintf(f, "%s", v == p->so.argv ? "" : ", "), json_put_str(f, *v);
 	fprintf(f, "]},\n");
 }
 

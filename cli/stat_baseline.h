@@ -3,8 +3,10 @@
  * arguments, pmusim's version, the options that change numbers), the exit
  * status, every counted event's exact count, and per function the exact self
  * and inclusive costs (profiler/func_costs.h). Nothing in it depends on the
- * host, the working directory, the time or the user: the same program, options
- * and pmusim give the same bytes. `pmusim diff` reads it back. */
+ * host, the working directory, the time or the user: the same program, named by
+ * the same path (argv[0], which the program's stack holds), options and pmusim
+ * give the same bytes; so does the kind of file its standard streams are (a
+ * terminal makes stdio ask isatty). `pmusim diff` reads it back. */
 #ifndef PMUSIM_CLI_STAT_BASELINE_H
 #define PMUSIM_CLI_STAT_BASELINE_H
 

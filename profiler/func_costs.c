@@ -306,7 +306,8 @@ static void retire(void *ctx, const struct retired_block *rb)
 			fc->err = PMUSIM_ERR_NOMEM;
 			return;
 		}
-		fc->f[callee].calls++;
+		if (fc->f[callee].addr == rb->next) /* entered at its first instruction, as the truth counts */
+			fc->f[callee].calls++;
 		t->how = HOW_CALL;
 	} else if (rb->kind == BK_RET) {
 		ret_to(fc, t, rb->next);

@@ -6,7 +6,7 @@
  * that falls from one function into the next is split); a run's cycles and
  * mispredictions (the clock's increase while it retired) and its branch count
  * go to the function holding its terminator, as the truth's do; a function's
- * calls are its entries by a call instruction.
+ * calls are the call instructions that went to its first instruction.
  *
  * Inclusive: each thread keeps a shadow stack of frames, as callgrind does. A
  * call pushes a frame of the callee; a return pops the newest frame whose
@@ -47,7 +47,7 @@ struct fc_clock {
 struct fc_func {
 	uint64_t addr;           /* the symbol's address; 0: code no symbol covers */
 	struct fc_cost self, incl;
-	uint64_t calls;          /* entries by a call instruction */
+	uint64_t calls;          /* call instructions to its first instruction */
 };
 
 struct func_costs;

@@ -1,0 +1,388 @@
+/* pmusim diff BASE NEW: two CI baselines compared (profiler/baseline_diff.h),
+ * as text, JSON or a Markdown table for a pull request, with an SVG bar chart of
+ * the largest changes; thresholds decide the exit status. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/outputs.h"
+#include "common/err.h"
+#include "common/json.h"
+#include "profiler/baseline_diff.h"
+#include "profiler/baseline_svg.h"
+
+#define MAX_THRESHOLDS 16
+
+static const char diff_usage[] =
+	"usage: pmusim diff [--threshold EV=PCT]... [--format F] [-o FILE] [--svg FILE]\n"
+	"                   [--sort KIND] [--top N] [--all] BASE NEW\n"
+	"\n"
+	"Compares two baselines of `pmusim stat --json` (a CI job's committed one and\n"
+	"a new run's): every event's count, and per function its exact self and\n"
+	"inclusive costs, matched by name (another build of the program moves every\n"
+	"address), with absolute and relative changes, the functions sorted by the\n"
+	"change of their self cost, functions added and removed. BASE and NEW may also\n"
+	"be what `perf stat -j` prints (events only).\n"
+	"\n"
+	"options:\n"
+	"  --threshold EV=PCT   fail (exit 1) when event EV grew by more than PCT per cent\n"
+	"                       (repeatable; EV as the files name it: cycles,\n"
+	"                       instructions, branch-misses...; PCT may be 0 or negative)\n"
+	"  --format F           text (default), json, or markdown (tables to post in a\n"
+	"                       pull request)\n"
+	"  -o, --output FILE    write there instead of standard output\n"
+	"  --svg FILE           a bar chart of the functions' largest changes\n"
+	"  --sort KIND          what orders the functions: cycles (default),\n"
+	"                       instructions, branches or branch-misses (self)\n"
+	"  --top N              functions listed in text and Markdown (default 20; JSON\n"
+	"                       lists all)\n"
+	"  --all                list the functions that did not change too\n"
+	"  -h, --help           this text\n"
+	"\n"
+	"exit status: 0 within every threshold, 1 when one was passed, 2 on errors (a\n"
+	"file unreadable or no baseline, a bad option, a threshold's event missing).\n";
+
+enum { O_THRESHOLD = 0x100, O_FORMAT, O_SVG, O_SORT, O_TOP, O_ALL };
+enum fmt { F_TEXT, F_JSON, F_MD };
+
+struct diff_args {
+	struct bl_threshold th[MAX_THRESHOLDS];
+	size_t nth;
+	enum fmt fmt;
+	const char *out, *svg;
+	int sort_kind, all;
+	uint64_t top;
+	const char *base, *cur;
+};
+
+static int parse_threshold(const char *arg, struct diff_args *a)
+{
+	const char *eq = strrchr(arg, '=');
+	char *end;
+	if (a->nth == MAX_THRESHOLDS)
+		return fprintf(stderr, "pmusim diff: at most %d --threshold\n", MAX_THRESHOLDS), -1;
+	double v = eq ? strtod(eq + 1, &end) : 0;
+	if (!eq || eq == arg || !eq[1] || *end || v != v || v > 1e12 || v < -100)
+		return fprintf(stderr, "pmusim diff: --threshold needs EV=PCT (cycles=2.5), not '%s'\n", arg), -1;
+	a->th[a->nth++] = (struct bl_threshold){.event = strndup(arg, (size_t)(eq - arg)), .pct = v};
+	return a->th[a->nth - 1].event ? 0 : -1;
+}
+
+static int parse_args(int argc, char **argv, struct diff_args *a)
+{
+	static const struct option opts[] = {{"threshold", required_argument, 0, O_THRESHOLD},
+					     {"format", required_argument, 0, O_FORMAT},
+					     {"output", required_argument, 0, 'o'},
+					     {"svg", required_argument, 0, O_SVG},
+					     {"sort", required_argument, 0, O_SORT},
+					     {"top", required_argument, 0, O_TOP},
+					     {"all", no_argument, 0, O_ALL},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	int c;
+	char *end;
+	a->sort_kind = 1, a->top = 20;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+ho:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h': fputs(diff_usage, stdout); exit(0);
+		case 'o': a->out = optarg; break;
+		case O_SVG: a->svg = optarg; break;
+		case O_ALL: a->all = 1; break;
+		case O_THRESHOLD:
+			if (parse_threshold(optarg, a) < 0)
+				return -1;
+			break;
+		case O_FORMAT:
+			if (strcmp(optarg, "text") == 0)
+				a->fmt = F_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				a->fmt = F_JSON;
+			else if (strcmp(optarg, "markdown") == 0 || strcmp(optarg, "md") == 0)
+				a->fmt = F_MD;
+			else
+				return fprintf(stderr, "pmusim diff: --format needs text, json or markdown, not '%s'\n",
+					       optarg), -1;
+			break;
+		case O_SORT:
+			if ((a->sort_kind = bl_kind_of(optarg)) < 0)
+				return fprintf(stderr, "pmusim diff: --sort needs instructions, cycles, branches or "
+						       "branch-misses, not '%s'\n", optarg), -1;
+			break;
+		case O_TOP:
+			a->top = strtoull(optarg, &end, 10);
+			if (!optarg[0] || *end || optarg[0] == '-')
+				return fprintf(stderr, "pmusim diff: --top needs a number, not '%s'\n", optarg), -1;
+			break;
+		default:
+			return fprintf(stderr, "pmusim diff: unknown option '%s' (see pmusim diff --help)\n",
+				       argv[optind - 1]), -1;
+		}
+	}
+	if (argc - optind != 2)
+		return fprintf(stderr, "pmusim diff: needs two files, BASE and NEW (see pmusim diff --help)\n"), -1;
+	a->base = argv[optind], a->cur = argv[optind + 1];
+	return 0;
+}
+
+/* 1234567 -> "1,234,567", with a sign when asked. */
+static const char *num(char *buf, int64_t v, int sign)
+{
+	char tmp[32];
+	uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	int n = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)m), k = 0;
+	if (v < 0)
+		buf[k++] = '-';
+	else if (sign)
+		buf[k++] = v > 0 ? '+' : ' ';
+	for (int i = 0; i < n; i++) {
+		buf[k++] = tmp[i];
+		if ((n - i - 1) % 3 == 0 && i != n - 1)
+			buf[k++] = ',';
+	}
+	buf[k] = 0;
+	return buf;
+}
+
+static const char *pct(char *buf, const struct bl_delta *d)
+{
+	double p = bl_percent(d);
+	if (p >= 1e300)
+		return strcpy(buf, "new");
+	snprintf(buf, 32, "%+.2f%%", p);
+	return buf;
+}
+
+static size_t count_status(const struct bl_diff *d, enum bl_status s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < d->nfn; i++)
+		n += d->fn[i].status == s;
+	return n;
+}
+
+static void describe(FILE *f, const struct baseline *b, const struct baseline *c, int md)
+{
+	const char *q = md ? "`" : "";
+	if (b->has_functions && c->has_functions) {
+		fprintf(f, "%s%s%s", q, b->program, q);
+		if (strcmp(b->build_id, c->build_id) != 0)
+			fprintf(f, ", another build (build id %.12s -> %.12s): functions matched by name", b->build_id,
+				c->build_id);
+		fprintf(f, md ? "\n\n" : "\n");
+		if (strcmp(b->options, c->options) != 0)
+			fprintf(f, "options differ: base %s%s%s, new %s%s%s%s", q, b->options, q, q, c->options, q,
+				md ? "\n\n" : "\n");
+		if (strcmp(b->pmusim, c->pmusim) != 0)
+			fprintf(f, "pmusim differs: base %s, new %s%s", b->pmusim, c->pmusim, md ? "\n\n" : "\n");
+		if (b->exit_status != c->exit_status)
+			fprintf(f, "exit status differs: base %d, new %d%s", b->exit_status, c->exit_status,
+				md ? "\n\n" : "\n");
+	}
+}
+
+static void print_events(FILE *f, const struct bl_diff *d, int md)
+{
+	char b1[40], b2[40], b3[40], b4[40];
+	if (md)
+		fprintf(f, "| event | base | new | change | %% |\n|---|---:|---:|---:|---:|\n");
+	else
+		fprintf(f, "%-32s %16s %16s %16s %9s\n", "event", "base", "new", "change", "%");
+	for (size_t i = 0; i < d->nev; i++) {
+		const struct bl_event_diff *e = &d->ev[i];
+		const char *p = !e->in_new ? "gone" : !e->in_base ? "new" : pct(b4, &e->d);
+		if (md)
+			fprintf(f, "| %s | %s | %s | %s | %s |\n", e->name, num(b1, (int64_t)e->d.base, 0),
+				num(b2, (int64_t)e->d.cur, 0), num(b3, bl_change(&e->d), 1), p);
+		else
+			fprintf(f, "%-32s %16s %16s %16s %9s\n", e->name, num(b1, (int64_t)e->d.base, 0),
+				num(b2, (int64_t)e->d.cur, 0), num(b3, bl_change(&e->d), 1), p);
+	}
+}
+
+static void print_functions(FILE *f, const struct bl_diff *d, const struct diff_args *a, int md)
+{
+	char b[5][40];
+	const char *kn = bl_kind_name[d->sort_kind];
+	if (!count_status(d, BL_CHANGED) && !count_status(d, BL_ADDED) && !count_status(d, BL_REMOVED) && !a->all) {
+		fprintf(f, "\nno function changed (%zu the same)\n", d->nfn);
+		return;
+	}
+	fprintf(f, "%sfunctions by the change of their self %s: %zu changed, %zu added, %zu removed, %zu the same%s\n",
+		md ? "\n" : "\n", kn, count_status(d, BL_CHANGED), count_status(d, BL_ADDED),
+		count_status(d, BL_REMOVED), count_status(d, BL_SAME), md ? "\n" : "");
+	if (md)
+		fprintf(f, "| function | Δ instructions | Δ cycles | Δ branch-misses | self %s base → new | "
+			"Δ inclusive %s |\n|---|---:|---:|---:|---:|---:|\n", kn, kn);
+	else
+		fprintf(f, "%-32s %14s %14s %15s %29s %14s\n", "function", "d instructions", "d cycles",
+			"d branch-misses", "self base -> new", "d inclusive");
+	uint64_t shown = 0;
+	for (size_t i = 0; i < d->nfn && shown < a->top; i++) {
+		const struct bl_func_diff *fn = &d->fn[i];
+		if (fn->status == BL_SAME && !a->all)
+			continue;
+		shown++;
+		const struct bl_delta *s = &fn->self[d->sort_kind];
+		char from_to[80];
+		snprintf(from_to, sizeof(from_to), "%s %s %s", num(b[3], (int64_t)s->base, 0), md ? "→" : "->",
+			 num(b[4], (int64_t)s->cur, 0));
+		const char *tag = fn->status == BL_ADDED ? " (added)" : fn->status == BL_REMOVED ? " (removed)" : "";
+		char name[300];
+		snprintf(name, sizeof(name), md ? "`%s`%s" : "%s%s", fn->name, tag);
+		if (md)
+			fprintf(f, "| %s | %s | %s | %s | %s | %s |\n", name, num(b[0], bl_change(&fn->self[0]), 1),
+				num(b[1], bl_change(&fn->self[1]), 1), num(b[2], bl_change(&fn->self[3]), 1), from_to,
+				num(b[4], bl_change(&fn->incl[d->sort_kind]), 1));
+		else
+			fprintf(f, "%-32s %14s %14s %15s %29s %14s\n", name, num(b[0], bl_change(&fn->self[0]), 1),
+				num(b[1], bl_change(&fn->self[1]), 1), num(b[2], bl_change(&fn->self[3]), 1), from_to,
+				num(b[4], bl_change(&fn->incl[d->sort_kind]), 1));
+	}
+}
+
+static void print_thresholds(FILE *f, const struct diff_args *a, int md)
+{
+	char b[40];
+	if (a->nth)
+		fprintf(f, "\n");
+	for (size_t t = 0; t < a->nth; t++) {
+		const struct bl_threshold *th = &a->th[t];
+		snprintf(b, sizeof(b), "%+.2f%%", th->got >= 1e300 ? 0 : th->got);
+		fprintf(f, "%sthreshold %s %+.2f%%: %s %s\n", md ? "- " : "", th->event, th->pct,
+			th->got >= 1e300 ? "new" : b, th->regressed ? (md ? "**regressed**" : "REGRESSED") : "within");
+	}
+}
+
+static void put_delta(FILE *f, const char *key, const struct bl_delta *d)
+{
+	fprintf(f, "\"%s\": {\"base\": %llu, \"new\": %llu, \"change\": %lld}", key, (unsigned long long)d->base,
+		(unsigned long long)d->cur, (long long)bl_change(d));
+}
+
+static void print_json(FILE *f, const struct baseline *b, const struct baseline *c, const struct bl_diff *d,
+		       const struct diff_args *a)
+{
+	static const char *const st[] = {"same", "changed", "added", "removed"};
+	fprintf(f, "{\n  \"base\": {\"program\": ");
+	json_put_str(f, b->program);
+	fprintf(f, ", \"build_id\": ");
+	json_put_str(f, b->build_id);
+	fprintf(f, ", \"options\": ");
+	json_put_str(f, b->options);
+	fprintf(f, "},\n  \"new\": {\"program\": ");
+	json_put_str(f, c->program);
+	fprintf(f, ", \"build_id\": ");
+	json_put_str(f, c->build_id);
+	fprintf(f, ", \"options\": ");
+	json_put_str(f, c->options);
+	fprintf(f, "},\n  \"events\": [");
+	for (size_t i = 0; i < d->nev; i++) {
+		const struct bl_event_diff *e = &d->ev[i];
+		fprintf(f, "%s\n    {\"event\": ", i ? "," : "");
+		json_put_str(f, e->name);
+		fprintf(f, ", \"in_base\": %s, \"in_new\": %s, ", e->in_base ? "true" : "false",
+			e->in_new ? "true" : "false");
+		put_delta(f, "count", &e->d);
+		double p = bl_percent(&e->d);
+		if (p < 1e300)
+			fprintf(f, ", \"percent\": %.4f", p);
+		fputc('}', f);
+	}
+	fprintf(f, "\n  ],\n  \"functions\": [");
+	for (size_t i = 0; i < d->nfn; i++) {
+		const struct bl_func_diff *fn = &d->fn[i];
+		fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+		json_put_str(f, fn->name);
+		fprintf(f, ", \"status\": \"%s\", ", st[fn->status]);
+		put_delta(f, "calls", &fn->calls);
+		for (int part = 0; part < 2; part++) {
+			fprintf(f, ", \"%s\": {", part ? "inclusive" : "self");
+			for (int k = 0; k < BL_KINDS; k++) {
+				fprintf(f, "%s", k ? ", " : "");
+				put_delta(f, bl_kind_name[k], part ? &fn->incl[k] : &fn->self[k]);
+			}
+			fputc('}', f);
+		}
+		fputc('}', f);
+	}
+	fprintf(f, "\n  ],\n  \"thresholds\": [");
+	for (size_t t = 0; t < a->nth; t++) {
+		fprintf(f, "%s\n    {\"event\": ", t ? "," : "");
+		json_put_str(f, a->th[t].event);
+		fprintf(f, ", \"limit_percent\": %.4f, ", a->th[t].pct);
+		if (a->th[t].got < 1e300)
+			fprintf(f, "\"percent\": %.4f, ", a->th[t].got);
+		fprintf(f, "\"regressed\": %s}", a->th[t].regressed ? "true" : "false");
+	}
+	fprintf(f, "\n  ],\n  \"regressed\": %s\n}\n", d->regressed ? "true" : "false");
+}
+
+static int load(const char *path, struct baseline *b)
+{
+	char msg[256] = "";
+	int err = baseline_read(path, b, msg, sizeof(msg));
+	if (err < 0)
+		fprintf(stderr, "pmusim diff: %s: %s\n", path, msg[0] ? msg : pmusim_strerror(err));
+	return err;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_args a;
+	struct baseline b = {0}, c = {0};
+	struct bl_diff d = {0};
+	struct outputs outs;
+	int status = EXIT_PMUSIM_ERROR;
+	memset(&a, 0, sizeof(a));
+	outputs_init(&outs, "pmusim diff");
+	struct outfile *out = NULL, *svg = NULL;
+	if (parse_args(argc, argv, &a) < 0 || load(a.base, &b) < 0 || load(a.cur, &c) < 0)
+		goto done;
+	if (baseline_diff(&b, &c, a.sort_kind, a.th, a.nth, &d) < 0) {
+		fprintf(stderr, "pmusim diff: out of memory\n");
+		goto done;
+	}
+	for (size_t t = 0; t < a.nth; t++)
+		if (!a.th[t].found) {
+			fprintf(stderr, "pmusim diff: --threshold %s: no event '%s' in both files\n", a.th[t].event,
+				a.th[t].event);
+			goto done;
+		}
+	if ((a.out && !(out = outputs_open(&outs, "-o", a.out))) || (a.svg && !(svg = outputs_open(&outs, "--svg", a.svg))))
+		goto done;
+	FILE *f = out ? out->f : stdout;
+	if (a.fmt == F_JSON) {
+		print_json(f, &b, &c, &d, &a);
+	} else {
+		int md = a.fmt == F_MD;
+		if (md)
+			fprintf(f, "### pmusim diff\n\n");
+		describe(f, &b, &c, md);
+		print_events(f, &d, md);
+		if (b.has_functions && c.has_functions)
+			print_functions(f, &d, &a, md);
+		print_thresholds(f, &a, md);
+	}
+	if (svg && baseline_svg(svg->f, &d, a.base, a.cur, (size_t)(a.top ? a.top : 20)) < 0) {
+		fprintf(stderr, "pmusim diff: out of memory\n");
+		goto done;
+	}
+	if ((out && outputs_commit(&outs, out) < 0) || (svg && outputs_commit(&outs, svg) < 0))
+		goto done;
+	if (!out && fflush(stdout) != 0) {
+		fprintf(stderr, "pmusim diff: cannot write the standard output\n");
+		goto done;
+	}
+	status = d.regressed ? 1 : 0;
+done:
+	outputs_fini(&outs);
+	bl_diff_free(&d);
+	baseline_free(&b);
+	baseline_free(&c);
+	for (size_t t = 0; t < a.nth; t++)
+		free((char *)a.th[t].event);
+	return status;
+}
