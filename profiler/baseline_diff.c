@@ -92,8 +92,11 @@ static int read_doc(const struct jv *d, struct baseline *b, char *msg, size_t le
 		b->options = malloc(strlen(opt) + strlen(args) + 2);
 		if (b->options)
 			sprintf(b->options, "%s%s%s", args, opt[0] ? " " : "", opt);
+		free(opt);
+	} else {
+		b->options = opt; /* no arguments named */
 	}
-	free(opt), free(args);
+	free(args);
 	double es = 0;
 	if (jv_num(jv_get(d, "exit_status"), &es) == 0)
 		b->exit_status = (int)es;
