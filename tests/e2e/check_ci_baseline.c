@@ -336,6 +336,44 @@ START_TEST(perf_stat_j_output_diffs_by_events)
 }
 END_TEST
 
+/* docs/ci/pmusim-ci.sh as a CI job calls it: the first run writes the
+ * baseline, the same build passes, the slowed build (the same file name, as a
+ * rebuild gives) fails with a Markdown report naming checksum first. */
+START_TEST(the_ci_script_fails_the_slowed_build)
+{
+	static char abs_pmusim[4096];
+	ck_assert_ptr_nonnull(realpath(pmusim(), abs_pmusim));
+	char pm[4200], dir[600];
+	snprintf(pm, sizeof(pm), "PMUSIM=%s", abs_pmusim);
+	snprintf(dir, sizeof(dir), "PMUSIM_CI_DIR=%s", tp("ci-run"));
+	const char *base = tp("ci-base.json"), *md = tp("pr.md"), *b2 = tp("build2");
+	char *mk[] = {"mkdir", "-p", (char *)b2, NULL};
+	ck_assert_int_eq(run_cmd(mk, NULL, NULL, NULL), 0);
+	char slow[700];
+	snprintf(slow, sizeof(slow), "%s/ci_hot", b2);
+	char *cp[] = {"cp", (char *)wl("ci_hot.slower"), slow, NULL};
+	ck_assert_int_eq(run_cmd(cp, NULL, NULL, NULL), 0);
+	char *first[] = {"env", pm, dir, "sh", "docs/ci/pmusim-ci.sh", (char *)base, (char *)wl("ci_hot"), NULL};
+	ck_assert_int_eq(run_cmd(first, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(access(base, F_OK), 0);
+	char *same[] = {"env", pm, dir, "sh", "docs/ci/pmusim-ci.sh", "-o", (char *)md, (char *)base,
+			(char *)wl("ci_hot"), NULL};
+	ck_assert_int_eq(run_cmd(same, NULL, NULL, NULL), 0);
+	char *slower[] = {"env", pm, dir, "sh", "docs/ci/pmusim-ci.sh", "-t", "cycles=2", "-o", (char *)md,
+			  (char *)base, slow, NULL};
+	ck_assert_int_eq(run_cmd(slower, NULL, tp("ci.log"), NULL), 1);
+	char *t = slurp(md, NULL);
+	const char *row = t ? strstr(t, "|---|---:|---:|---:|---:|---:|\n") : NULL;
+	ck_assert_msg(row && strncmp(row + 31, "| `checksum.constprop.0/1` | +", 30) == 0 &&
+			      strstr(t, "threshold cycles +2.00%: +") && strstr(t, "**regressed**"),
+		      "%s", t ? t : "");
+	free(t);
+	char svg[700];
+	snprintf(svg, sizeof(svg), "%.*s.svg", (int)strlen(md) - 3, md);
+	ck_assert_int_eq(access(svg, F_OK), 0);
+}
+END_TEST
+
 /* One line, exit 2, no output file. */
 START_TEST(bad_input_is_one_line_and_exit_2)
 {
@@ -396,6 +434,7 @@ int main(void)
 	tcase_add_test(tc, self_costs_are_the_truths_and_callgrinds);
 	tcase_add_test(tc, perf_stat_j_output_diffs_by_events);
 	tcase_add_test(tc, bad_input_is_one_line_and_exit_2);
+	tcase_add_test(tc, the_ci_script_fails_the_slowed_build);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
