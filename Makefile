@@ -107,7 +107,8 @@ $(PMUSIM): $(CLI_OBJ) $(LIB_OBJ)
 
 $(BUILD)/cli/main.o: VERSION
 $(BUILD)/cli/main.o: CFLAGS += -DPMUSIM_VERSION='"$(PMUSIM_VERSION)"'
-$(BUILD)/cli/stat_baseline.o: VERSION
+$(BUILD)/cli/stat_baseline.o $(BUILD)/cli/run_callgrind.o: VERSION
+$(BUILD)/cli/run_callgrind.o: CFLAGS += -DPMUSIM_VERSION='"$(PMUSIM_VERSION)"'
 $(BUILD)/cli/stat_baseline.o: CFLAGS += -DPMUSIM_VERSION='"$(PMUSIM_VERSION)"'
 
 $(MAN_STAMP): $(PMUSIM) VERSION packaging/man_pages.sh packaging/help.awk

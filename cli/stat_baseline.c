@@ -11,7 +11,7 @@
 #include "pmu_model/cpu_model.h"
 
 /* The names a baseline's costs go by, in the order they are written. */
-static const char *const kind_name[FC_NKIND] = {"instructions", "cycles", "branches", "branch-misses"};
+static const char *const kind_name[FC_BASE_KINDS] = {"instructions", "cycles", "branches", "branch-misses"};
 
 struct named {
 	char name[256];
@@ -34,7 +34,7 @@ static const char *base_name(const char *path)
 static void put_cost(FILE *f, const char *key, const struct fc_cost *c)
 {
 	fprintf(f, "\"%s\": {", key);
-	for (int k = 0; k < FC_NKIND; k++)
+	for (int k = 0; k < FC_BASE_KINDS; k++)
 		fprintf(f, "%s\"%s\": %llu", k ? ", " : "", kind_name[k], (unsigned long long)c->v[k]);
 	fputc('}', f);
 }

@@ -12,6 +12,7 @@ struct frame {
 	uint64_t ret;         /* the return address its call pushed; 0: none (entered otherwise) */
 	struct fc_cost at;    /* the thread's costs when it was pushed */
 	int outer;            /* the function's outermost frame on this thread's stack */
+	size_t edge;          /* with detail, the call edge that pushed it; SIZE_MAX: none */
 };
 
 struct thread {
@@ -49,6 +50,12 @@ struct func_costs {
 	size_t nth, capth;
 	size_t cur;           /* the thread of the last block */
 	int err;
+	int detail;
+	struct fc_run *runs;  /* detail: by run id */
+	size_t capruns;
+	struct fc_edge *edge; /* detail: call edges, a hash by (site, callee) */
+	size_t nedge, capedge;
+	size_t *eslot, neslot;
 };
 
 static uint64_t clock_read(uint64_t (*fn)(void *), void *ctx)
@@ -83,6 +90,9 @@ void func_costs_free(struct func_costs *fc)
 		return;
 	forget_runs(fc);
 	free(fc->run);
+	free(fc->runs);
+	free(fc->edge);
+	free(fc->eslot);
 	for (size_t i = 0; i < fc->nth; i++)
 		free(fc->th[i].st);
 	free(fc->th);
@@ -204,26 +214,123 @@ static int on_stack(const struct thread *t, size_t func)
 	return 0;
 }
 
-static int push(struct func_costs *fc, struct thread *t, size_t func, uint64_t ret)
+static int push_edge(struct func_costs *fc, struct thread *t, size_t func, uint64_t ret, size_t edge)
 {
 	struct frame *ns = grow_array(t->st, &t->cap, t->n + 1, sizeof(*ns));
 	if (!ns)
 		return PMUSIM_ERR_NOMEM;
 	t->st = ns;
-	t->st[t->n] = (struct frame){func, ret, t->total, !on_stack(t, func)};
+	t->st[t->n] = (struct frame){func, ret, t->total, !on_stack(t, func), edge};
 	t->n++;
 	(void)fc;
 	return 0;
 }
 
+static int push(struct func_costs *fc, struct thread *t, size_t func, uint64_t ret)
+{
+	return push_edge(fc, t, func, ret, SIZE_MAX);
+}
+
 static void pop(struct func_costs *fc, struct thread *t)
 {
 	const struct frame *fr = &t->st[--t->n];
+	if (fr->edge != SIZE_MAX)
+		for (int k = 0; k < FC_NKIND; k++)
+			fc->edge[fr->edge].incl.v[k] += t->total.v[k] - fr->at.v[k];
 	if (!fr->outer)
 		return;
 	struct fc_cost *in = &fc->f[fr->func].incl;
 	for (int k = 0; k < FC_NKIND; k++)
 		in->v[k] += t->total.v[k] - fr->at.v[k];
+}
+
+void func_costs_keep_detail(struct func_costs *fc)
+{
+	fc->detail = 1;
+}
+
+static size_t edge_hash(uint64_t site, uint64_t callee, size_t n)
+{
+	return hash_of(site * 31 + callee, n);
+}
+
+static int edge_rehash(struct func_costs *fc, size_t n)
+{
+	size_t *ns = calloc(n, sizeof(*ns));
+	if (!ns)
+		return PMUSIM_ERR_NOMEM;
+	for (size_t i = 0; i < fc->nedge; i++) {
+		size_t h = edge_hash(fc->edge[i].site, fc->edge[i].callee, n);
+		while (ns[h])
+			h = (h + 1) & (n - 1);
+		ns[h] = i + 1;
+	}
+	free(fc->eslot);
+	fc->eslot = ns;
+	fc->neslot = n;
+	return 0;
+}
+
+/* The edge (site, callee), made when new; SIZE_MAX when out of memory. */
+static size_t edge_index(struct func_costs *fc, uint64_t site, uint64_t callee)
+{
+	if (2 * (fc->nedge + 1) > fc->neslot && edge_rehash(fc, fc->neslot ? fc->neslot * 2 : 64) < 0)
+		return SIZE_MAX;
+	size_t h = edge_hash(site, callee, fc->neslot);
+	for (; fc->eslot[h]; h = (h + 1) & (fc->neslot - 1))
+		if (fc->edge[fc->eslot[h] - 1].site == site && fc->edge[fc->eslot[h] - 1].callee == callee)
+			return fc->eslot[h] - 1;
+	struct fc_edge *ne = grow_array(fc->edge, &fc->capedge, fc->nedge + 1, sizeof(*ne));
+	if (!ne)
+		return SIZE_MAX;
+	fc->edge = ne;
+	ne[fc->nedge] = (struct fc_edge){.site = site, .callee = callee};
+	fc->eslot[h] = ++fc->nedge;
+	return fc->nedge - 1;
+}
+
+/* Detail: the run, and its terminator's branch costs. */
+static int note_run(struct func_costs *fc, const struct retired_block *rb, uint64_t misses)
+{
+	const struct block_info *bi = rb->info;
+	if (bi->id >= fc->capruns) {
+		size_t old = fc->capruns;
+		struct fc_run *nr = grow_array(fc->runs, &fc->capruns, (size_t)bi->id + 1, sizeof(*nr));
+		if (!nr)
+			return PMUSIM_ERR_NOMEM;
+		memset(nr + old, 0, (fc->capruns - old) * sizeof(*nr));
+		fc->runs = nr;
+	}
+	struct fc_run *r = &fc->runs[bi->id];
+	if (!r->bi)
+		r->bi = bi;
+	if (rb->kind == BK_COND)
+		r->branch[0]++, r->branch[1] += misses;
+	else if (rb->kind == BK_JMP_IND || rb->kind == BK_CALL_IND)
+		r->branch[2]++, r->branch[3] += misses;
+	return 0;
+}
+
+const struct fc_run *func_costs_runs(const struct func_costs *fc, size_t *n)
+{
+	*n = fc->capruns;
+	return fc->runs;
+}
+
+static int by_edge(const void *a, const void *b)
+{
+	const struct fc_edge *x = a, *y = b;
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	return x->callee < y->callee ? -1 : x->callee > y->callee;
+}
+
+const struct fc_edge *func_costs_edges(struct func_costs *fc, size_t *n)
+{
+	qsort(fc->edge, fc->nedge, sizeof(*fc->edge), by_edge);
+	edge_rehash(fc, fc->neslot ? fc->neslot : 64);
+	*n = fc->nedge;
+	return fc->edge;
 }
 
 /* Where the thread's stack stands for a run in function func, given how its
@@ -294,18 +401,29 @@ static void retire(void *ctx, const struct retired_block *rb)
 		return;
 	}
 	uint64_t cyc = clock_read(fc->clock.cycles, fc->clock.ctx), mis = clock_read(fc->clock.misses, fc->clock.ctx);
-	struct fc_cost d = {{0, cyc - fc->last_cycles, br_kind_is_branch(rb->kind), mis - fc->last_misses}};
+	int cond = rb->kind == BK_COND, ind = rb->kind == BK_JMP_IND || rb->kind == BK_CALL_IND;
+	uint64_t dm = mis - fc->last_misses;
+	struct fc_cost d = {{0, cyc - fc->last_cycles, br_kind_is_branch(rb->kind), dm, (uint64_t)cond,
+			     cond ? dm : 0, (uint64_t)ind, ind ? dm : 0}};
 	fc->last_cycles = cyc, fc->last_misses = mis;
+	if (fc->detail && note_run(fc, rb, dm) < 0) {
+		fc->err = PMUSIM_ERR_NOMEM;
+		return;
+	}
 	struct fc_func *tf = &fc->f[r->term_func];
 	for (int k = FC_CYCLES; k < FC_NKIND; k++)
 		tf->self.v[k] += d.v[k], t->total.v[k] += d.v[k];
 	t->how = HOW_NONE;
 	if (rb->kind == BK_CALL || rb->kind == BK_CALL_IND) {
-		size_t callee = func_index(fc, func_addr(fc, rb->next));
-		if (callee == SIZE_MAX || push(fc, t, callee, bi->end) < 0) {
+		size_t callee = func_index(fc, func_addr(fc, rb->next)), e = SIZE_MAX;
+		if (callee != SIZE_MAX && fc->detail && (e = edge_index(fc, bi->term, fc->f[callee].addr)) == SIZE_MAX)
+			callee = SIZE_MAX;
+		if (callee == SIZE_MAX || push_edge(fc, t, callee, bi->end, e) < 0) {
 			fc->err = PMUSIM_ERR_NOMEM;
 			return;
 		}
+		if (e != SIZE_MAX)
+			fc->edge[e].calls++;
 		if (fc->f[callee].addr == rb->next) /* entered at its first instruction, as the truth counts */
 			fc->f[callee].calls++;
 		t->how = HOW_CALL;

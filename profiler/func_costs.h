@@ -30,7 +30,16 @@
 #include "common/symtab.h"
 #include "pmu_model/block.h"
 
-enum fc_kind { FC_INSNS, FC_CYCLES, FC_BRANCHES, FC_MISSES, FC_NKIND };
+/* The costs kept: the first FC_BASE_KINDS are a baseline's (cli/stat_baseline.h);
+ * the conditional and indirect (jmp, call through a register or memory) branches
+ * and their mispredictions are callgrind's Bc, Bcm, Bi, Bim (a run's
+ * mispredictions are its terminator's). */
+enum fc_kind {
+	FC_INSNS, FC_CYCLES, FC_BRANCHES, FC_MISSES,
+	FC_COND, FC_COND_MISSES, FC_IND, FC_IND_MISSES,
+	FC_NKIND
+};
+#define FC_BASE_KINDS 4
 
 struct fc_cost {
 	uint64_t v[FC_NKIND];
@@ -59,6 +68,28 @@ void func_costs_free(struct func_costs *fc);
 
 /* The sink to add after the timing model's. */
 struct block_sink func_costs_sink(struct func_costs *fc);
+
+/* Detail for a per-instruction profile (profiler/callgrind_out.h), asked before
+ * the run: the runs seen and each one's branch costs at its terminator, and the
+ * call edges, each with its calls and the inclusive costs of the frames it
+ * pushed (every frame, recursive ones too, as callgrind counts call costs). */
+void func_costs_keep_detail(struct func_costs *fc);
+
+struct fc_run {
+	const struct block_info *bi; /* as first seen (the decode cache keeps it) */
+	uint64_t branch[4];           /* at its terminator: FC_COND..FC_IND_MISSES */
+};
+/* The runs seen, by id (bi NULL: none of that id); with detail. */
+const struct fc_run *func_costs_runs(const struct func_costs *fc, size_t *n);
+
+struct fc_edge {
+	uint64_t site;   /* the call instruction */
+	uint64_t callee; /* the function's address (0: no symbol) */
+	uint64_t calls;
+	struct fc_cost incl;
+};
+/* The call edges (by site, then callee); with detail; after func_costs_finish. */
+const struct fc_edge *func_costs_edges(struct func_costs *fc, size_t *n);
 
 /* Closes every open frame (the end of the run). */
 void func_costs_finish(struct func_costs *fc);
