@@ -336,6 +336,93 @@ START_TEST(perf_stat_j_output_diffs_by_events)
 }
 END_TEST
 
+/* Per function of callgrind_annotate's listing: Ir and the second event. */
+struct annot {
+	char name[256];
+	uint64_t ir, ev2;
+};
+
+static size_t annotate(const char *file, int inclusive, struct annot *out, size_t max)
+{
+	char *argv[] = {"callgrind_annotate", inclusive ? "--inclusive=yes" : "--inclusive=no", "--threshold=100",
+			(char *)file, NULL};
+	int st;
+	char *text = run_capture(argv, &st);
+	ck_assert_msg(text && st == 0, "callgrind_annotate %s failed", file);
+	size_t n = 0;
+	for (char *l = strtok(text, "\n"); l && n < max; l = strtok(NULL, "\n")) {
+		char *fn = strstr(l, "???:"), *end = fn ? strstr(fn, " [") : NULL;
+		if (!fn || !end || strstr(l, "PROGRAM TOTALS"))
+			continue;
+		uint64_t v[2] = {0, 0};
+		int k = 0, in = 0;
+		for (const char *p = l; p < fn && k < 2; p++) {
+			if (*p == '(') /* a per cent: skip it */
+				in = 1;
+			else if (*p == ')')
+				in = 0, k += 0;
+			else if (!in && *p >= '0' && *p <= '9')
+				v[k] = v[k] * 10 + (uint64_t)(*p - '0');
+			else if (!in && *p == ' ' && p > l && p[-1] >= '0' && p[-1] <= '9')
+				k++;
+		}
+		snprintf(out[n].name, sizeof(out[n].name), "%.*s", (int)(end - fn - 4), fn + 4);
+		out[n].ir = v[0], out[n].ev2 = v[1];
+		n++;
+	}
+	free(text);
+	return n;
+}
+
+static const struct annot *annot_of(const struct annot *a, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(a[i].name, name) == 0)
+			return &a[i];
+	return NULL;
+}
+
+/* run --callgrind: callgrind_annotate reads it; per function its Ir and Cycles
+ * are the truth's instructions and cycles of the same run, and the program's
+ * own functions' Ir, self and inclusive, valgrind's callgrind's. */
+START_TEST(callgrind_file_is_exact)
+{
+	place(wl("ci_hot"));
+	const char *cg = tp("pm.callgrind"), *t = tp("pm.truth"), *v = tp("vg.callgrind");
+	char *run[] = {(char *)pmusim(), "run", "--callgrind", (char *)cg, "--truth-json", (char *)t, "--",
+		       (char *)prog_path(), NULL};
+	ck_assert_int_eq(run_cmd(run, NULL, NULL, NULL), 0);
+	callgrind(v);
+	static struct annot a[4096], av[4096], ai[4096], avi[4096];
+	size_t na = annotate(cg, 0, a, 4096), nv = annotate(v, 0, av, 4096), nai = annotate(cg, 1, ai, 4096),
+	       nvi = annotate(v, 1, avi, 4096);
+	struct jv *tr = parse(t);
+	const struct jv *tf = jv_get(tr, "functions");
+	size_t compared = 0;
+	for (size_t i = 0; i < tf->n; i++) {
+		const struct annot *x = annot_of(a, na, jv_get(&tf->item[i], "name")->text);
+		if (!x)
+			continue; /* an alias, or a function that only ran its cut part */
+		compared++;
+		ck_assert_msg(x->ir == u64(jv_get(&tf->item[i], "instructions")) &&
+				      x->ev2 == u64(jv_get(&tf->item[i], "cycles")),
+			      "%s: Ir %" PRIu64 " cycles %" PRIu64, x->name, x->ir, x->ev2);
+	}
+	ck_assert_uint_gt(compared, 90);
+	static const char *const own[] = {"checksum.constprop.0", "fill.constprop.0", "unchanged_work.constprop.0"};
+	for (int i = 0; i < 3; i++) {
+		const struct annot *x = annot_of(a, na, own[i]), *y = annot_of(av, nv, own[i]),
+				   *xi = annot_of(ai, nai, own[i]), *yi = annot_of(avi, nvi, own[i]);
+		ck_assert_msg(x && y && xi && yi && x->ir == y->ir && xi->ir == yi->ir, "%s", own[i]);
+	}
+	const struct annot *m = annot_of(a, na, "main"), *mv = annot_of(av, nv, "main");
+	ck_assert_msg(m && mv && m->ir == mv->ir, "main");
+	printf("check_ci_baseline: callgrind file: %zu functions' Ir and Cycles equal to the truth's; checksum %" PRIu64
+	       " Ir as valgrind's\n", compared, annot_of(a, na, own[0])->ir);
+	jv_free(tr);
+}
+END_TEST
+
 /* docs/ci/pmusim-ci.sh as a CI job calls it: the first run writes the
  * baseline, the same build passes, the slowed build (the same file name, as a
  * rebuild gives) fails with a Markdown report naming checksum first. */
@@ -435,6 +522,7 @@ int main(void)
 	tcase_add_test(tc, perf_stat_j_output_diffs_by_events);
 	tcase_add_test(tc, bad_input_is_one_line_and_exit_2);
 	tcase_add_test(tc, the_ci_script_fails_the_slowed_build);
+	tcase_add_test(tc, callgrind_file_is_exact);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
