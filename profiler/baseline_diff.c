@@ -98,7 +98,7 @@ static int read_doc(const struct jv *d, struct baseline *b, char *msg, size_t le
 	}
 	free(args);
 	double es = 0;
-	if (jv_num(jv_get(d, "exit_status"), &es) == 0)
+	if (jv_num(jv_get(d, "exit_status"), &es) == 0 && es >= -1e9 && es <= 1e9)
 		b->exit_status = (int)es;
 	if (!b->program || !b->build_id || !b->pmusim || !b->options)
 		return PMUSIM_ERR_NOMEM;
@@ -153,7 +153,8 @@ static int read_stat_line(const struct jv *o, struct baseline *b, char *msg, siz
 	return 0;
 }
 
-static int read_lines(const char *path, struct baseline *b, char *msg, size_t len)
+/* *first_bad: the first line that is not blank is no JSON text at all. */
+static int read_lines(const char *path, struct baseline *b, char *msg, size_t len, int *first_bad)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
@@ -168,6 +169,7 @@ static int read_lines(const char *path, struct baseline *b, char *msg, size_t le
 		struct jv *o = NULL;
 		char m[200];
 		err = json_parse(line, n, &o, m, sizeof(m));
+		*first_bad = err && !b->nev;
 		if (!err)
 			err = o->type == JV_OBJ ? read_stat_line(o, b, msg, len)
 						: fail(msg, len, PMUSIM_ERR_FORMAT, "a line that is no JSON object");
@@ -186,9 +188,19 @@ int baseline_read(const char *path, struct baseline *b, char *msg, size_t msglen
 {
 	memset(b, 0, sizeof(*b));
 	struct jv *d = NULL;
-	int err = json_parse_file(path, &d, msg, msglen);
-	if (err == PMUSIM_ERR_FORMAT)
-		return read_lines(path, b, msg, msglen); /* perf stat -j: several objects */
+	char whole[256] = "";
+	int err = json_parse_file(path, &d, whole, sizeof(whole));
+	if (err == PMUSIM_ERR_FORMAT) {
+		/* perf stat -j: several objects, one a line; when not even its first
+		 * line is one, the document's own error says what is wrong */
+		int first_bad = 0;
+		err = read_lines(path, b, msg, msglen, &first_bad);
+		if (err == PMUSIM_ERR_FORMAT && first_bad && msg && msglen)
+			snprintf(msg, msglen, "%s", whole);
+		return err;
+	}
+	if (err < 0 && msg && msglen)
+		snprintf(msg, msglen, "%s", whole);
 	if (err < 0)
 		return err;
 	if (d->type == JV_OBJ && jv_get(d, "pmusim_baseline"))

@@ -366,15 +366,30 @@ static void ret_to(struct func_costs *fc, struct thread *t, uint64_t to)
 		}
 }
 
-static void add_insns(struct func_costs *fc, struct thread *t, const struct runinfo *r, uint32_t n)
+/* The n instructions rb retired, function by function in order: each stretch
+ * in one function placed on the stack before its instructions count (a run that
+ * falls into the next function enters it there). The function of the last one,
+ * which takes the run's cycles and branch costs; SIZE_MAX when out of memory. */
+static size_t add_insns(struct func_costs *fc, struct thread *t, const struct runinfo *r, const struct block_info *bi,
+			uint32_t n)
 {
-	t->total.v[FC_INSNS] += n;
-	if (!r->split) {
-		fc->f[r->term_func].self.v[FC_INSNS] += n;
-		return;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		fc->f[r->func[i]].self.v[FC_INSNS]++;
+	uint32_t i = 0;
+	size_t fn = r->split ? r->func[0] : r->term_func;
+	do {
+		uint32_t j = i;
+		if (r->split)
+			for (fn = r->func[i]; j < n && r->func[j] == fn; j++)
+				;
+		else
+			j = n;
+		if (place(fc, t, fn, i == 0 ? bi->start : 0) < 0)
+			return SIZE_MAX;
+		t->how = HOW_NONE; /* the rest of the run is reached by falling in */
+		t->total.v[FC_INSNS] += j - i;
+		fc->f[fn].self.v[FC_INSNS] += j - i;
+		i = j;
+	} while (i < n);
+	return fn;
 }
 
 static void retire(void *ctx, const struct retired_block *rb)
@@ -389,14 +404,8 @@ static void retire(void *ctx, const struct retired_block *rb)
 		fc->err = PMUSIM_ERR_NOMEM;
 		return;
 	}
-	size_t first = r->split ? r->func[0] : r->term_func;
-	if (place(fc, t, first, bi->start) < 0) {
-		fc->err = PMUSIM_ERR_NOMEM;
-		return;
-	}
-	add_insns(fc, t, r, rb->ninsns);
-	/* a run that falls into the next function: that function's from there on */
-	if (r->split && r->term_func != first && place(fc, t, r->term_func, 0) < 0) {
+	size_t last = add_insns(fc, t, r, bi, rb->ninsns);
+	if (last == SIZE_MAX) {
 		fc->err = PMUSIM_ERR_NOMEM;
 		return;
 	}
@@ -410,7 +419,7 @@ static void retire(void *ctx, const struct retired_block *rb)
 		fc->err = PMUSIM_ERR_NOMEM;
 		return;
 	}
-	struct fc_func *tf = &fc->f[r->term_func];
+	struct fc_func *tf = &fc->f[last];
 	for (int k = FC_CYCLES; k < FC_NKIND; k++)
 		tf->self.v[k] += d.v[k], t->total.v[k] += d.v[k];
 	t->how = HOW_NONE;

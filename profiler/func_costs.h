@@ -3,9 +3,11 @@
  * what a callgrind profile shows.
  *
  * Self: every instruction counts for the function whose symbol covers it (a run
- * that falls from one function into the next is split); a run's cycles and
- * mispredictions (the clock's increase while it retired) and its branch count
- * go to the function holding its terminator, as the truth's do; a function's
+ * that falls from one function into the next is split, and enters the next one
+ * there); a run's cycles and mispredictions (the clock's increase while it
+ * retired) and its branch count go to the function of its last instruction
+ * that retired (its terminator's, as the truth's do, unless the run was cut); a
+ * function's
  * calls are the call instructions that went to its first instruction.
  *
  * Inclusive: each thread keeps a shadow stack of frames, as callgrind does. A
