@@ -33,7 +33,7 @@ static const char report_usage[] =
 	"       pmusim report [-i FILE] [--format text|json|fdata|autofdo] [-o OUT]\n"
 	"                     [profile options]\n"
 	"       pmusim report --rep [-i FILE] [--format text|json] [-o OUT]\n"
-	"       pmusim report --stacks [-i FILE] [--format text|json|folded] [-o OUT]\n"
+	"       pmusim report --stacks [-i FILE] [--format text|json|folded|speedscope] [-o OUT]\n"
 	"                     [--svg SVG] [--comm-frame] [--event EV]\n"
 	"       pmusim report --cpi [-i FILE] [--by function|block|insn] [--format text|json|csv]\n"
 	"                     [--insns-from lbr|ip|ibs] [--cycles-from period|lbr]\n"
@@ -67,8 +67,10 @@ static const char report_usage[] =
 	"                       record --tstack, perf record -g): per function total\n"
 	"                       (on the stack) and self (at the top) samples and weight,\n"
 	"                       per call path samples; --format text (default), json, or\n"
-	"                       folded (\"main;f;g 12\" lines for flamegraph.pl,\n"
-	"                       speedscope); uses the pmusim_tstack event when the file\n"
+	"                       folded (\"main;f;g 12\" lines for flamegraph.pl), or\n"
+	"                       speedscope (speedscope's JSON: a sampled profile per\n"
+	"                       thread, the samples in time order, weights in simulated\n"
+	"                       nanoseconds); uses the pmusim_tstack event when the file\n"
 	"                       has one, else --event N, else every sample\n"
 	"  --svg SVG            with --stacks: also write a flame graph to SVG; with\n"
 	"                       --regions: a directory, where Graphviz's dot draws each kept\n"
@@ -98,7 +100,7 @@ static const char report_usage[] =
 	"(| head) is not an error.\n";
 
 enum { O_FORMAT = PA_O_END, O_REP, O_STACKS, O_SVG, O_COMM_FRAME, O_COMM, O_SORT, O_STDIO, O_CPI, O_REGIONS };
-enum { F_TEXT, F_JSON, F_FDATA, F_AUTOFDO, F_FOLDED, F_CSV, F_DOT, F_COUNT };
+enum { F_TEXT, F_JSON, F_FDATA, F_AUTOFDO, F_FOLDED, F_CSV, F_DOT, F_SPEEDSCOPE, F_COUNT };
 
 struct report_args {
 	struct profile_args pa;
@@ -117,7 +119,8 @@ struct report_args {
 
 static int report_option(void *ctx, int c, char *arg)
 {
-	static const char *const formats[F_COUNT] = {"text", "json", "fdata", "autofdo", "folded", "csv", "dot"};
+	static const char *const formats[F_COUNT] = {"text",	"json", "fdata", "autofdo",
+						     "folded", "csv",  "dot",   "speedscope"};
 	struct report_args *a = ctx;
 	int r = cpi_args_option(&a->cpi, c, arg, "pmusim report");
 	if (r <= 0 || (r = region_args_option(&a->regions, c, arg, "pmusim report")) <= 0)
@@ -146,7 +149,8 @@ static int report_option(void *ctx, int c, char *arg)
 	for (a->format = 0; a->format < F_COUNT && strcmp(arg, formats[a->format]) != 0; a->format++)
 		;
 	if (a->format == F_COUNT)
-		return fprintf(stderr, "pmusim report: unknown format '%s' (text, json, fdata, autofdo, folded, csv, dot)\n",
+		return fprintf(stderr, "pmusim report: unknown format '%s' (text, json, fdata, autofdo, folded, csv, dot, "
+				       "speedscope)\n",
 			       arg), -1;
 	return 0;
 }
@@ -435,6 +439,10 @@ static int write_stacks(FILE *f, void *ctx)
 		return stackprof_write_json(f, o->sp);
 	if (o->a->format == F_FOLDED)
 		return stackprof_write_folded(f, o->sp);
+	if (o->a->format == F_SPEEDSCOPE) {
+		const char *in = strrchr(o->a->pa.input, '/') ? strrchr(o->a->pa.input, '/') + 1 : o->a->pa.input;
+		return stackprof_write_speedscope(f, o->sp, in);
+	}
 	return stackprof_write_text(f, o->sp);
 }
 
@@ -450,8 +458,9 @@ static int write_flame(FILE *f, void *ctx)
 /* pmusim report --stacks */
 static int stacks_report(const struct report_args *a)
 {
-	if (a->format != F_TEXT && a->format != F_JSON && a->format != F_FOLDED)
-		return fprintf(stderr, "pmusim report: --stacks writes text, json or folded\n"), EXIT_PMUSIM_ERROR;
+	if (a->format != F_TEXT && a->format != F_JSON && a->format != F_FOLDED && a->format != F_SPEEDSCOPE)
+		return fprintf(stderr, "pmusim report: --stacks writes text, json, folded or speedscope\n"),
+		       EXIT_PMUSIM_ERROR;
 	struct stackprof_opts so = {.event = a->pa.io.event, .comm = a->comm};
 	struct stackprof *sp;
 	char msg[512] = "";
@@ -661,9 +670,9 @@ static int report_main(int argc, char **argv)
 	if (a.cpi.on && (a.comms || a.sort_given || a.pa.method_given || a.svg || a.comm))
 		return fprintf(stderr, "pmusim report: --cpi takes none of --comm, --sort, --method, --svg, --comm-frame\n"),
 		       EXIT_PMUSIM_ERROR;
-	if (!a.stacks && ((a.svg && !a.regions.on) || a.comm || a.format == F_FOLDED))
+	if (!a.stacks && ((a.svg && !a.regions.on) || a.comm || a.format == F_FOLDED || a.format == F_SPEEDSCOPE))
 		return fprintf(stderr, "pmusim report: --svg needs --stacks or --regions; --comm-frame and "
-				       "--format folded need --stacks\n"),
+				       "--format folded or speedscope need --stacks\n"),
 		       EXIT_PMUSIM_ERROR;
 	if ((a.rep || a.stacks) && (a.comms || a.sort_given))
 		return fprintf(stderr, "pmusim report: --comm and --sort are for the overhead table, not --%s%s\n",

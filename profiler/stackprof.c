@@ -36,6 +36,8 @@ struct stackprof {
 	uint32_t *frames; /* scratch: one sample's name numbers */
 	size_t frcap;
 	struct symbolizer *z;
+	struct stackprof_sample *seq; /* every sample used, in the file's order */
+	size_t nseq, capseq;
 	/* results */
 	struct stackprof_func *funcs;
 	size_t nfuncs;
@@ -171,8 +173,10 @@ static int add_sample(struct stackprof *sp, const struct perf_sample *s, uint64_
 		sp->frames[0] = (uint32_t)c;
 	}
 	long p = keytab_put(sp->paths, sp->frames, (k + (size_t)n) * sizeof(*sp->frames), NULL);
-	if (p < 0 || fit((void **)&sp->ps, &sp->pcap, (size_t)p + 1, sizeof(*sp->ps)) < 0)
+	if (p < 0 || fit((void **)&sp->ps, &sp->pcap, (size_t)p + 1, sizeof(*sp->ps)) < 0 ||
+	    fit((void **)&sp->seq, &sp->capseq, sp->nseq + 1, sizeof(*sp->seq)) < 0)
 		return PMUSIM_ERR_NOMEM;
+	sp->seq[sp->nseq++] = (struct stackprof_sample){s->tid, s->time, w, (size_t)p};
 	sp->ps[p].samples++;
 	sp->ps[p].weight += w;
 	return keytab_put(sp->tids, &s->tid, sizeof(s->tid), NULL) < 0 ? PMUSIM_ERR_NOMEM : 0;
@@ -295,6 +299,8 @@ static int finish(struct stackprof *sp)
 
 void stackprof_free(struct stackprof *sp)
 {
+	if (sp)
+		free(sp->seq);
 	if (!sp)
 		return;
 	free(sp->event);
@@ -376,4 +382,28 @@ const struct stackprof_path *stackprof_paths(const struct stackprof *sp, size_t 
 {
 	*n = sp->noutp;
 	return sp->outp;
+}
+
+const struct stackprof_sample *stackprof_samples(const struct stackprof *sp, size_t *n)
+{
+	*n = sp->nseq;
+	return sp->seq;
+}
+
+const uint32_t *stackprof_path_frames(const struct stackprof *sp, size_t path, size_t *depth)
+{
+	size_t len;
+	const uint32_t *ids = keytab_key(sp->paths, path, &len);
+	*depth = len / sizeof(*ids);
+	return ids;
+}
+
+size_t stackprof_names(const struct stackprof *sp)
+{
+	return keytab_count(sp->names);
+}
+
+const char *stackprof_name(const struct stackprof *sp, size_t i)
+{
+	return keytab_key(sp->names, i, NULL);
 }

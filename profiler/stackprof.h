@@ -109,6 +109,30 @@ const struct stackprof_path *stackprof_paths(const struct stackprof *sp, size_t 
  * inferno read them: one line per call path "outer;...;inner COUNT" with
  * COUNT = samples, lines sorted by the stack text (strcmp); a ';' inside a
  * name becomes ':' and a line break a space. */
+/* The samples used, in the file's order (pmusim writes them in time order): the
+ * thread, the time (PERF_SAMPLE_TIME, ns; 0 without), the weight, and the call
+ * path as a path number for stackprof_path_frames. */
+struct stackprof_sample {
+	uint32_t tid;
+	uint64_t time, weight;
+	size_t path;
+};
+const struct stackprof_sample *stackprof_samples(const struct stackprof *sp, size_t *n);
+/* Path number path's frames as name numbers, outermost first. */
+const uint32_t *stackprof_path_frames(const struct stackprof *sp, size_t path, size_t *depth);
+/* The names (frames) by number. */
+size_t stackprof_names(const struct stackprof *sp);
+const char *stackprof_name(const struct stackprof *sp, size_t i);
+
+/* speedscope's file format (www.speedscope.app/file-format-schema.json, as
+ * speedscope 1.25 imports it): the frame names shared, one "sampled" profile
+ * per thread ("thread TID", in order of thread id) whose samples are the
+ * thread's call paths in the file's order (outermost frame first) with their
+ * weights in unit "nanoseconds" (the snapshots' period: simulated time), and
+ * startValue and endValue the first sample's time less its weight and the last
+ * sample's time; name is the profile's title. */
+int stackprof_write_speedscope(FILE *f, const struct stackprof *sp, const char *name);
+
 int stackprof_write_text(FILE *f, const struct stackprof *sp);
 int stackprof_write_json(FILE *f, const struct stackprof *sp);
 int stackprof_write_folded(FILE *f, const struct stackprof *sp);

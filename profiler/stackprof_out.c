@@ -140,3 +140,71 @@ int stackprof_write_folded(FILE *f, const struct stackprof *sp)
 	free(l);
 	return err ? err : ferror(f) ? PMUSIM_ERR_IO : 0;
 }
+
+static int by_tid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int stackprof_write_speedscope(FILE *f, const struct stackprof *sp, const char *name)
+{
+	size_t ns, nn = stackprof_names(sp);
+	const struct stackprof_sample *s = stackprof_samples(sp, &ns);
+	uint32_t *tids = calloc(ns + 1, sizeof(*tids));
+	if (!tids)
+		return PMUSIM_ERR_NOMEM;
+	size_t nt = 0;
+	for (size_t i = 0; i < ns; i++)
+		tids[nt++] = s[i].tid;
+	qsort(tids, nt, sizeof(*tids), by_tid);
+	size_t w = 0;
+	for (size_t i = 0; i < nt; i++)
+		if (!w || tids[w - 1] != tids[i])
+			tids[w++] = tids[i];
+	nt = w;
+	fprintf(f, "{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\",\n \"shared\": {\"frames\": [");
+	for (size_t i = 0; i < nn; i++) {
+		fprintf(f, "%s{\"name\": ", i ? ", " : "");
+		json_put_str(f, stackprof_name(sp, i));
+		fputc('}', f);
+	}
+	fprintf(f, "]},\n \"profiles\": [");
+	for (size_t t = 0; t < nt; t++) {
+		uint64_t start = UINT64_MAX, end = 0;
+		for (size_t i = 0; i < ns; i++)
+			if (s[i].tid == tids[t]) {
+				uint64_t b = s[i].time > s[i].weight ? s[i].time - s[i].weight : 0;
+				start = b < start ? b : start;
+				end = s[i].time > end ? s[i].time : end;
+			}
+		if (end < start)
+			end = start;
+		fprintf(f, "%s\n  {\"type\": \"sampled\", \"name\": \"thread %" PRIu32 "\", \"unit\": \"nanoseconds\", "
+			"\"startValue\": %" PRIu64 ", \"endValue\": %" PRIu64 ",\n   \"samples\": [",
+			t ? "," : "", tids[t], start, end);
+		int first = 1;
+		for (size_t i = 0; i < ns; i++) {
+			if (s[i].tid != tids[t])
+				continue;
+			size_t depth;
+			const uint32_t *fr = stackprof_path_frames(sp, s[i].path, &depth);
+			fprintf(f, "%s[", first ? "" : ", ");
+			for (size_t k = 0; k < depth; k++)
+				fprintf(f, "%s%" PRIu32, k ? ", " : "", fr[k]);
+			fputc(']', f);
+			first = 0;
+		}
+		fprintf(f, "],\n   \"weights\": [");
+		first = 1;
+		for (size_t i = 0; i < ns; i++)
+			if (s[i].tid == tids[t])
+				fprintf(f, "%s%" PRIu64, first ? "" : ", ", s[i].weight), first = 0;
+		fprintf(f, "]}");
+	}
+	fprintf(f, "],\n \"name\": ");
+	json_put_str(f, name);
+	fprintf(f, ",\n \"activeProfileIndex\": 0,\n \"exporter\": \"pmusim\"}\n");
+	free(tids);
+	return ferror(f) ? PMUSIM_ERR_IO : 0;
+}
