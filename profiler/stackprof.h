@@ -125,12 +125,13 @@ size_t stackprof_names(const struct stackprof *sp);
 const char *stackprof_name(const struct stackprof *sp, size_t i);
 
 /* speedscope's file format (www.speedscope.app/file-format-schema.json, as
- * speedscope 1.25 imports it): the frame names shared, one "sampled" profile
- * per thread ("thread TID", in order of thread id) whose samples are the
- * thread's call paths in the file's order (outermost frame first) with their
- * weights in unit "nanoseconds" (the snapshots' period: simulated time), and
- * startValue and endValue the first sample's time less its weight and the last
- * sample's time; name is the profile's title. */
+ * speedscope 1.25 imports it): the frame names shared, one "evented" profile
+ * per thread ("thread TID", in order of thread id) on the samples' own
+ * timestamps in nanoseconds (simulated time for pmusim's snapshots): each
+ * sample's stack held for its weight up to its time, frames it shares with the
+ * stack before staying open (O and C events), the stack closed where no
+ * sample covers the time; startValue and endValue the first sample's time
+ * less its weight and the last sample's time; name is the profile's title. */
 int stackprof_write_speedscope(FILE *f, const struct stackprof *sp, const char *name);
 
 int stackprof_write_text(FILE *f, const struct stackprof *sp);

@@ -7,6 +7,7 @@
 
 #include "common/err.h"
 #include "common/json.h"
+#include "profiler/perfdata.h"
 #include "profiler/stackprof.h"
 
 #define TOP_PATHS 20
@@ -147,6 +148,31 @@ static int by_tid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* One thread's snapshots as speedscope's open (O) and close (C) events: each
+ * sample's stack held for its weight up to its time; frames a stack shares with
+ * the one before stay open, the thread's stack closes where no sample covers
+ * its time (it did not run, or was not sampled). */
+struct ev_state {
+	FILE *f;
+	uint32_t open[PERFDATA_MAX_CHAIN];
+	size_t nopen;
+	uint64_t end; /* where the open frames were last known to hold */
+	int first;
+};
+
+static void ev_put(struct ev_state *e, char type, uint32_t frame, uint64_t at)
+{
+	fprintf(e->f, "%s{\"type\": \"%c\", \"frame\": %" PRIu32 ", \"at\": %" PRIu64 "}", e->first ? "" : ", ", type,
+		frame, at);
+	e->first = 0;
+}
+
+static void ev_close_to(struct ev_state *e, size_t keep, uint64_t at)
+{
+	while (e->nopen > keep)
+		ev_put(e, 'C', e->open[--e->nopen], at);
+}
+
 int stackprof_write_speedscope(FILE *f, const struct stackprof *sp, const char *name)
 {
 	size_t ns, nn = stackprof_names(sp);
@@ -170,6 +196,9 @@ int stackprof_write_speedscope(FILE *f, const struct stackprof *sp, const char *
 		fputc('}', f);
 	}
 	fprintf(f, "]},\n \"profiles\": [");
+	struct ev_state *e = malloc(sizeof(*e));
+	if (!e)
+		return free(tids), PMUSIM_ERR_NOMEM;
 	for (size_t t = 0; t < nt; t++) {
 		uint64_t start = UINT64_MAX, end = 0;
 		for (size_t i = 0; i < ns; i++)
@@ -180,28 +209,34 @@ int stackprof_write_speedscope(FILE *f, const struct stackprof *sp, const char *
 			}
 		if (end < start)
 			end = start;
-		fprintf(f, "%s\n  {\"type\": \"sampled\", \"name\": \"thread %" PRIu32 "\", \"unit\": \"nanoseconds\", "
-			"\"startValue\": %" PRIu64 ", \"endValue\": %" PRIu64 ",\n   \"samples\": [",
+		fprintf(f, "%s\n  {\"type\": \"evented\", \"name\": \"thread %" PRIu32 "\", \"unit\": \"nanoseconds\", "
+			"\"startValue\": %" PRIu64 ", \"endValue\": %" PRIu64 ",\n   \"events\": [",
 			t ? "," : "", tids[t], start, end);
-		int first = 1;
+		*e = (struct ev_state){.f = f, .first = 1};
 		for (size_t i = 0; i < ns; i++) {
 			if (s[i].tid != tids[t])
 				continue;
 			size_t depth;
 			const uint32_t *fr = stackprof_path_frames(sp, s[i].path, &depth);
-			fprintf(f, "%s[", first ? "" : ", ");
-			for (size_t k = 0; k < depth; k++)
-				fprintf(f, "%s%" PRIu32, k ? ", " : "", fr[k]);
-			fputc(']', f);
-			first = 0;
+			uint64_t b = s[i].time > s[i].weight ? s[i].time - s[i].weight : 0, at = s[i].time;
+			/* snapshots fall at the first block boundary after each period's
+			 * end: one that comes less than a period late follows on the last */
+			if (b < e->end || (e->nopen && b - e->end < s[i].weight))
+				b = e->end;
+			if (e->nopen && b > e->end)
+				ev_close_to(e, 0, e->end); /* a gap: the thread's stack was not seen */
+			size_t keep = 0;
+			while (keep < e->nopen && keep < depth && e->open[keep] == fr[keep])
+				keep++;
+			ev_close_to(e, keep, b);
+			for (size_t k = keep; k < depth && e->nopen < PERFDATA_MAX_CHAIN; k++)
+				ev_put(e, 'O', e->open[e->nopen++] = fr[k], b);
+			e->end = at > b ? at : b;
 		}
-		fprintf(f, "],\n   \"weights\": [");
-		first = 1;
-		for (size_t i = 0; i < ns; i++)
-			if (s[i].tid == tids[t])
-				fprintf(f, "%s%" PRIu64, first ? "" : ", ", s[i].weight), first = 0;
+		ev_close_to(e, 0, e->end);
 		fprintf(f, "]}");
 	}
+	free(e);
 	fprintf(f, "],\n \"name\": ");
 	json_put_str(f, name);
 	fprintf(f, ",\n \"activeProfileIndex\": 0,\n \"exporter\": \"pmusim\"}\n");

@@ -27,13 +27,13 @@ static const uint8_t orig[0x60] = {
  * jumps followed by resolve: E9 rel32 below) */
 static uint8_t repl[0x40];
 static const struct dbr_insn map[] = {
-    {0x00, 6, DBR_COPY, ORG + 0x00, 0},      /* jne copy, taken to 0x300020's copy */
-    {0x06, 5, DBR_JUMP, ORG + 0x00, 0},      /* its fall side: jmp 0x401002 */
-    {0x0b, 5, DBR_CALL_PUSH, ORG + 0x10, 0}, /* push imm32 of the call at 401010 */
-    {0x10, 8, DBR_CALL_HIGH, ORG + 0x10, 0}, /* mov [rsp+4] */
-    {0x18, 5, DBR_JUMP, ORG + 0x10, 1},      /* jmp 0x401040: the call's own transfer */
-    {0x20, 6, DBR_INVERTED, ORG + 0x20, 0},  /* je inverted: taken = fell through */
-    {0x26, 1, DBR_COPY, ORG + 0x22, 0},      /* nop */
+    {0x00, 6, DBR_COPY, ORG + 0x00, 0, 0},      /* jne copy, taken to 0x300020's copy */
+    {0x06, 5, DBR_JUMP, ORG + 0x00, 0, 0},      /* its fall side: jmp 0x401002 */
+    {0x0b, 5, DBR_CALL_PUSH, ORG + 0x10, 0, 0}, /* push imm32 of the call at 401010 */
+    {0x10, 8, DBR_CALL_HIGH, ORG + 0x10, 0, 0}, /* mov [rsp+4] */
+    {0x18, 5, DBR_JUMP, ORG + 0x10, 1, 0},      /* jmp 0x401040: the call's own transfer */
+    {0x20, 6, DBR_INVERTED, ORG + 0x20, 0, 0},  /* je inverted: taken = fell through */
+    {0x26, 1, DBR_COPY, ORG + 0x22, 0, 0},      /* nop */
 };
 static const struct dbr_patch patch = {ORG + 0x10, REP + 0x0b, {0xe9}, {0xe8, 0x2b, 0, 0, 0}};
 
