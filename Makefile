@@ -87,7 +87,10 @@ WORKLOADS := $(WL_C:workloads/%.c=$(WL_DIR)/%) $(WL_MUSL:workloads/%.c=$(WL_DIR)
 # locales: the charmaps localedef needs, for check_json_read's comma-decimal locale).
 DEPS := build-essential binutils pkg-config libunicorn-dev libcapstone-dev libelf-dev check \
 	valgrind libc6-dbg musl-tools busybox-static python3 linux-perf bolt-16 autofdo llvm \
-	debootstrap libmimalloc2.0 man-db libxml2-utils graphviz locales
+	debootstrap libmimalloc2.0 man-db libxml2-utils graphviz locales nodejs chromium
+# commands that a package may provide under another name (NodeSource's nodejs
+# provides npm and conflicts with Debian's): installed only when missing
+DEPS_CMDS := npm
 
 # Debian 12 packages of the programs make e2e-real runs (tests/e2e_real/check_real.c).
 REAL_DEPS := python3 perl gawk bc dc xxd sqlite3 xz-utils bzip2 zstd brotli lz4 lzip \
@@ -256,6 +259,7 @@ demo: deps
 
 deps:
 	@missing=""; for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	for c in $(DEPS_CMDS); do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
 	if [ -z "$$missing" ]; then echo "deps: all installed"; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		echo "deps: installing$$missing"; \
@@ -282,7 +286,15 @@ deps-bench:
 unit: $(UNIT_BIN)
 	@tests/run_suites.sh $(UNIT_BIN)
 
-e2e: $(PMUSIM) workloads $(E2E_BIN) $(PTRACE_EDGES) $(PTRACE_REP)
+# speedscope's app and the browser driver its test opens it with (check_speedscope),
+# from the npm registry at fixed versions, outside the repository
+NPM_DIR := build/npm
+SPEEDSCOPE := $(NPM_DIR)/node_modules/speedscope/dist/release/index.html
+$(SPEEDSCOPE):
+	@mkdir -p $(NPM_DIR)
+	cd $(NPM_DIR) && npm install --no-audit --no-fund --loglevel=error --prefix . speedscope@1.25.0 playwright-core@1.64.1
+
+e2e: $(PMUSIM) workloads $(E2E_BIN) $(PTRACE_EDGES) $(PTRACE_REP) $(SPEEDSCOPE)
 	@PMUSIM=$(PMUSIM) PTRACE_EDGES=$(PTRACE_EDGES) PTRACE_REP=$(PTRACE_REP) WORKLOADS=$(WL_DIR) \
 		tests/run_suites.sh $(E2E_BIN)
 
@@ -301,7 +313,7 @@ asan-unit:
 	$(MAKE) MODE=asan unit
 
 # The end-to-end suite against pmusim built with ASan+UBSan.
-e2e-asan: $(E2E_BIN) workloads
+e2e-asan: $(E2E_BIN) workloads $(SPEEDSCOPE)
 	$(MAKE) MODE=asan build/asan/pmusim build/asan/tests/ptrace_edges build/asan/tests/ptrace_rep
 	@E2E_SANITIZED=1 PMUSIM=build/asan/pmusim PTRACE_EDGES=build/asan/tests/ptrace_edges \
 		PTRACE_REP=build/asan/tests/ptrace_rep WORKLOADS=$(WL_DIR) tests/run_suites.sh $(E2E_BIN)
