@@ -24,7 +24,10 @@ static const char diff_usage[] =
 	"inclusive costs, matched by name (another build of the program moves every\n"
 	"address), with absolute and relative changes, the functions sorted by the\n"
 	"change of their self cost, functions added and removed. BASE and NEW may also\n"
-	"be what `perf stat -j` prints (events only).\n"
+	"be what `perf stat -j` prints (events only), or two perf.data recordings\n"
+	"(pmusim's or perf record's), compared as perf diff does: per event its total\n"
+	"period, per function (perf report's symbols) its samples' period of each\n"
+	"event.\n"
 	"\n"
 	"options:\n"
 	"  --threshold EV=PCT   fail (exit 1) when event EV grew by more than PCT per cent\n"
@@ -35,7 +38,9 @@ static const char diff_usage[] =
 	"  -o, --output FILE    write there instead of standard output\n"
 	"  --svg FILE           a bar chart of the functions' largest changes\n"
 	"  --sort KIND          what orders the functions: cycles (default),\n"
-	"                       instructions, branches or branch-misses (self)\n"
+	"                       instructions, branches or branch-misses (self); for\n"
+	"                       recordings one of their events (default: cycles if\n"
+	"                       recorded, else the first)\n"
 	"  --top N              functions listed in text and Markdown (default 20; JSON\n"
 	"                       lists all)\n"
 	"  --all                list the functions that did not change too\n"
@@ -52,7 +57,8 @@ struct diff_args {
 	size_t nth;
 	enum fmt fmt;
 	const char *out, *svg;
-	int sort_kind, all;
+	int all;
+	const char *sort;
 	uint64_t top;
 	const char *base, *cur;
 };
@@ -83,7 +89,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 					     {0, 0, 0, 0}};
 	int c;
 	char *end;
-	a->sort_kind = 1, a->top = 20;
+	a->top = 20;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+ho:", opts, NULL)) != -1) {
 		switch (c) {
@@ -106,11 +112,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 				return fprintf(stderr, "pmusim diff: --format needs text, json or markdown, not '%s'\n",
 					       optarg), -1;
 			break;
-		case O_SORT:
-			if ((a->sort_kind = bl_kind_of(optarg)) < 0)
-				return fprintf(stderr, "pmusim diff: --sort needs instructions, cycles, branches or "
-						       "branch-misses, not '%s'\n", optarg), -1;
-			break;
+		case O_SORT: a->sort = optarg; break;
 		case O_TOP:
 			a->top = strtoull(optarg, &end, 10);
 			if (!optarg[0] || *end || optarg[0] == '-')
@@ -204,8 +206,8 @@ static void print_events(FILE *f, const struct bl_diff *d, int md)
 
 static void print_functions(FILE *f, const struct bl_diff *d, const struct diff_args *a, int md)
 {
-	char b[5][40];
-	const char *kn = bl_kind_name[d->sort_kind];
+	char b[4][40];
+	const char *kn = d->kind[d->sort_kind];
 	if (!count_status(d, BL_CHANGED) && !count_status(d, BL_ADDED) && !count_status(d, BL_REMOVED) && !a->all) {
 		fprintf(f, "\nno function changed (%zu the same)\n", d->nfn);
 		return;
@@ -213,12 +215,23 @@ static void print_functions(FILE *f, const struct bl_diff *d, const struct diff_
 	fprintf(f, "%sfunctions by the change of their self %s: %zu changed, %zu added, %zu removed, %zu the same%s\n",
 		md ? "\n" : "\n", kn, count_status(d, BL_CHANGED), count_status(d, BL_ADDED),
 		count_status(d, BL_REMOVED), count_status(d, BL_SAME), md ? "\n" : "");
-	if (md)
-		fprintf(f, "| function | Δ instructions | Δ cycles | Δ branch-misses | self %s base → new | "
-			"Δ inclusive %s |\n|---|---:|---:|---:|---:|---:|\n", kn, kn);
-	else
-		fprintf(f, "%-32s %14s %14s %15s %29s %14s\n", "function", "d instructions", "d cycles",
-			"d branch-misses", "self base -> new", "d inclusive");
+	if (md) {
+		fprintf(f, "| function |");
+		for (size_t k = 0; k < d->nkinds; k++)
+			fprintf(f, " Δ %s |", d->kind[k]);
+		fprintf(f, " self %s base → new |%s\n|---|", kn, d->inclusive ? " Δ inclusive" : "");
+		for (size_t k = 0; k < d->nkinds + 1 + (size_t)d->inclusive; k++)
+			fprintf(f, "---:|");
+		fputc('\n', f);
+	} else {
+		fprintf(f, "%-32s", "function");
+		for (size_t k = 0; k < d->nkinds; k++) {
+			char h[80];
+			snprintf(h, sizeof(h), "d %s", d->kind[k]);
+			fprintf(f, " %14s", h);
+		}
+		fprintf(f, " %29s%s\n", "self base -> new", d->inclusive ? "    d inclusive" : "");
+	}
 	uint64_t shown = 0;
 	for (size_t i = 0; i < d->nfn && shown < a->top; i++) {
 		const struct bl_func_diff *fn = &d->fn[i];
@@ -227,19 +240,18 @@ static void print_functions(FILE *f, const struct bl_diff *d, const struct diff_
 		shown++;
 		const struct bl_delta *s = &fn->self[d->sort_kind];
 		char from_to[80];
-		snprintf(from_to, sizeof(from_to), "%s %s %s", num(b[3], (int64_t)s->base, 0), md ? "→" : "->",
-			 num(b[4], (int64_t)s->cur, 0));
+		snprintf(from_to, sizeof(from_to), "%s %s %s", num(b[1], (int64_t)s->base, 0), md ? "→" : "->",
+			 num(b[2], (int64_t)s->cur, 0));
 		const char *tag = fn->status == BL_ADDED ? " (added)" : fn->status == BL_REMOVED ? " (removed)" : "";
 		char name[300];
 		snprintf(name, sizeof(name), md ? "`%s`%s" : "%s%s", fn->name, tag);
-		if (md)
-			fprintf(f, "| %s | %s | %s | %s | %s | %s |\n", name, num(b[0], bl_change(&fn->self[0]), 1),
-				num(b[1], bl_change(&fn->self[1]), 1), num(b[2], bl_change(&fn->self[3]), 1), from_to,
-				num(b[4], bl_change(&fn->incl[d->sort_kind]), 1));
-		else
-			fprintf(f, "%-32s %14s %14s %15s %29s %14s\n", name, num(b[0], bl_change(&fn->self[0]), 1),
-				num(b[1], bl_change(&fn->self[1]), 1), num(b[2], bl_change(&fn->self[3]), 1), from_to,
-				num(b[4], bl_change(&fn->incl[d->sort_kind]), 1));
+		fprintf(f, md ? "| %s |" : "%-32s", name);
+		for (size_t k = 0; k < d->nkinds; k++)
+			fprintf(f, md ? " %s |" : " %14s", num(b[0], bl_change(&fn->self[k]), 1));
+		fprintf(f, md ? " %s |" : " %29s", from_to);
+		if (d->inclusive)
+			fprintf(f, md ? " %s |" : " %14s", num(b[3], bl_change(&fn->incl[d->sort_kind]), 1));
+		fputc('\n', f);
 	}
 }
 
@@ -298,11 +310,11 @@ static void print_json(FILE *f, const struct baseline *b, const struct baseline 
 		json_put_str(f, fn->name);
 		fprintf(f, ", \"status\": \"%s\", ", st[fn->status]);
 		put_delta(f, "calls", &fn->calls);
-		for (int part = 0; part < 2; part++) {
+		for (int part = 0; part < 1 + d->inclusive; part++) {
 			fprintf(f, ", \"%s\": {", part ? "inclusive" : "self");
-			for (int k = 0; k < BL_KINDS; k++) {
+			for (size_t k = 0; k < d->nkinds; k++) {
 				fprintf(f, "%s", k ? ", " : "");
-				put_delta(f, bl_kind_name[k], part ? &fn->incl[k] : &fn->self[k]);
+				put_delta(f, d->kind[k], part ? &fn->incl[k] : &fn->self[k]);
 			}
 			fputc('}', f);
 		}
@@ -341,8 +353,21 @@ int cmd_diff(int argc, char **argv)
 	struct outfile *out = NULL, *svg = NULL;
 	if (parse_args(argc, argv, &a) < 0 || load(a.base, &b) < 0 || load(a.cur, &c) < 0)
 		goto done;
-	if (baseline_diff(&b, &c, a.sort_kind, a.th, a.nth, &d) < 0) {
-		fprintf(stderr, "pmusim diff: out of memory\n");
+	const struct baseline *kinds = b.has_functions ? &b : &c;
+	int sort_ok = !a.sort || !kinds->has_functions;
+	for (size_t k = 0; k < kinds->nkinds; k++)
+		sort_ok |= a.sort && strcmp(a.sort, kinds->kind[k]) == 0;
+	if (!sort_ok) {
+		fprintf(stderr, "pmusim diff: --sort %s: the files' costs are", a.sort);
+		for (size_t k = 0; k < kinds->nkinds; k++)
+			fprintf(stderr, "%s %s", k ? "," : "", kinds->kind[k]);
+		fprintf(stderr, "\n");
+		goto done;
+	}
+	int err = baseline_diff(&b, &c, a.sort, a.th, a.nth, &d);
+	if (err < 0) {
+		fprintf(stderr, "pmusim diff: %s\n", err == PMUSIM_ERR_ARG ? "the two files' per-function costs are not "
+				"of the same kinds (a baseline and a recording, or recordings of other events)" : "out of memory");
 		goto done;
 	}
 	for (size_t t = 0; t < a.nth; t++)

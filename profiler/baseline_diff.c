@@ -7,6 +7,8 @@
 
 #include "common/err.h"
 #include "common/json_read.h"
+#include "profiler/overhead.h"
+#include "profiler/perfdata.h"
 
 const char *const bl_kind_name[BL_KINDS] = {"instructions", "cycles", "branches", "branch-misses"};
 
@@ -82,6 +84,9 @@ static int read_doc(const struct jv *d, struct baseline *b, char *msg, size_t le
 	if (!ev || ev->type != JV_ARR || !fn || fn->type != JV_ARR || !prog || prog->type != JV_OBJ)
 		return fail(msg, len, PMUSIM_ERR_FORMAT, "a baseline needs \"program\", \"events\" and \"functions\"");
 	b->has_functions = 1;
+	for (int k = 0; k < BL_KINDS; k++)
+		b->kind[k] = bl_kind_name[k];
+	b->nkinds = BL_KINDS;
 	b->program = dup_str(jv_get(prog, "name"));
 	b->build_id = dup_str(jv_get(prog, "build_id"));
 	b->pmusim = dup_str(jv_get(d, "pmusim"));
@@ -184,9 +189,88 @@ static int read_lines(const char *path, struct baseline *b, char *msg, size_t le
 	return err ? err : b->options && b->program && b->build_id && b->pmusim ? 0 : PMUSIM_ERR_NOMEM;
 }
 
+/* A perf.data file's first 8 bytes (perf.data-file-format.txt: "PERFILE2"). */
+static int is_recording(const char *path)
+{
+	char magic[8];
+	FILE *f = fopen(path, "rb");
+	int yes = f && fread(magic, 1, 8, f) == 8 && memcmp(magic, "PERFILE2", 8) == 0;
+	if (f)
+		fclose(f);
+	return yes;
+}
+
+static struct bl_func *func_named(struct baseline *b, const char *name)
+{
+	for (size_t i = 0; i < b->nfn; i++)
+		if (strcmp(b->fn[i].name, name) == 0)
+			return &b->fn[i];
+	struct bl_func *nf = realloc(b->fn, (b->nfn + 1) * sizeof(*nf));
+	if (!nf)
+		return NULL;
+	b->fn = nf;
+	memset(&nf[b->nfn], 0, sizeof(*nf));
+	if (!(nf[b->nfn].name = strdup(name)))
+		return NULL;
+	return &nf[b->nfn++];
+}
+
+/* Per event of the recording: its total period; per function (perf report's
+ * symbol column, "[.] " left out) its samples' period of the first BL_KINDS
+ * events. */
+static int read_recording(const char *path, struct baseline *b, char *msg, size_t len)
+{
+	struct perfdata *pd;
+	int err = perfdata_open(path, &pd, msg, len);
+	if (err < 0)
+		return err;
+	size_t nev = perfdata_nevents(pd);
+	char *names[64] = {0};
+	for (size_t i = 0; i < nev && i < 64 && !err; i++) {
+		const char *n = perfdata_event(pd, i)->name;
+		if (!(names[i] = strdup(n ? n : "?")))
+			err = PMUSIM_ERR_NOMEM;
+	}
+	perfdata_close(pd);
+	b->has_functions = b->recording = 1;
+	b->ev = calloc(nev + 1, sizeof(*b->ev));
+	if (!b->ev)
+		err = PMUSIM_ERR_NOMEM;
+	for (size_t i = 0; i < nev && i < 64 && !err; i++) {
+		struct overhead_opts o = {.event = (int)i, .keys = {OVH_SYM}, .nkeys = 1};
+		struct overhead *ov;
+		if ((err = overhead_read(path, &o, &ov, msg, len)) < 0)
+			break;
+		b->ev[b->nev].name = names[i], names[i] = NULL;
+		b->ev[b->nev++].count = overhead_total_period(ov);
+		if (b->nkinds < BL_KINDS) {
+			size_t k = b->nkinds++;
+			b->kind[k] = b->ev[b->nev - 1].name;
+			for (size_t r = 0; r < overhead_nrows(ov) && !err; r++) {
+				uint64_t period, samples;
+				const char *sym = overhead_row(ov, r, 0, &period, &samples);
+				struct bl_func *f = func_named(b, strncmp(sym, "[.] ", 4) == 0 ? sym + 4 : sym);
+				if (!f)
+					err = PMUSIM_ERR_NOMEM;
+				else
+					f->self[k] += period;
+			}
+		}
+		overhead_free(ov);
+	}
+	for (size_t i = 0; i < 64; i++)
+		free(names[i]);
+	if (!err)
+		qsort(b->fn, b->nfn, sizeof(*b->fn), by_fname);
+	b->program = strdup(""), b->build_id = strdup(""), b->pmusim = strdup(""), b->options = strdup("");
+	return err ? err : b->program && b->build_id && b->pmusim && b->options ? 0 : PMUSIM_ERR_NOMEM;
+}
+
 int baseline_read(const char *path, struct baseline *b, char *msg, size_t msglen)
 {
 	memset(b, 0, sizeof(*b));
+	if (is_recording(path))
+		return read_recording(path, b, msg, msglen);
 	struct jv *d = NULL;
 	char whole[256] = "";
 	int err = json_parse_file(path, &d, whole, sizeof(whole));
@@ -266,11 +350,33 @@ static int by_impact(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
-int baseline_diff(const struct baseline *base, const struct baseline *cur, int sort_kind,
+static int same_kinds(const struct baseline *a, const struct baseline *b)
+{
+	if (a->nkinds != b->nkinds || a->recording != b->recording)
+		return 0;
+	for (size_t k = 0; k < a->nkinds; k++)
+		if (strcmp(a->kind[k], b->kind[k]) != 0)
+			return 0;
+	return 1;
+}
+
+int baseline_diff(const struct baseline *base, const struct baseline *cur, const char *sort,
 		  struct bl_threshold *th, size_t nth, struct bl_diff *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->sort_kind = sort_kind;
+	const struct baseline *kinds = base->has_functions ? base : cur;
+	if (base->has_functions && cur->has_functions && !same_kinds(base, cur))
+		return PMUSIM_ERR_ARG;
+	out->kind = kinds->kind, out->nkinds = kinds->nkinds;
+	out->inclusive = kinds->has_functions && !kinds->recording;
+	int sort_kind = -1;
+	for (size_t k = 0; k < kinds->nkinds; k++)
+		if (strcmp(kinds->kind[k], sort ? sort : "cycles") == 0)
+			sort_kind = (int)k;
+	if (sort_kind < 0 && sort && kinds->nkinds)
+		return PMUSIM_ERR_ARG;
+	out->sort_kind = sort_kind < 0 ? 0 : sort_kind;
+	sort_kind = out->sort_kind;
 	out->ev = calloc(base->nev + cur->nev + 1, sizeof(*out->ev));
 	out->fn = calloc(base->nfn + cur->nfn + 1, sizeof(*out->fn));
 	if (!out->ev || !out->fn)

@@ -2,10 +2,14 @@
  * change from the base to the new run, functions matched by name (another build
  * of the program moves every address), thresholds on events.
  *
- * Inputs: pmusim stat --json documents (cli/stat_baseline.h); or, for the
- * events alone, what perf stat -j (and pmusim stat -j) prints, one JSON object
- * per line with "event" and "counter-value". Corrupt or foreign input is
- * refused with one line, never a crash.
+ * Inputs: pmusim stat --json documents (cli/stat_baseline.h); for the events
+ * alone, what perf stat -j (and pmusim stat -j) prints, one JSON object per line
+ * with "event" and "counter-value"; or perf.data recordings (pmusim's or perf
+ * record's), as perf diff compares them: per event its total period, and per
+ * function (perf report's symbol column, profiler/overhead.h) the period of its
+ * samples of each of the first BL_KINDS events, as self costs named after the
+ * events (no inclusive costs). Corrupt or foreign input is refused with one
+ * line, never a crash.
  * No Unicorn, no I/O beyond reading the two files. */
 #ifndef PMUSIM_PROFILER_BASELINE_DIFF_H
 #define PMUSIM_PROFILER_BASELINE_DIFF_H
@@ -28,7 +32,10 @@ struct bl_func {
 };
 
 struct baseline {
-	int has_functions;      /* a stat --json document (else perf stat -j lines) */
+	int has_functions;      /* a stat --json document or a recording (else perf stat -j lines) */
+	int recording;          /* a perf.data file: the kinds are its events, no inclusive costs */
+	const char *kind[BL_KINDS]; /* what self[k] and incl[k] count (bl_kind_name, or a recording's events) */
+	size_t nkinds;
 	char *program, *build_id, *options, *pmusim;
 	int exit_status;
 	struct bl_event *ev;
@@ -79,6 +86,9 @@ struct bl_threshold {
 };
 
 struct bl_diff {
+	const char *const *kind; /* the kinds compared, nkinds of them (the baselines' own) */
+	size_t nkinds;
+	int inclusive;           /* inclusive costs are compared */
 	struct bl_event_diff *ev;
 	size_t nev;
 	struct bl_func_diff *fn; /* by impact: |self change| of sort_kind, then the other kinds, then name */
@@ -88,12 +98,16 @@ struct bl_diff {
 };
 
 /* Compares base with cur; thresholds (may be NULL, n 0) get their results. The
- * diff points into both baselines' names. 0 or PMUSIM_ERR_NOMEM. */
-int baseline_diff(const struct baseline *base, const struct baseline *cur, int sort_kind,
+ * diff points into both baselines' names. 0, PMUSIM_ERR_NOMEM, or
+ * PMUSIM_ERR_ARG when their function costs are of different kinds (a baseline
+ * and a recording, or recordings of other events). */
+int baseline_diff(const struct baseline *base, const struct baseline *cur, const char *sort,
 		  struct bl_threshold *th, size_t nth, struct bl_diff *out);
 void bl_diff_free(struct bl_diff *d);
 
-/* The kind index of a name ("cycles"), or -1. */
+/* The kind index of a name ("cycles") among a baseline document's kinds, or -1. */
 int bl_kind_of(const char *name);
+/* sort: the kind the functions are ordered by (NULL: cycles when the files have
+ * it, else their first); PMUSIM_ERR_ARG when the files have no such kind. */
 
 #endif

@@ -26,7 +26,7 @@ int baseline_svg(FILE *f, const struct bl_diff *d, const char *base, const char 
 	}
 	char title[1200];
 	snprintf(title, sizeof(title), "pmusim diff: self %s, change per function\n%.500s -> %.500s",
-		 bl_kind_name[d->sort_kind], base, cur);
+		 d->nkinds ? d->kind[d->sort_kind] : "cost", base, cur);
 	double h = 90 + ROW * (double)(n ? n : 1) + 30;
 	svg_begin(f, W, h);
 	double y = svg_title(f, W, title) + 10;

@@ -408,6 +408,22 @@ void overhead_free(struct overhead *ov)
 	free(ov);
 }
 
+uint64_t overhead_total_period(const struct overhead *ov)
+{
+	return ov->total_period;
+}
+
+size_t overhead_nrows(const struct overhead *ov)
+{
+	return ov->nrows;
+}
+
+const char *overhead_row(const struct overhead *ov, size_t i, size_t k, uint64_t *period, uint64_t *samples)
+{
+	*period = ov->rows[i].period, *samples = ov->rows[i].samples;
+	return ov->rows[i].col[k];
+}
+
 uint64_t overhead_samples(const struct overhead *ov)
 {
 	return ov->nsamples;

@@ -50,6 +50,12 @@ uint64_t overhead_all_samples(const struct overhead *ov);
 const char *overhead_event(const struct overhead *ov);
 const char *overhead_program(const struct overhead *ov);
 
+/* The event's total period (the table's "Event count"). */
+uint64_t overhead_total_period(const struct overhead *ov);
+/* The groups, in the table's order: group i's column k (the sort keys' order),
+ * its period and samples. */
+size_t overhead_nrows(const struct overhead *ov);
+const char *overhead_row(const struct overhead *ov, size_t i, size_t k, uint64_t *period, uint64_t *samples);
 /* The table: a header of '#' lines (event, program, samples, event count), then
  * one line per group, largest share first (ties in key order). 0 or
  * PMUSIM_ERR_IO. */

@@ -423,6 +423,71 @@ START_TEST(callgrind_file_is_exact)
 }
 END_TEST
 
+/* perf report --stdio --sort sym --show-total-period: the period of symbol sym
+ * of the first event listed. */
+static uint64_t perf_period(const char *data, const char *sym)
+{
+	char *argv[] = {"perf", "report", "--stdio", "--sort", "sym", "--show-total-period", "-i", (char *)data, NULL};
+	int st;
+	char *text = run_capture(argv, &st);
+	ck_assert_msg(text && st == 0, "perf report failed");
+	char key[300];
+	snprintf(key, sizeof(key), "[.] %s\n", sym);
+	const char *at = strstr(text, key);
+	ck_assert_msg(at, "perf report: no %s", sym);
+	const char *line = at;
+	while (line > text && line[-1] != '\n')
+		line--;
+	double pct;
+	unsigned long long period;
+	ck_assert_int_eq(sscanf(line, " %lf%% %llu", &pct, &period), 2);
+	free(text);
+	return period;
+}
+
+/* Two perf.data recordings, as perf diff compares them: per event the total
+ * period, per function its samples' period, the slowed checksum first; the
+ * function's base period is perf report's own; a real hardware recording
+ * against itself changes nothing; a baseline against a recording is refused. */
+START_TEST(recordings_diff_as_perf_diff_does)
+{
+	const char *r1 = tp("r1.data"), *r2 = tp("r2.data");
+	char *rec[] = {(char *)pmusim(), "record", "-q", "-e", "cycles,instructions", "-c", "10007", "-o", NULL, "--",
+		       (char *)prog_path(), NULL};
+	place(wl("ci_hot"));
+	rec[8] = (char *)r1;
+	ck_assert_int_eq(run_cmd(rec, NULL, NULL, NULL), 0);
+	uint64_t perf_base = perf_period(r1, "checksum.constprop.0"); /* while the build is there */
+	place(wl("ci_hot.slower"));
+	rec[8] = (char *)r2;
+	ck_assert_int_eq(run_cmd(rec, NULL, NULL, NULL), 0);
+	const char *js = tp("r.json"), *txt = tp("r.txt");
+	ck_assert_int_eq(diff(js, "--format", "json", r1, r2), 0);
+	struct jv *d = parse(js);
+	const struct jv *top = &jv_get(d, "functions")->item[0];
+	ck_assert_str_eq(jv_get(top, "name")->text, "checksum.constprop.0");
+	const struct jv *c = jv_get(jv_get(top, "self"), "cycles");
+	ck_assert_uint_eq(u64(jv_get(c, "base")), perf_base);
+	ck_assert_uint_gt(u64(jv_get(c, "new")), u64(jv_get(c, "base")));
+	ck_assert_ptr_null(jv_get(top, "inclusive"));
+	jv_free(d);
+	ck_assert_int_eq(diff(txt, "--threshold", "cycles=5", r1, r2), 1);
+	ck_assert_int_eq(diff(txt, "--threshold", "cycles=50", r1, r2), 0);
+	char real[4096];
+	snprintf(real, sizeof(real), "%s/fixtures/real-lbr/skylake-cycles-b.perf.data", shared_dir());
+	ck_assert_int_eq(diff(txt, real, real, NULL, NULL), 0);
+	char *t = slurp(txt, NULL);
+	ck_assert_msg(t && strstr(t, "cycles:u ") && strstr(t, "\nno function changed ("), "%s", t ? t : "");
+	free(t);
+	const char *b1 = tp("rb.json");
+	baseline(tp("rb"), b1, NULL, NULL);
+	ck_assert_int_eq(diff(txt, b1, r1, NULL, NULL), 2);
+	t = slurp(tp("diff.err"), NULL);
+	ck_assert_msg(t && strstr(t, "not of the same kinds"), "%s", t ? t : "");
+	free(t);
+}
+END_TEST
+
 /* docs/ci/pmusim-ci.sh as a CI job calls it: the first run writes the
  * baseline, the same build passes, the slowed build (the same file name, as a
  * rebuild gives) fails with a Markdown report naming checksum first. */
@@ -450,8 +515,9 @@ START_TEST(the_ci_script_fails_the_slowed_build)
 			  (char *)base, slow, NULL};
 	ck_assert_int_eq(run_cmd(slower, NULL, tp("ci.log"), NULL), 1);
 	char *t = slurp(md, NULL);
-	const char *row = t ? strstr(t, "|---|---:|---:|---:|---:|---:|\n") : NULL;
-	ck_assert_msg(row && strncmp(row + 31, "| `checksum.constprop.0/1` | +", 30) == 0 &&
+	static const char rule[] = "|---|---:|---:|---:|---:|---:|---:|\n"; /* 4 kinds, self, inclusive */
+	const char *row = t ? strstr(t, rule) : NULL;
+	ck_assert_msg(row && strncmp(row + strlen(rule), "| `checksum.constprop.0/1` | +", 30) == 0 &&
 			      strstr(t, "threshold cycles +2.00%: +") && strstr(t, "**regressed**"),
 		      "%s", t ? t : "");
 	free(t);
@@ -479,7 +545,7 @@ START_TEST(bad_input_is_one_line_and_exit_2)
 		{"--format", "yaml", "G", "G", "text, json or markdown"},
 		{"--threshold", "cycles", "G", "G", "EV=PCT"},
 		{"--threshold", "nosuch=1", "G", "G", "no event 'nosuch'"},
-		{"--sort", "speed", "G", "G", "--sort needs"},
+		{"--sort", "speed", "G", "G", "--sort speed: the files' costs are instructions, cycles"},
 		{"G", "/nonexistent/x.json", NULL, NULL, "/nonexistent/x.json: "},
 		{"G", "J", NULL, NULL, "line 1, column"},
 		{"G", "O", NULL, NULL, "whole \"count\""},
@@ -523,6 +589,7 @@ int main(void)
 	tcase_add_test(tc, bad_input_is_one_line_and_exit_2);
 	tcase_add_test(tc, the_ci_script_fails_the_slowed_build);
 	tcase_add_test(tc, callgrind_file_is_exact);
+	tcase_add_test(tc, recordings_diff_as_perf_diff_does);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
