@@ -18,7 +18,7 @@
 
 /* pmusim's commands, as its README documents them */
 static const char *const commands[] = {"run",    "stat",     "record",    "script",
-                                       "report", "validate", "uniformity"};
+                                       "report", "validate", "uniformity", "diff"};
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 /* The staging root, installed once per test process; NULL when make failed. */
