@@ -260,7 +260,7 @@ static int read_recording(const char *path, struct baseline *b, char *msg, size_
 	}
 	for (size_t i = 0; i < 64; i++)
 		free(names[i]);
-	if (!err)
+	if (!err && b->nfn)
 		qsort(b->fn, b->nfn, sizeof(*b->fn), by_fname);
 	b->program = strdup(""), b->build_id = strdup(""), b->pmusim = strdup(""), b->options = strdup("");
 	return err ? err : b->program && b->build_id && b->pmusim && b->options ? 0 : PMUSIM_ERR_NOMEM;

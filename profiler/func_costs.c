@@ -81,7 +81,8 @@ static void forget_runs(struct func_costs *fc)
 {
 	for (size_t i = 0; i < fc->caprun; i++)
 		free(fc->run[i].func);
-	memset(fc->run, 0, fc->caprun * sizeof(*fc->run));
+	if (fc->caprun)
+		memset(fc->run, 0, fc->caprun * sizeof(*fc->run));
 }
 
 void func_costs_free(struct func_costs *fc)
@@ -327,7 +328,8 @@ static int by_edge(const void *a, const void *b)
 
 const struct fc_edge *func_costs_edges(struct func_costs *fc, size_t *n)
 {
-	qsort(fc->edge, fc->nedge, sizeof(*fc->edge), by_edge);
+	if (fc->nedge)
+		qsort(fc->edge, fc->nedge, sizeof(*fc->edge), by_edge);
 	edge_rehash(fc, fc->neslot ? fc->neslot : 64);
 	*n = fc->nedge;
 	return fc->edge;
@@ -465,7 +467,8 @@ static int by_addr(const void *a, const void *b)
 
 const struct fc_func *func_costs_list(struct func_costs *fc, size_t *n)
 {
-	qsort(fc->f, fc->nf, sizeof(*fc->f), by_addr);
+	if (fc->nf)
+		qsort(fc->f, fc->nf, sizeof(*fc->f), by_addr);
 	forget_runs(fc); /* indices moved */
 	rehash(fc, fc->nslot ? fc->nslot : 64);
 	*n = fc->nf;

@@ -49,6 +49,9 @@ for f in /etc/apt/apt.conf.d/*; do
 	[ -e "$root$f" ] || cp "$f" "$root$f"
 done
 cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+# and HTTPS (the npm registry, make e2e's speedscope) with this machine's trust: its
+# certificate authorities, those it added (a proxy's) among them, for node's clients
+[ -f /etc/ssl/certs/ca-certificates.crt ] && cp -L /etc/ssl/certs/ca-certificates.crt "$root/etc/host-ca.crt"
 
 git clone -q "$top" "$root/root/pmusim"
 mkdir "$root/root/shared"
@@ -78,6 +81,7 @@ mount -t sysfs -o ro sysfs "$r/sys"
 exec chroot "$r" /usr/bin/env -i HOME=/root TERM=dumb \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin /bin/bash -c '
 		set -u
+		[ -f /etc/host-ca.crt ] && export NODE_EXTRA_CA_CERTS=/etc/host-ca.crt
 		cd /root/pmusim
 		echo "fresh-test: make demo"
 		make demo </dev/null || { echo "fresh-test: make demo failed"; exit 1; }
