@@ -25,12 +25,15 @@
 #include "tests/e2e/e2e_util.h"
 #include "tests/unit/run_suite.h"
 
-/* A path in the test's directory that stays valid (tmp_path's rotate). */
+/* A path in the test's directory that stays valid for the test (tmp_path's
+ * last 8 rotate): 64 of them per test process. */
 static const char *tp(const char *name)
 {
-	char *p = strdup(tmp_path(name));
-	ck_assert_ptr_nonnull(p);
-	return p;
+	static char buf[64][512];
+	static int slot;
+	ck_assert_int_lt(slot, 64);
+	snprintf(buf[slot], sizeof(buf[slot]), "%s", tmp_path(name));
+	return buf[slot++];
 }
 
 static const char *const kinds[4] = {"instructions", "cycles", "branches", "branch-misses"};
@@ -41,10 +44,10 @@ static const char *const kinds[4] = {"instructions", "cycles", "branches", "bran
  * putting the build where the baseline's was (docs/ci.md). */
 static const char *prog_path(void)
 {
-	static const char *p;
-	if (!p) {
-		p = tp("ci/prog");
-		char *mk[] = {"mkdir", "-p", (char *)tp("ci"), NULL};
+	static char p[512];
+	if (!p[0]) {
+		snprintf(p, sizeof(p), "%s", tmp_path("ci/prog"));
+		char *mk[] = {"mkdir", "-p", (char *)tmp_path("ci"), NULL};
 		ck_assert_int_eq(run_cmd(mk, NULL, NULL, NULL), 0);
 	}
 	return p;

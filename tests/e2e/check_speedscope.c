@@ -15,11 +15,15 @@
 
 static char modules[4096];
 
+/* A path in the test's directory that stays valid for the test (tmp_path's
+ * last 8 rotate): 64 of them per test process. */
 static const char *tp(const char *name)
 {
-	char *p = strdup(tmp_path(name));
-	ck_assert_ptr_nonnull(p);
-	return p;
+	static char buf[64][512];
+	static int slot;
+	ck_assert_int_lt(slot, 64);
+	snprintf(buf[slot], sizeof(buf[slot]), "%s", tmp_path(name));
+	return buf[slot++];
 }
 
 /* node speedscope_import.mjs MODULES FILE: its exit status, its output in *out */
