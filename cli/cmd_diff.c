@@ -219,8 +219,11 @@ static void print_functions(FILE *f, const struct bl_diff *d, const struct diff_
 		fprintf(f, "| function |");
 		for (size_t k = 0; k < d->nkinds; k++)
 			fprintf(f, " Δ %s |", d->kind[k]);
-		fprintf(f, " self %s base → new |%s\n|---|", kn, d->inclusive ? " Δ inclusive" : "");
-		for (size_t k = 0; k < d->nkinds + 1 + (size_t)d->inclusive; k++)
+		fprintf(f, " self %s base → new | %% |", kn);
+		if (d->inclusive)
+			fprintf(f, " Δ inclusive %s |", kn);
+		fprintf(f, "\n|---|");
+		for (size_t k = 0; k < d->nkinds + 2 + (size_t)d->inclusive; k++)
 			fprintf(f, "---:|");
 		fputc('\n', f);
 	} else {
@@ -230,7 +233,7 @@ static void print_functions(FILE *f, const struct bl_diff *d, const struct diff_
 			snprintf(h, sizeof(h), "d %s", d->kind[k]);
 			fprintf(f, " %14s", h);
 		}
-		fprintf(f, " %29s%s\n", "self base -> new", d->inclusive ? "    d inclusive" : "");
+		fprintf(f, " %29s %9s%s\n", "self base -> new", "%", d->inclusive ? "    d inclusive" : "");
 	}
 	uint64_t shown = 0;
 	for (size_t i = 0; i < d->nfn && shown < a->top; i++) {
@@ -249,6 +252,7 @@ static void print_functions(FILE *f, const struct bl_diff *d, const struct diff_
 		for (size_t k = 0; k < d->nkinds; k++)
 			fprintf(f, md ? " %s |" : " %14s", num(b[0], bl_change(&fn->self[k]), 1));
 		fprintf(f, md ? " %s |" : " %29s", from_to);
+		fprintf(f, md ? " %s |" : " %9s", fn->status == BL_REMOVED ? "gone" : pct(b[3], s));
 		if (d->inclusive)
 			fprintf(f, md ? " %s |" : " %14s", num(b[3], bl_change(&fn->incl[d->sort_kind]), 1));
 		fputc('\n', f);
@@ -270,8 +274,11 @@ static void print_thresholds(FILE *f, const struct diff_args *a, int md)
 
 static void put_delta(FILE *f, const char *key, const struct bl_delta *d)
 {
-	fprintf(f, "\"%s\": {\"base\": %llu, \"new\": %llu, \"change\": %lld}", key, (unsigned long long)d->base,
+	fprintf(f, "\"%s\": {\"base\": %llu, \"new\": %llu, \"change\": %lld", key, (unsigned long long)d->base,
 		(unsigned long long)d->cur, (long long)bl_change(d));
+	if (d->base)
+		fprintf(f, ", \"percent\": %.4f", bl_percent(d));
+	fputc('}', f);
 }
 
 static void print_json(FILE *f, const struct baseline *b, const struct baseline *c, const struct bl_diff *d,

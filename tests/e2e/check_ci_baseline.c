@@ -518,7 +518,7 @@ START_TEST(the_ci_script_fails_the_slowed_build)
 			  (char *)base, slow, NULL};
 	ck_assert_int_eq(run_cmd(slower, NULL, tp("ci.log"), NULL), 1);
 	char *t = slurp(md, NULL);
-	static const char rule[] = "|---|---:|---:|---:|---:|---:|---:|\n"; /* 4 kinds, self, inclusive */
+	static const char rule[] = "|---|---:|---:|---:|---:|---:|---:|---:|\n"; /* 4 kinds, self, %, inclusive */
 	const char *row = t ? strstr(t, rule) : NULL;
 	ck_assert_msg(row && strncmp(row + strlen(rule), "| `checksum.constprop.0/1` | +", 30) == 0 &&
 			      strstr(t, "threshold cycles +2.00%: +") && strstr(t, "**regressed**"),
