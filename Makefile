@@ -287,12 +287,18 @@ unit: $(UNIT_BIN)
 	@tests/run_suites.sh $(UNIT_BIN)
 
 # speedscope's app and the browser driver its test opens it with (check_speedscope),
-# from the npm registry at fixed versions, outside the repository
+# from the npm registry at fixed versions, outside the repository; playwright-core 1.49
+# still runs on Debian 12's Node.js 18 (later ones want 20). The stamp names the
+# versions, so changing them installs again.
 NPM_DIR := build/npm
-SPEEDSCOPE := $(NPM_DIR)/node_modules/speedscope/dist/release/index.html
+SPEEDSCOPE_PKGS := speedscope@1.25.0 playwright-core@1.49.1
+empty :=
+SPEEDSCOPE := $(NPM_DIR)/stamp-$(subst @,-,$(subst $(empty) $(empty),+,$(SPEEDSCOPE_PKGS)))
 $(SPEEDSCOPE):
 	@mkdir -p $(NPM_DIR)
-	cd $(NPM_DIR) && npm install --no-audit --no-fund --loglevel=error --prefix . speedscope@1.25.0 playwright-core@1.64.1
+	rm -rf $(NPM_DIR)/node_modules $(NPM_DIR)/stamp-*
+	cd $(NPM_DIR) && npm install --no-audit --no-fund --loglevel=error --prefix . $(SPEEDSCOPE_PKGS)
+	touch $@
 
 e2e: $(PMUSIM) workloads $(E2E_BIN) $(PTRACE_EDGES) $(PTRACE_REP) $(SPEEDSCOPE)
 	@PMUSIM=$(PMUSIM) PTRACE_EDGES=$(PTRACE_EDGES) PTRACE_REP=$(PTRACE_REP) WORKLOADS=$(WL_DIR) \
