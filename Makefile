@@ -330,7 +330,7 @@ test: deps
 	@MAKE="$(MAKE)" tests/test_all.sh
 
 # The README's two commands in a fresh Debian 12 root (debootstrap, only git and make
-# added), as a newcomer runs them: tests/fresh_test.sh. Needs root; about 20 minutes.
+# added), as a newcomer runs them: tests/fresh_test.sh. Needs root; about 33 minutes.
 fresh-test: deps
 	@tests/fresh_test.sh
 
