@@ -281,23 +281,26 @@ static void put_delta(FILE *f, const char *key, const struct bl_delta *d)
 	fputc('}', f);
 }
 
-static void print_json(FILE *f, const struct baseline *b, const struct baseline *c, const struct bl_diff *d,
-		       const struct diff_args *a)
+/* "key": {"program", "build_id", "options"} of one side. */
+static void put_side(FILE *f, const char *key, const struct baseline *b)
 {
-	static const char *const st[] = {"same", "changed", "added", "removed"};
-	fprintf(f, "{\n  \"base\": {\"program\": ");
+	fprintf(f, "  \"%s\": {\"program\": ", key);
 	json_put_str(f, b->program);
 	fprintf(f, ", \"build_id\": ");
 	json_put_str(f, b->build_id);
 	fprintf(f, ", \"options\": ");
 	json_put_str(f, b->options);
-	fprintf(f, "},\n  \"new\": {\"program\": ");
-	json_put_str(f, c->program);
-	fprintf(f, ", \"build_id\": ");
-	json_put_str(f, c->build_id);
-	fprintf(f, ", \"options\": ");
-	json_put_str(f, c->options);
-	fprintf(f, "},\n  \"events\": [");
+	fprintf(f, "},\n");
+}
+
+static void print_json(FILE *f, const struct baseline *b, const struct baseline *c, const struct bl_diff *d,
+		       const struct diff_args *a)
+{
+	static const char *const st[] = {"same", "changed", "added", "removed"};
+	fprintf(f, "{\n");
+	put_side(f, "base", b);
+	put_side(f, "new", c);
+	fprintf(f, "  \"events\": [");
 	for (size_t i = 0; i < d->nev; i++) {
 		const struct bl_event_diff *e = &d->ev[i];
 		fprintf(f, "%s\n    {\"event\": ", i ? "," : "");

@@ -25,16 +25,6 @@
 #include "tests/e2e/e2e_util.h"
 #include "tests/unit/run_suite.h"
 
-/* A path in the test's directory that stays valid for the test (tmp_path's
- * last 8 rotate): 64 of them per test process. */
-static const char *tp(const char *name)
-{
-	static char buf[64][512];
-	static int slot;
-	ck_assert_int_lt(slot, 64);
-	snprintf(buf[slot], sizeof(buf[slot]), "%s", tmp_path(name));
-	return buf[slot++];
-}
 
 static const char *const kinds[4] = {"instructions", "cycles", "branches", "branch-misses"};
 
@@ -122,7 +112,7 @@ static int diff(const char *out, const char *a1, const char *a2, const char *a3,
 		if (a[i])
 			argv[k++] = (char *)a[i];
 	argv[k] = NULL;
-	return run_cmd(argv, NULL, out, tp("diff.err"));
+	return run_cmd(argv, NULL, out, tmp_path_kept("diff.err"));
 }
 
 /* A function's Ir in callgrind_annotate's listing (self, or --inclusive=yes). */
@@ -161,22 +151,22 @@ static void callgrind(const char *out)
 
 START_TEST(same_bytes_from_anywhere_and_no_change_with_itself)
 {
-	const char *a = tp("a"), *b = tp("elsewhere/b");
+	const char *a = tmp_path_kept("a"), *b = tmp_path_kept("elsewhere/b");
 	place(wl("ci_hot"));
-	const char *b1 = tp("b1.json"), *b2 = tp("b2.json");
+	const char *b1 = tmp_path_kept("b1.json"), *b2 = tmp_path_kept("b2.json");
 	baseline(a, b1, NULL, NULL);
 	baseline(b, b2, "HOME=/nowhere", NULL);
 	size_t n1, n2;
 	char *x = slurp(b1, &n1), *y = slurp(b2, &n2);
 	ck_assert_msg(x && y && n1 == n2 && memcmp(x, y, n1) == 0, "baselines differ");
 	free(x), free(y);
-	const char *out = tp("self.txt");
+	const char *out = tmp_path_kept("self.txt");
 	ck_assert_int_eq(diff(out, "--threshold", "cycles=0", b1, b2), 0);
 	char *t = slurp(out, NULL);
 	ck_assert_msg(t && strstr(t, "\nno function changed (") && strstr(t, "threshold cycles +0.00%: +0.00% within"),
 		      "%s", t ? t : "");
 	free(t);
-	const char *js = tp("self.json");
+	const char *js = tmp_path_kept("self.json");
 	ck_assert_int_eq(diff(js, "--format", "json", b1, b2), 0);
 	struct jv *d = parse(js);
 	const struct jv *fs = jv_get(d, "functions");
@@ -196,17 +186,17 @@ END_TEST
 
 START_TEST(the_slowed_function_is_the_top_regression)
 {
-	const char *a = tp("v1"), *b = tp("v2");
-	const char *b1 = tp("v1.json"), *b2 = tp("v2.json"), *t1 = tp("t1.json"),
-		   *t2 = tp("t2.json");
-	const char *c1 = tp("cg1.out"), *c2 = tp("cg2.out");
+	const char *a = tmp_path_kept("v1"), *b = tmp_path_kept("v2");
+	const char *b1 = tmp_path_kept("v1.json"), *b2 = tmp_path_kept("v2.json"), *t1 = tmp_path_kept("t1.json"),
+		   *t2 = tmp_path_kept("t2.json");
+	const char *c1 = tmp_path_kept("cg1.out"), *c2 = tmp_path_kept("cg2.out");
 	place(wl("ci_hot"));
 	baseline(a, b1, NULL, t1);
 	callgrind(c1);
 	place(wl("ci_hot.slower"));
 	baseline(b, b2, NULL, t2);
 	callgrind(c2);
-	const char *js = tp("d.json");
+	const char *js = tmp_path_kept("d.json");
 	ck_assert_int_eq(diff(js, "--format", "json", b1, b2), 0);
 	struct jv *d = parse(js);
 	const struct jv *top = &jv_get(d, "functions")->item[0];
@@ -248,7 +238,7 @@ START_TEST(the_slowed_function_is_the_top_regression)
 	}
 	jv_free(d), jv_free(tr1), jv_free(tr2);
 	/* the job fails above its threshold, passes within */
-	const char *txt = tp("d.txt");
+	const char *txt = tmp_path_kept("d.txt");
 	ck_assert_int_eq(diff(txt, "--threshold", "cycles=1", b1, b2), 1);
 	char *t = slurp(txt, NULL);
 	ck_assert_msg(t && strstr(t, "REGRESSED") && strstr(t, "\nchecksum.constprop.0/1 "), "%s", t ? t : "");
@@ -256,7 +246,7 @@ START_TEST(the_slowed_function_is_the_top_regression)
 	ck_assert_int_eq(diff(txt, "--threshold", "cycles=50", b1, b2), 0);
 	ck_assert_int_eq(diff(txt, "--threshold", "instructions=15", b1, b2), 1);
 	/* Markdown for the pull request, and the chart */
-	const char *md = tp("d.md"), *svg = tp("d.svg");
+	const char *md = tmp_path_kept("d.md"), *svg = tmp_path_kept("d.svg");
 	char *argv[] = {(char *)pmusim(), "diff", "--format", "markdown", "--svg", (char *)svg, (char *)b1, (char *)b2, NULL};
 	ck_assert_int_eq(run_cmd(argv, NULL, md, NULL), 0);
 	t = slurp(md, NULL);
@@ -270,9 +260,9 @@ END_TEST
 
 START_TEST(self_costs_are_the_truths_and_callgrinds)
 {
-	const char *a = tp("own");
+	const char *a = tmp_path_kept("own");
 	place(wl("ci_hot"));
-	const char *b1 = tp("own.json"), *t1 = tp("own.truth"), *c1 = tp("own.cg");
+	const char *b1 = tmp_path_kept("own.json"), *t1 = tmp_path_kept("own.truth"), *c1 = tmp_path_kept("own.cg");
 	baseline(a, b1, NULL, t1);
 	callgrind(c1);
 	struct jv *b = parse(b1), *t = parse(t1);
@@ -325,12 +315,12 @@ END_TEST
 /* What perf stat -j prints (pmusim stat -j writes its layout) diffs by events. */
 START_TEST(perf_stat_j_output_diffs_by_events)
 {
-	const char *j1 = tp("j1.txt"), *j2 = tp("j2.txt");
+	const char *j1 = tmp_path_kept("j1.txt"), *j2 = tmp_path_kept("j2.txt");
 	char *s1[] = {(char *)pmusim(), "stat", "-j", "-o", (char *)j1, "--", (char *)wl("ci_hot"), NULL};
 	char *s2[] = {(char *)pmusim(), "stat", "-j", "-o", (char *)j2, "--", (char *)wl("ci_hot.slower"), NULL};
 	ck_assert_int_eq(run_cmd(s1, NULL, NULL, NULL), 0);
 	ck_assert_int_eq(run_cmd(s2, NULL, NULL, NULL), 0);
-	const char *out = tp("j.txt");
+	const char *out = tmp_path_kept("j.txt");
 	ck_assert_int_eq(diff(out, "--threshold", "cycles=1", j1, j2), 1);
 	char *t = slurp(out, NULL);
 	ck_assert_msg(t && strstr(t, "\ncycles ") && !strstr(t, "functions by"), "%s", t ? t : "");
@@ -391,7 +381,7 @@ static const struct annot *annot_of(const struct annot *a, size_t n, const char 
 START_TEST(callgrind_file_is_exact)
 {
 	place(wl("ci_hot"));
-	const char *cg = tp("pm.callgrind"), *t = tp("pm.truth"), *v = tp("vg.callgrind");
+	const char *cg = tmp_path_kept("pm.callgrind"), *t = tmp_path_kept("pm.truth"), *v = tmp_path_kept("vg.callgrind");
 	char *run[] = {(char *)pmusim(), "run", "--callgrind", (char *)cg, "--truth-json", (char *)t, "--",
 		       (char *)prog_path(), NULL};
 	ck_assert_int_eq(run_cmd(run, NULL, NULL, NULL), 0);
@@ -454,7 +444,7 @@ static uint64_t perf_period(const char *data, const char *sym)
  * against itself changes nothing; a baseline against a recording is refused. */
 START_TEST(recordings_diff_as_perf_diff_does)
 {
-	const char *r1 = tp("r1.data"), *r2 = tp("r2.data");
+	const char *r1 = tmp_path_kept("r1.data"), *r2 = tmp_path_kept("r2.data");
 	char *rec[] = {(char *)pmusim(), "record", "-q", "-e", "cycles,instructions", "-c", "10007", "-o", NULL, "--",
 		       (char *)prog_path(), NULL};
 	place(wl("ci_hot"));
@@ -464,7 +454,7 @@ START_TEST(recordings_diff_as_perf_diff_does)
 	place(wl("ci_hot.slower"));
 	rec[8] = (char *)r2;
 	ck_assert_int_eq(run_cmd(rec, NULL, NULL, NULL), 0);
-	const char *js = tp("r.json"), *txt = tp("r.txt");
+	const char *js = tmp_path_kept("r.json"), *txt = tmp_path_kept("r.txt");
 	ck_assert_int_eq(diff(js, "--format", "json", r1, r2), 0);
 	struct jv *d = parse(js);
 	const struct jv *top = &jv_get(d, "functions")->item[0];
@@ -482,10 +472,10 @@ START_TEST(recordings_diff_as_perf_diff_does)
 	char *t = slurp(txt, NULL);
 	ck_assert_msg(t && strstr(t, "cycles:u ") && strstr(t, "\nno function changed ("), "%s", t ? t : "");
 	free(t);
-	const char *b1 = tp("rb.json");
-	baseline(tp("rb"), b1, NULL, NULL);
+	const char *b1 = tmp_path_kept("rb.json");
+	baseline(tmp_path_kept("rb"), b1, NULL, NULL);
 	ck_assert_int_eq(diff(txt, b1, r1, NULL, NULL), 2);
-	t = slurp(tp("diff.err"), NULL);
+	t = slurp(tmp_path_kept("diff.err"), NULL);
 	ck_assert_msg(t && strstr(t, "not of the same kinds"), "%s", t ? t : "");
 	free(t);
 }
@@ -500,8 +490,8 @@ START_TEST(the_ci_script_fails_the_slowed_build)
 	ck_assert_ptr_nonnull(realpath(pmusim(), abs_pmusim));
 	char pm[4200], dir[600];
 	snprintf(pm, sizeof(pm), "PMUSIM=%s", abs_pmusim);
-	snprintf(dir, sizeof(dir), "PMUSIM_CI_DIR=%s", tp("ci-run"));
-	const char *base = tp("ci-base.json"), *md = tp("pr.md"), *b2 = tp("build2");
+	snprintf(dir, sizeof(dir), "PMUSIM_CI_DIR=%s", tmp_path_kept("ci-run"));
+	const char *base = tmp_path_kept("ci-base.json"), *md = tmp_path_kept("pr.md"), *b2 = tmp_path_kept("build2");
 	char *mk[] = {"mkdir", "-p", (char *)b2, NULL};
 	ck_assert_int_eq(run_cmd(mk, NULL, NULL, NULL), 0);
 	char slow[700];
@@ -516,7 +506,7 @@ START_TEST(the_ci_script_fails_the_slowed_build)
 	ck_assert_int_eq(run_cmd(same, NULL, NULL, NULL), 0);
 	char *slower[] = {"env", pm, dir, "sh", "docs/ci/pmusim-ci.sh", "-t", "cycles=2", "-o", (char *)md,
 			  (char *)base, slow, NULL};
-	ck_assert_int_eq(run_cmd(slower, NULL, tp("ci.log"), NULL), 1);
+	ck_assert_int_eq(run_cmd(slower, NULL, tmp_path_kept("ci.log"), NULL), 1);
 	char *t = slurp(md, NULL);
 	static const char rule[] = "|---|---:|---:|---:|---:|---:|---:|---:|\n"; /* 4 kinds, self, %, inclusive */
 	const char *row = t ? strstr(t, rule) : NULL;
@@ -533,8 +523,8 @@ END_TEST
 /* One line, exit 2, no output file. */
 START_TEST(bad_input_is_one_line_and_exit_2)
 {
-	const char *good = tp("good.json"), *junk = tp("junk.json"), *other = tp("other.json");
-	const char *a = tp("bad");
+	const char *good = tmp_path_kept("good.json"), *junk = tmp_path_kept("junk.json"), *other = tmp_path_kept("other.json");
+	const char *a = tmp_path_kept("bad");
 	place(wl("ci_hot"));
 	baseline(a, good, NULL, NULL);
 	FILE *f = fopen(junk, "w");
@@ -554,7 +544,7 @@ START_TEST(bad_input_is_one_line_and_exit_2)
 		{"G", "O", NULL, NULL, "whole \"count\""},
 		{"G", NULL, NULL, NULL, "needs two files"},
 	};
-	const char *out = tp("bad.out");
+	const char *out = tmp_path_kept("bad.out");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *v[4];
 		for (int k = 0; k < 4; k++)
@@ -567,8 +557,8 @@ START_TEST(bad_input_is_one_line_and_exit_2)
 			if (v[j])
 				argv[k++] = (char *)v[j];
 		argv[k] = NULL;
-		ck_assert_msg(run_cmd(argv, NULL, NULL, tp("bad.err")) == 2, "case %zu", i);
-		char *e = slurp(tp("bad.err"), NULL);
+		ck_assert_msg(run_cmd(argv, NULL, NULL, tmp_path_kept("bad.err")) == 2, "case %zu", i);
+		char *e = slurp(tmp_path_kept("bad.err"), NULL);
 		ck_assert_msg(e && strstr(e, cases[i][4]) && strchr(e, '\n') == e + strlen(e) - 1, "case %zu: %s", i,
 			      e ? e : "");
 		free(e);

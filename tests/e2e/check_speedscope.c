@@ -15,21 +15,11 @@
 
 static char modules[4096];
 
-/* A path in the test's directory that stays valid for the test (tmp_path's
- * last 8 rotate): 64 of them per test process. */
-static const char *tp(const char *name)
-{
-	static char buf[64][512];
-	static int slot;
-	ck_assert_int_lt(slot, 64);
-	snprintf(buf[slot], sizeof(buf[slot]), "%s", tmp_path(name));
-	return buf[slot++];
-}
 
 /* node speedscope_import.mjs MODULES FILE: its exit status, its output in *out */
 static int import(const char *file, char **out)
 {
-	const char *log = tp("import.out");
+	const char *log = tmp_path_kept("import.out");
 	char *argv[] = {"node", "tests/e2e/speedscope_import.mjs", modules, (char *)file, NULL};
 	int st = run_cmd(argv, NULL, log, log);
 	*out = slurp(log, NULL);
@@ -38,7 +28,7 @@ static int import(const char *file, char **out)
 
 START_TEST(speedscope_imports_every_thread)
 {
-	const char *data = tp("cs.data"), *ss = tp("cs.speedscope.json");
+	const char *data = tmp_path_kept("cs.data"), *ss = tmp_path_kept("cs.speedscope.json");
 	char *rec[] = {(char *)pmusim(), "record", "-q", "--tstack", "--tstack-period", "20us", "--tstack-threads",
 		       "all", "-o", (char *)data, "--", (char *)wl("callstacks"), NULL};
 	ck_assert_int_eq(run_cmd(rec, NULL, NULL, NULL), 0);
@@ -75,7 +65,7 @@ START_TEST(speedscope_imports_every_thread)
 	/* the harness can fail: half a file does not import */
 	size_t len;
 	char *whole = slurp(ss, &len);
-	const char *half = tp("half.json");
+	const char *half = tmp_path_kept("half.json");
 	FILE *f = fopen(half, "w");
 	ck_assert_ptr_nonnull(f);
 	fwrite(whole, 1, len / 2, f);

@@ -442,6 +442,19 @@ const char *tmp_path(const char *name)
 	return b;
 }
 
+const char *tmp_path_kept(const char *name)
+{
+	static char buf[64][512];
+	static int slot;
+	assert(cfg.ready && "e2e_init() first");
+	if (slot == 64) {
+		fprintf(stderr, "e2e: more than 64 kept paths in one test process\n");
+		abort();
+	}
+	snprintf(buf[slot], sizeof(buf[slot]), "%s/%s", cfg.dir, name);
+	return buf[slot++];
+}
+
 void ref_tool_path(char *buf, size_t size, const char *env, const char *name)
 {
 	const char *e = getenv(env);

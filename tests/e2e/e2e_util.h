@@ -81,8 +81,11 @@ int e2e_row(int i);
 /* The shared/ folder beside the repository: $PMUSIM_SHARED, default ../shared. */
 const char *shared_dir(void);
 
-/* A path in the test process's temporary directory. */
+/* A path in the test process's temporary directory (the last 8 results stay valid). */
 const char *tmp_path(const char *name);
+/* The same, valid until the process exits: at most 64 per process (each test of a
+ * suite runs in a process of its own). */
+const char *tmp_path_kept(const char *name);
 
 /* A native reference tool's path into buf (size bytes): $ENV when set and not empty,
  * else the file NAME (under 32 bytes) beside this test binary (both in build/MODE/tests).
