@@ -56,6 +56,46 @@ static int via_proc(const char *path)
 	return 0;
 }
 
+/* The temporaries being written, by device and inode (a process writes a handful). */
+#define OUTFILE_MAX_OPEN 64
+static struct {
+	const struct outfile *o;
+	unsigned long long dev, ino;
+} open_files[OUTFILE_MAX_OPEN];
+
+static void remember(const struct outfile *o)
+{
+	struct stat st;
+	if (!o->f || fstat(fileno(o->f), &st) != 0)
+		return;
+	for (size_t i = 0; i < OUTFILE_MAX_OPEN; i++)
+		if (!open_files[i].o) {
+			open_files[i].o = o;
+			open_files[i].dev = (unsigned long long)st.st_dev;
+			open_files[i].ino = (unsigned long long)st.st_ino;
+			return;
+		}
+}
+
+static void forget(const struct outfile *o)
+{
+	struct stat st;
+	int known = o->f && fstat(fileno(o->f), &st) == 0;
+	for (size_t i = 0; i < OUTFILE_MAX_OPEN; i++)
+		if (open_files[i].o == o ||
+		    (known && open_files[i].dev == (unsigned long long)st.st_dev &&
+		     open_files[i].ino == (unsigned long long)st.st_ino))
+			open_files[i].o = NULL;
+}
+
+int outfile_owns(unsigned long long dev, unsigned long long ino)
+{
+	for (size_t i = 0; i < OUTFILE_MAX_OPEN; i++)
+		if (open_files[i].o && open_files[i].dev == dev && open_files[i].ino == ino)
+			return 1;
+	return 0;
+}
+
 /* An unnamed temporary file: nothing can open it by name, and it vanishes with pmusim. */
 static FILE *anonymous_file(void)
 {
@@ -170,6 +210,8 @@ int outfile_open(struct outfile *o, const char *path)
 		memset(o, 0, sizeof(*o));
 		o->fd = -1;
 		errno = e;
+	} else {
+		remember(o);
 	}
 	return err;
 }
@@ -231,6 +273,7 @@ int outfile_commit(struct outfile *o)
 {
 	if (o->f == stdout)
 		return fflush(stdout) == 0 ? 0 : PMUSIM_ERR_IO;
+	forget(o);
 	int err = 0;
 	if (fflush(o->f) != 0 || ferror(o->f))
 		err = PMUSIM_ERR_IO;
@@ -259,6 +302,7 @@ int outfile_commit(struct outfile *o)
 void outfile_abort(struct outfile *o)
 {
 	if (o->f && o->f != stdout) {
+		forget(o);
 		fclose(o->f);
 		if (o->tmp)
 			unlink(o->tmp);

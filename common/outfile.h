@@ -37,5 +37,8 @@ int outfile_commit(struct outfile *o);
 void outfile_abort(struct outfile *o);
 /* The name shown in messages about the file being written (the temporary or the path). */
 const char *outfile_name(const struct outfile *o);
+/* Whether the file with this device and inode number is one of the temporaries open
+ * outfiles are writing (the simulated program must not reach them). */
+int outfile_owns(unsigned long long dev, unsigned long long ino);
 
 #endif

@@ -54,6 +54,16 @@ struct vma;
 /* One process: an address space (its own Unicorn engine), files, signal
  * actions and the program image. The threads are the machine's (sim->threads,
  * each pointing at its process). */
+/* The start of a process's image as the kernel keeps it for /proc/<pid>/ (auxv,
+ * cmdline, environ, stat's start_stack and arg/env bounds), copied by fork. */
+struct proc_self_info {
+	uint64_t auxv[24][2];
+	size_t nauxv;
+	uint64_t start_stack, arg_start, arg_end, env_start, env_end;
+	char *cmdline, *environ;     /* NUL-separated strings (owned) */
+	size_t cmdline_len, environ_len;
+};
+
 struct proc {
 	uint32_t pid, ppid;
 	uint32_t pgid, sid;          /* process group and session (inherited by fork) */
@@ -84,8 +94,9 @@ struct proc {
 	                              * posix_spawn) and not exec'd since: its memory is a copy,
 	                              * written back to the waiting parent when it exits */
 	int dbr_arena;               /* the replacement code's memory is mapped in its engine (sim/dbr.c) */
-	int cwd_fd;                  /* its working directory (host O_PATH fd): pmusim's follows
-	                              * the running process, and is its own again after the run */
+	int cwd_fd;                  /* its working directory (host O_PATH fd); pmusim's own
+	                              * never changes */
+	struct proc_self_info self_info; /* what its /proc/self shows of its start (proc_self.c) */
 	/* hooks placed on special instructions, sorted by address */
 	struct hooked_site *hooked;
 	size_t nhooked, caphooked;
@@ -138,7 +149,7 @@ struct sim {
 	int fault_signo;             /* an exception hook stopped emulation with this signal */
 	int sigill_unreported;       /* that SIGILL is pmusim's: an instruction CPUID does not report */
 	uint64_t realtime_base_ns;   /* CLOCK_REALTIME at simulated time 0 (sim_options.clock_start) */
-	int home_cwd_fd;             /* pmusim's own working directory (O_PATH), restored after the run */
+	struct proc_vdirs *proc_vdirs; /* listings of generated /proc directories (proc_self.c) */
 	/* run state */
 	int stop_reason;         /* enum sim_end + 1 when set by a hook, 0 otherwise */
 	int restart;             /* emulation stopped to re-translate; resume at restart_pc */
@@ -167,7 +178,7 @@ struct sim {
 	uint64_t resume_pc;
 	int sigreturn;               /* the stop is an rt_sigreturn */
 	int exec_pending;            /* the stop follows a successful execve: exec_req */
-	struct { char *path; char **argv, **envp; } exec_req;
+	struct { char *path, *abs; char **argv, **envp; } exec_req; /* abs: the file's real path */
 	uint64_t exit_seq;
 	const void *cur_args;        /* struct sysargs of the system call being handled */
 	uint64_t max_insns_left_at;  /* emulation 'until' address when limiting */

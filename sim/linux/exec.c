@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/shebang.h"
+#include "sim/linux/guest_path.h"
 #include "sim/linux/linux.h"
 #include "sim/linux/process.h"
 #include "sim/linux/sched.h"
@@ -90,14 +91,29 @@ static int64_t check_program(const char *path, char *interp, size_t ilen, char *
 	return 0;
 }
 
+/* A host name for what the guest named: absolute, or below the host path of the
+ * directory it is relative to (the guest's working directory is not pmusim's). */
+static int host_name(const struct gpath *gp, char *out, size_t len)
+{
+	int n = gp->path[0] == '/' || gp->dirfd == AT_FDCWD
+			? snprintf(out, len, "%s", gp->path)
+			: snprintf(out, len, "/proc/self/fd/%d/%s", gp->dirfd, gp->path);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
 int64_t sys_execve(struct sim *s, uint64_t pathp, uint64_t argvp, uint64_t envpp)
 {
-	char path[PATH_MAX], interp[PATH_MAX], iarg[PATH_MAX];
-	int r = mem_read_str(s, pathp, path, sizeof(path));
-	if (r < 0)
+	char path[PATH_MAX], host[PATH_MAX], interp[PATH_MAX], iarg[PATH_MAX];
+	struct gpath gp;
+	int r = gpath_host(s, (uint64_t)AT_FDCWD, pathp, &gp);
+	if (r < 0 || (r = host_name(&gp, host, sizeof(host))) < 0)
 		return r;
-	if (strcmp(path, "/proc/self/exe") == 0) /* the guest program, not pmusim (busybox re-executes itself) */
+	/* AT_EXECFN and comm: the name as given; /proc/self/exe is the guest program, not
+	 * pmusim (busybox re-executes itself) */
+	if (gp.dirfd == AT_FDCWD && strcmp(gp.path, s->p->exe_abs) == 0)
 		snprintf(path, sizeof(path), "%s", s->p->exe_abs);
+	else if ((r = mem_read_str(s, pathp, path, sizeof(path))) < 0)
+		return r;
 	size_t bytes = 0;
 	int64_t err;
 	char **argv = read_strings(s, argvp, &bytes, &err);
@@ -109,9 +125,10 @@ int64_t sys_execve(struct sim *s, uint64_t pathp, uint64_t argvp, uint64_t envpp
 		return err;
 	}
 	char *prog = strdup(path);
-	err = prog ? check_program(path, interp, sizeof(interp), iarg, sizeof(iarg)) : -ENOMEM;
+	err = prog ? check_program(host, interp, sizeof(interp), iarg, sizeof(iarg)) : -ENOMEM;
 	if (err == 1) { /* a script: its interpreter runs with the script's path */
 		int64_t e2 = check_program(interp, path, sizeof(path), path, sizeof(path));
+		snprintf(host, sizeof(host), "%s", interp);
 		size_t n = 0;
 		while (argv[n])
 			n++;
@@ -134,12 +151,18 @@ int64_t sys_execve(struct sim *s, uint64_t pathp, uint64_t argvp, uint64_t envpp
 			err = prog ? 0 : -ENOMEM;
 		}
 	}
+	char abs[PATH_MAX];
+	char *exe = err < 0 ? NULL : strdup(realpath(host, abs) ? abs : host);
+	if (err >= 0 && !exe)
+		err = -ENOMEM;
 	if (err < 0) {
 		free(prog);
+		free(exe);
 		free_strings(argv);
 		free_strings(envp);
 		return err;
 	}
+	s->exec_req.abs = exe;
 	s->exec_req.path = prog;
 	s->exec_req.argv = argv;
 	s->exec_req.envp = envp;
@@ -174,6 +197,8 @@ uint64_t proc_exec(struct sim *s, uint64_t pc)
 	free_strings(p->argv);
 	free_strings(p->envp);
 	p->path = s->exec_req.path;
+	free(p->exe_abs);
+	p->exe_abs = s->exec_req.abs;
 	p->argv = s->exec_req.argv;
 	p->envp = s->exec_req.envp;
 	memset(&s->exec_req, 0, sizeof(s->exec_req));

@@ -265,7 +265,7 @@ static const char *choose_interp(struct sim *s, const char *wanted)
 
 int loader_load(struct sim *s, char *msg, size_t ml)
 {
-	struct image prog = {.path = s->p->path, .abs = s->p->exe_abs};
+	struct image prog = {.path = s->p->image ? s->p->exe_abs : s->p->path, .abs = s->p->exe_abs};
 	int err = load_image(s, &prog, 0, msg, ml);
 	if (err < 0)
 		return err;
@@ -309,6 +309,41 @@ static uint64_t push_bytes(struct stk *k, const void *data, size_t len)
 static void push_u64(struct stk *k, uint64_t v)
 {
 	push_bytes(k, &v, sizeof(v));
+}
+
+/* What /proc/self shows of the start (proc_self.c): Linux keeps auxv and the
+ * bounds of the argument and environment strings in the mm, not on the stack. */
+static void keep_self_info(struct proc *p, char *const *argv, size_t argc, const uint64_t *argp,
+			   char *const *envp, size_t envc, const uint64_t *envpp, const uint64_t (*auxv)[2],
+			   size_t nauxv, uint64_t sp)
+{
+	struct proc_self_info *in = &p->self_info;
+	free(in->cmdline);
+	free(in->environ);
+	memset(in, 0, sizeof(*in));
+	for (size_t i = 0; i < nauxv && i < sizeof(in->auxv) / sizeof(in->auxv[0]); i++, in->nauxv++)
+		in->auxv[i][0] = auxv[i][0], in->auxv[i][1] = auxv[i][1];
+	in->start_stack = sp;
+	if (argc)
+		in->arg_start = argp[0], in->arg_end = argp[argc - 1] + strlen(argv[argc - 1]) + 1;
+	if (envc)
+		in->env_start = envpp[0], in->env_end = envpp[envc - 1] + strlen(envp[envc - 1]) + 1;
+	size_t n = 0;
+	for (size_t i = 0; i < argc; i++)
+		n += strlen(argv[i]) + 1;
+	if ((in->cmdline = malloc(n + 1)))
+		for (size_t i = 0; i < argc; i++) {
+			memcpy(in->cmdline + in->cmdline_len, argv[i], strlen(argv[i]) + 1);
+			in->cmdline_len += strlen(argv[i]) + 1;
+		}
+	n = 0;
+	for (size_t i = 0; i < envc; i++)
+		n += strlen(envp[i]) + 1;
+	if ((in->environ = malloc(n + 1)))
+		for (size_t i = 0; i < envc; i++) {
+			memcpy(in->environ + in->environ_len, envp[i], strlen(envp[i]) + 1);
+			in->environ_len += strlen(envp[i]) + 1;
+		}
 }
 
 int loader_setup_stack(struct sim *s, uint64_t *sp_out)
@@ -362,6 +397,7 @@ int loader_setup_stack(struct sim *s, uint64_t *sp_out)
 		mem_write(s, p, i < envc ? &envpp[i] : &(uint64_t){0}, 8);
 	for (size_t i = 0; i < sizeof(auxv) / sizeof(auxv[0]); i++, p += 16)
 		mem_write(s, p, auxv[i], 16);
+	keep_self_info(s->p, argv, argc, argp, envp, envc, envpp, auxv, sizeof(auxv) / sizeof(auxv[0]), k.sp);
 	free(argp);
 	free(envpp);
 	*sp_out = k.sp;

@@ -55,8 +55,6 @@ struct proc *proc_alloc(struct sim *s)
 /* Makes p the running process for the machine's helpers (memory, stream). */
 void proc_enter(struct sim *s, struct proc *p)
 {
-	if (s->p != p && p->cwd_fd >= 0 && fchdir(p->cwd_fd) != 0)
-		sim_note_once(s, NOTE_CWD, "cannot enter a process's working directory");
 	s->p = p;
 	bstream_set_dcache(s->bs, p->dc);
 	bstream_set_image(s->bs, p->pid == GUEST_PID && p->image == 0);
@@ -66,8 +64,11 @@ int proc_image_open(struct sim *s, struct proc *p, char *msg, size_t msglen)
 {
 	char abs[PATH_MAX];
 	s->p = p;
-	free(p->exe_abs);
-	p->exe_abs = strdup(realpath(p->path, abs) ? abs : p->path);
+	/* an execve resolved its path from the guest's working directory (exec.c) */
+	if (!p->image) {
+		free(p->exe_abs);
+		p->exe_abs = strdup(realpath(p->path, abs) ? abs : p->path);
+	}
 	if (!p->exe_abs)
 		return pmusim_fail(msg, msglen, PMUSIM_ERR_NOMEM, "out of memory");
 	if (uc_open(UC_ARCH_X86, UC_MODE_64, &p->uc) != UC_ERR_OK || cpu_state_init(p->uc) != UC_ERR_OK)
@@ -84,7 +85,7 @@ int proc_image_open(struct sim *s, struct proc *p, char *msg, size_t msglen)
 	uint64_t sp;
 	if (loader_setup_stack(s, &sp) < 0)
 		return pmusim_fail(msg, msglen, PMUSIM_ERR_NOMEM, "cannot lay out the initial stack");
-	if (symtab_load(p->path, p->load_bias, &p->syms) < 0)
+	if (symtab_load(p->exe_abs, p->load_bias, &p->syms) < 0)
 		p->syms = symtab_new_empty();
 	if (!p->syms)
 		return pmusim_fail(msg, msglen, PMUSIM_ERR_NOMEM, "out of memory");
@@ -159,6 +160,8 @@ void proc_free(struct sim *s, struct proc *p)
 	if (p->cwd_fd >= 0)
 		close(p->cwd_fd);
 	free(p->exe_abs);
+	free(p->self_info.cmdline);
+	free(p->self_info.environ);
 	free_strings(p->argv);
 	free_strings(p->envp);
 	if (p->image)
@@ -215,6 +218,13 @@ static int64_t clone_process(struct sim *s, struct proc *parent, struct proc *c)
 	c->image = parent->image;
 	c->path = parent->image ? strdup(parent->path) : parent->path;
 	c->exe_abs = strdup(parent->exe_abs);
+	c->self_info = parent->self_info;
+	c->self_info.cmdline = malloc(parent->self_info.cmdline_len + 1);
+	c->self_info.environ = malloc(parent->self_info.environ_len + 1);
+	if (!c->self_info.cmdline || !c->self_info.environ)
+		return -ENOMEM;
+	memcpy(c->self_info.cmdline, parent->self_info.cmdline, parent->self_info.cmdline_len);
+	memcpy(c->self_info.environ, parent->self_info.environ, parent->self_info.environ_len);
 	c->interp_abs = parent->interp_abs ? strdup(parent->interp_abs) : NULL;
 	if (!c->path || !c->exe_abs || (parent->interp_abs && !c->interp_abs))
 		return -ENOMEM;
@@ -247,7 +257,7 @@ static int64_t clone_process(struct sim *s, struct proc *parent, struct proc *c)
 	memcpy(c->sig_restorer, parent->sig_restorer, sizeof(c->sig_restorer));
 	memcpy(c->sig_mask, parent->sig_mask, sizeof(c->sig_mask));
 	/* the same files at the same places: symbols and mappings */
-	if (symtab_load(c->path, c->load_bias, &c->syms) < 0)
+	if (symtab_load(c->exe_abs, c->load_bias, &c->syms) < 0)
 		c->syms = symtab_new_empty();
 	if (!c->syms)
 		return -ENOMEM;

@@ -1,6 +1,6 @@
 /* File system calls on host files through a guest file-descriptor table
- * (lowest free number first, as Linux allocates). Paths are host paths;
- * /proc/self/exe names the guest program, not pmusim. */
+ * (lowest free number first, as Linux allocates). Names are resolved by
+ * guest_path.c: from the guest's own working directory, with its own /proc. */
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
@@ -17,7 +17,9 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "sim/linux/guest_path.h"
 #include "sim/linux/linux.h"
+#include "sim/linux/proc_self.h"
 #include "sim/linux/sched.h"
 #include "sim/linux/syscall_internal.h"
 #include "sim/machine/machine.h"
@@ -57,56 +59,6 @@ int64_t fd_install(struct sim *s, int hfd, uint64_t from)
 		}
 	close(hfd);
 	return -EMFILE;
-}
-
-/* The running process's working directory is where pmusim's now is. */
-static int64_t cwd_changed(struct sim *s)
-{
-	int fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (s->p->cwd_fd >= 0)
-		close(s->p->cwd_fd);
-	s->p->cwd_fd = fd;
-	return 0;
-}
-
-int host_dirfd(struct sim *s, uint64_t gdirfd)
-{
-	if ((int)gdirfd == AT_FDCWD)
-		return AT_FDCWD;
-	int h = fd_host(s, gdirfd);
-	return h < 0 ? -2 : h;
-}
-
-/* Reads a guest path; maps /proc/self/exe to the program, and /proc/self/fd/N and
- * /dev/fd/N to the host descriptor behind the guest's N (glibc's fchmodat with
- * AT_SYMLINK_NOFOLLOW, bash's process substitution), never to pmusim's own N. */
-int get_path(struct sim *s, uint64_t addr, char *buf)
-{
-	int err = mem_read_str(s, addr, buf, PATH_MAX);
-	if (err < 0)
-		return err;
-	if (strcmp(buf, "/proc/self/exe") == 0) {
-		snprintf(buf, PATH_MAX, "%s", s->p->exe_abs);
-		return 0;
-	}
-	static const char *const fd_dirs[] = {"/proc/self/fd/", "/dev/fd/", "/proc/thread-self/fd/"};
-	for (size_t i = 0; i < sizeof(fd_dirs) / sizeof(fd_dirs[0]); i++) {
-		size_t n = strlen(fd_dirs[i]);
-		if (strncmp(buf, fd_dirs[i], n) != 0 || buf[n] < '0' || buf[n] > '9')
-			continue;
-		char *end;
-		unsigned long g = strtoul(buf + n, &end, 10);
-		int h = fd_host(s, g);
-		if (h < 0)
-			return -ENOENT;
-		char rest[PATH_MAX];
-		snprintf(rest, sizeof(rest), "%s", end);
-		snprintf(buf, PATH_MAX, "/proc/self/fd/%d%.4000s", h, rest);
-		return 0;
-	}
-	return 0;
 }
 
 /* Pipes, sockets and terminals can make a read or write wait. Then the calling
@@ -282,22 +234,20 @@ static int64_t do_dup3(struct sim *s, uint64_t oldfd, uint64_t newfd, int flags)
 
 static int64_t do_readlink(struct sim *s, uint64_t gdir, uint64_t path, uint64_t buf, uint64_t sz)
 {
-	char p[PATH_MAX], out[PATH_MAX];
-	int err = mem_read_str(s, path, p, sizeof(p));
+	struct gpath gp;
+	char out[PATH_MAX];
+	int err = gpath_get(s, gdir, path, &gp);
 	if (err < 0)
 		return err;
-	ssize_t n;
-	if (strcmp(p, "/proc/self/exe") == 0) {
-		n = (ssize_t)strlen(s->p->exe_abs);
-		memcpy(out, s->p->exe_abs, (size_t)n);
-	} else {
-		int d = host_dirfd(s, gdir);
-		if (d == -2)
-			return -EBADF;
-		n = readlinkat(d, p, out, sizeof(out));
-		if (n < 0)
-			return -errno;
-	}
+	ssize_t n = gp.kind == GPATH_SELF ? proc_self_readlink(s, gp.rest, out, sizeof(out)) : -EINVAL;
+	if (n == -EINVAL && gp.kind == GPATH_SELF) /* a link below cwd/, root/ or fd/N/ */
+		err = proc_self_host(s, gp.rest, &gp.dirfd, gp.path, sizeof(gp.path));
+	if (err < 0)
+		return err;
+	if (n == -EINVAL && (n = readlinkat(gp.dirfd, gp.path, out, sizeof(out))) < 0)
+		n = -errno;
+	if (n < 0)
+		return n;
 	if ((uint64_t)n > sz)
 		n = (ssize_t)sz;
 	return mem_write(s, buf, out, (size_t)n) < 0 ? -EFAULT : n;
@@ -305,86 +255,106 @@ static int64_t do_readlink(struct sim *s, uint64_t gdir, uint64_t path, uint64_t
 
 static int64_t do_openat(struct sim *s, uint64_t gdir, uint64_t path, int flags, int mode)
 {
-	char p[PATH_MAX];
-	int err = get_path(s, path, p);
+	struct gpath gp;
+	int err = gpath_get(s, gdir, path, &gp);
 	if (err < 0)
 		return err;
-	int d = host_dirfd(s, gdir);
-	if (d == -2)
-		return -EBADF;
-	int h = openat(d, p, flags, mode);
-	return h < 0 ? -errno : fd_install(s, h, 0);
+	int h = gpath_open(s, &gp, flags, mode);
+	return h < 0 ? h : fd_install(s, h, 0);
+}
+
+/* A changing call on what gp names: refused when that is pmusim's. */
+#define CHANGE(gp) do { int e_ = gpath_may_change(s, &(gp)); if (e_ < 0) return e_; } while (0)
+
+static int64_t err_or_zero(int r)
+{
+	return r < 0 ? -errno : 0;
+}
+
+static int64_t do_chdir(struct sim *s, const struct gpath *gp)
+{
+	int fd = openat(gp->dirfd, gp->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int64_t r = gpath_chdir(s, fd);
+	close(fd);
+	return r;
 }
 
 static int64_t do_path_call(struct sim *s, const struct sysargs *x)
 {
 	const uint64_t *a = x->a;
-	char p[PATH_MAX], q[PATH_MAX];
+	struct gpath p, q;
 	struct stat st;
-	int r, d;
+	int r;
+	/* the calls without a directory fd take the working directory's */
+	uint64_t cwd = (uint64_t)AT_FDCWD;
 	switch (x->nr) {
 	case SYS_stat: case SYS_lstat:
-		if ((r = get_path(s, a[0], p)) < 0)
+		if ((r = gpath_host(s, cwd, a[0], &p)) < 0)
 			return r;
-		r = x->nr == SYS_stat ? stat(p, &st) : lstat(p, &st);
+		r = fstatat(p.dirfd, p.path, &st, x->nr == SYS_lstat ? AT_SYMLINK_NOFOLLOW : 0);
 		return put_stat(s, a[1], r, &st);
 	case SYS_newfstatat:
-		if ((d = host_dirfd(s, a[0])) == -2)
-			return -EBADF;
-		if ((r = get_path(s, a[1], p)) < 0)
+		if ((r = gpath_host(s, a[0], a[1], &p)) < 0)
 			return r;
-		return put_stat(s, a[2], fstatat(d, p, &st, (int)a[3]), &st);
+		return put_stat(s, a[2], fstatat(p.dirfd, p.path, &st, (int)a[3]), &st);
 	case SYS_access:
-		if ((r = get_path(s, a[0], p)) < 0)
+		if ((r = gpath_host(s, cwd, a[0], &p)) < 0)
 			return r;
-		return access(p, (int)a[1]) < 0 ? -errno : 0;
+		return err_or_zero(faccessat(p.dirfd, p.path, (int)a[1], 0));
 	case SYS_faccessat: case SYS_faccessat2:
-		if ((d = host_dirfd(s, a[0])) == -2)
-			return -EBADF;
-		if ((r = get_path(s, a[1], p)) < 0)
+		if ((r = gpath_host(s, a[0], a[1], &p)) < 0)
 			return r;
-		return faccessat(d, p, (int)a[2], x->nr == SYS_faccessat2 ? (int)a[3] : 0) < 0 ? -errno : 0;
+		return err_or_zero(faccessat(p.dirfd, p.path, (int)a[2], x->nr == SYS_faccessat2 ? (int)a[3] : 0));
 	case SYS_unlink:
-		if ((r = get_path(s, a[0], p)) < 0)
+		if ((r = gpath_get(s, cwd, a[0], &p)) < 0)
 			return r;
-		return unlink(p) < 0 ? -errno : 0;
+		CHANGE(p);
+		return err_or_zero(unlinkat(p.dirfd, p.path, 0));
 	case SYS_unlinkat:
-		if ((d = host_dirfd(s, a[0])) == -2)
-			return -EBADF;
-		if ((r = get_path(s, a[1], p)) < 0)
+		if ((r = gpath_get(s, a[0], a[1], &p)) < 0)
 			return r;
-		return unlinkat(d, p, (int)a[2]) < 0 ? -errno : 0;
+		CHANGE(p);
+		return err_or_zero(unlinkat(p.dirfd, p.path, (int)a[2]));
 	case SYS_mkdir:
-		if ((r = get_path(s, a[0], p)) < 0)
+		if ((r = gpath_get(s, cwd, a[0], &p)) < 0)
 			return r;
-		return mkdir(p, (mode_t)a[1]) < 0 ? -errno : 0;
+		CHANGE(p);
+		return err_or_zero(mkdirat(p.dirfd, p.path, (mode_t)a[1]));
 	case SYS_rmdir:
-		if ((r = get_path(s, a[0], p)) < 0)
+		if ((r = gpath_get(s, cwd, a[0], &p)) < 0)
 			return r;
-		return rmdir(p) < 0 ? -errno : 0;
+		CHANGE(p);
+		return err_or_zero(unlinkat(p.dirfd, p.path, AT_REMOVEDIR));
 	case SYS_chdir:
-		if ((r = get_path(s, a[0], p)) < 0)
+		if ((r = gpath_host(s, cwd, a[0], &p)) < 0)
 			return r;
-		return chdir(p) < 0 ? -errno : cwd_changed(s);
+		return do_chdir(s, &p);
 	case SYS_rename:
-		if ((r = get_path(s, a[0], p)) < 0 || (r = get_path(s, a[1], q)) < 0)
+		if ((r = gpath_get(s, cwd, a[0], &p)) < 0 || (r = gpath_get(s, cwd, a[1], &q)) < 0)
 			return r;
-		return rename(p, q) < 0 ? -errno : 0;
+		CHANGE(p);
+		CHANGE(q);
+		return err_or_zero(renameat(p.dirfd, p.path, q.dirfd, q.path));
 	case SYS_statx: {
 		unsigned char sx[256]; /* struct statx */
-		if ((d = host_dirfd(s, a[0])) == -2)
-			return -EBADF;
-		if ((r = get_path(s, a[1], p)) < 0)
+		if ((r = gpath_host(s, a[0], a[1], &p)) < 0)
 			return r;
-		if (syscall(SYS_statx, d, p, (int)a[2], (unsigned)a[3], sx) < 0)
+		if (syscall(SYS_statx, p.dirfd, p.path, (int)a[2], (unsigned)a[3], sx) < 0)
 			return -errno;
 		return mem_write(s, a[4], sx, sizeof(sx)) < 0 ? -EFAULT : 0;
 	}
 	case SYS_statfs: {
 		struct statfs sf;
-		if ((r = get_path(s, a[0], p)) < 0)
+		if ((r = gpath_host(s, cwd, a[0], &p)) < 0)
 			return r;
-		if (statfs(p, &sf) < 0)
+		int fd = openat(p.dirfd, p.path, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		r = fstatfs(fd, &sf);
+		close(fd);
+		if (r < 0)
 			return -errno;
 		return mem_write(s, a[1], &sf, sizeof(sf)) < 0 ? -EFAULT : 0;
 	}
@@ -432,11 +402,16 @@ int sys_file(struct sim *s, const struct sysargs *x, int64_t *ret)
 		return 1;
 	case SYS_openat: *ret = do_openat(s, a[0], a[1], (int)a[2], (int)a[3]); return 1;
 	case SYS_close:
+		proc_self_closed(s, h);
 		close(h);
 		s->p->fds[a[0]] = -1;
 		*ret = 0;
 		return 1;
 	case SYS_lseek: {
+		if (a[1] == 0 && a[2] == SEEK_SET && proc_self_rewind(s, h)) {
+			*ret = 0;
+			return 1;
+		}
 		off_t r = lseek(h, (off_t)a[1], (int)a[2]);
 		*ret = r < 0 ? -errno : r;
 		return 1;
@@ -465,7 +440,9 @@ int sys_file(struct sim *s, const struct sysargs *x, int64_t *ret)
 	case SYS_getdents64: {
 		uint64_t n = a[2] > IO_CHUNK ? IO_CHUNK : a[2];
 		char *tmp = malloc(n ? n : 1);
-		long r = tmp ? syscall(SYS_getdents64, h, tmp, n) : -1;
+		int64_t gen;
+		long r = !tmp ? -1 : proc_self_getdents(s, h, tmp, n, &gen) ? (gen < 0 ? (errno = (int)-gen, -1) : gen)
+								     : syscall(SYS_getdents64, h, tmp, n);
 		*ret = r < 0 ? -errno : (mem_write(s, a[1], tmp, (size_t)r) < 0 ? -EFAULT : r);
 		free(tmp);
 		return 1;
@@ -473,17 +450,14 @@ int sys_file(struct sim *s, const struct sysargs *x, int64_t *ret)
 	case SYS_fsync: *ret = fsync(h) < 0 ? -errno : 0; return 1;
 	case SYS_fdatasync: *ret = fdatasync(h) < 0 ? -errno : 0; return 1;
 	case SYS_ftruncate: *ret = ftruncate(h, (off_t)a[1]) < 0 ? -errno : 0; return 1;
-	case SYS_fchdir: *ret = fchdir(h) < 0 ? -errno : cwd_changed(s); return 1;
+	case SYS_fchdir: *ret = gpath_chdir(s, h); return 1;
 	case SYS_readlink: *ret = do_readlink(s, (uint64_t)AT_FDCWD, a[0], a[1], a[2]); return 1;
 	case SYS_readlinkat: *ret = do_readlink(s, a[0], a[1], a[2], a[3]); return 1;
 	case SYS_getcwd: {
 		char cwd[PATH_MAX];
-		if (!getcwd(cwd, sizeof(cwd))) {
-			*ret = -errno;
-			return 1;
-		}
+		int err = gpath_cwd(s, cwd, sizeof(cwd));
 		size_t n = strlen(cwd) + 1;
-		*ret = n > a[1] ? -ERANGE : mem_write(s, a[0], cwd, n) < 0 ? -EFAULT : (int64_t)n;
+		*ret = err < 0 ? err : n > a[1] ? -ERANGE : mem_write(s, a[0], cwd, n) < 0 ? -EFAULT : (int64_t)n;
 		return 1;
 	}
 	case SYS_umask: *ret = umask((mode_t)a[0]); return 1;

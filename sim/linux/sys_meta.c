@@ -1,6 +1,7 @@
 /* File metadata and names: permissions, owners, times, hard and symbolic links,
  * directory-relative mkdir/rename, truncate. All pass through to the host file
- * system with the guest's paths (as qemu-user does); results are the host's. */
+ * system with the guest's paths resolved by guest_path.c (as qemu-user does), except on
+ * pmusim's own files; results are the host's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -9,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sim/linux/guest_path.h"
 #include "sim/linux/syscall_internal.h"
 #include "sim/machine/memory.h"
 
@@ -17,34 +19,54 @@ static int64_t err_or_zero(long r)
 	return r < 0 ? -errno : 0;
 }
 
-/* Two paths (old, new) after their directory fds, as renameat/linkat/symlinkat take them. */
-static int64_t two_paths(struct sim *s, uint64_t pa, uint64_t pb, char *a, char *b)
+/* Resolves guest path pa (relative to guest dirfd gd) for a call that changes what it
+ * names: refused when that is pmusim's. */
+static int changing(struct sim *s, uint64_t gd, uint64_t pa, struct gpath *gp)
 {
-	int r = get_path(s, pa, a);
-	return r < 0 ? r : get_path(s, pb, b);
+	int r = gpath_get(s, gd, pa, gp);
+	return r < 0 ? r : gpath_may_change(s, gp);
+}
+
+/* truncate(2) as an open for writing and ftruncate: the open's checks apply. */
+static int64_t truncate_path(struct sim *s, const struct gpath *gp, off_t len)
+{
+	int fd = gpath_open(s, gp, O_WRONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return fd;
+	int64_t r = err_or_zero(ftruncate(fd, len));
+	close(fd);
+	return r;
 }
 
 int sys_meta(struct sim *s, const struct sysargs *x, int64_t *ret)
 {
 	const uint64_t *a = x->a;
-	char p[PATH_MAX], q[PATH_MAX];
-	int d, d2, h;
+	struct gpath p, q;
+	char target[PATH_MAX];
+	uint64_t cwd = (uint64_t)AT_FDCWD;
+	int h;
 	int64_t r;
 	switch (x->nr) {
-	case SYS_chmod: case SYS_chown: case SYS_lchown: case SYS_truncate: case SYS_symlink:
-	case SYS_link:
-		if ((r = get_path(s, a[0], p)) < 0)
+	case SYS_chmod: case SYS_chown: case SYS_lchown: case SYS_truncate:
+		if ((r = changing(s, cwd, a[0], &p)) < 0)
 			break;
 		if (x->nr == SYS_chmod)
-			r = err_or_zero(chmod(p, (mode_t)a[1]));
-		else if (x->nr == SYS_chown)
-			r = err_or_zero(chown(p, (uid_t)a[1], (gid_t)a[2]));
-		else if (x->nr == SYS_lchown)
-			r = err_or_zero(lchown(p, (uid_t)a[1], (gid_t)a[2]));
+			r = err_or_zero(fchmodat(p.dirfd, p.path, (mode_t)a[1], 0));
 		else if (x->nr == SYS_truncate)
-			r = err_or_zero(truncate(p, (off_t)a[1]));
-		else if ((r = get_path(s, a[1], q)) == 0)
-			r = err_or_zero(x->nr == SYS_symlink ? symlink(p, q) : link(p, q));
+			r = truncate_path(s, &p, (off_t)a[1]);
+		else
+			r = err_or_zero(fchownat(p.dirfd, p.path, (uid_t)a[1], (gid_t)a[2],
+						 x->nr == SYS_lchown ? AT_SYMLINK_NOFOLLOW : 0));
+		break;
+	case SYS_symlink: /* the target is text, stored as given */
+		if ((r = mem_read_str(s, a[0], target, sizeof(target))) < 0 || (r = changing(s, cwd, a[1], &q)) < 0)
+			break;
+		r = err_or_zero(symlinkat(target, q.dirfd, q.path));
+		break;
+	case SYS_link:
+		if ((r = changing(s, cwd, a[0], &p)) < 0 || (r = changing(s, cwd, a[1], &q)) < 0)
+			break;
+		r = err_or_zero(linkat(p.dirfd, p.path, q.dirfd, q.path, 0));
 		break;
 	case SYS_fchmod: case SYS_fchown:
 		if ((h = fd_host(s, a[0])) < 0)
@@ -54,41 +76,40 @@ int sys_meta(struct sim *s, const struct sysargs *x, int64_t *ret)
 							 : fchown(h, (uid_t)a[1], (gid_t)a[2]));
 		break;
 	case SYS_fchmodat: case SYS_fchownat: case SYS_mkdirat:
-		if ((d = host_dirfd(s, a[0])) == -2)
-			r = -EBADF;
-		else if ((r = get_path(s, a[1], p)) == 0)
-			r = err_or_zero(x->nr == SYS_fchmodat ? fchmodat(d, p, (mode_t)a[2], 0)
-					: x->nr == SYS_mkdirat ? mkdirat(d, p, (mode_t)a[2])
-							       : fchownat(d, p, (uid_t)a[2], (gid_t)a[3], (int)a[4]));
+		if ((r = changing(s, a[0], a[1], &p)) < 0)
+			break;
+		r = err_or_zero(x->nr == SYS_fchmodat ? fchmodat(p.dirfd, p.path, (mode_t)a[2], 0)
+				: x->nr == SYS_mkdirat ? mkdirat(p.dirfd, p.path, (mode_t)a[2])
+						       : fchownat(p.dirfd, p.path, (uid_t)a[2], (gid_t)a[3], (int)a[4]));
 		break;
 	case SYS_renameat: case SYS_renameat2: case SYS_linkat:
-		if ((d = host_dirfd(s, a[0])) == -2 || (d2 = host_dirfd(s, a[2])) == -2)
-			r = -EBADF;
-		else if ((r = two_paths(s, a[1], a[3], p, q)) == 0)
-			r = err_or_zero(x->nr == SYS_linkat ? linkat(d, p, d2, q, (int)a[4])
-					: syscall(SYS_renameat2, d, p, d2, q, x->nr == SYS_renameat2 ? (unsigned)a[4] : 0u));
+		if ((r = changing(s, a[0], a[1], &p)) < 0 || (r = changing(s, a[2], a[3], &q)) < 0)
+			break;
+		r = err_or_zero(x->nr == SYS_linkat ? linkat(p.dirfd, p.path, q.dirfd, q.path, (int)a[4])
+				: syscall(SYS_renameat2, p.dirfd, p.path, q.dirfd, q.path,
+					  x->nr == SYS_renameat2 ? (unsigned)a[4] : 0u));
 		break;
 	case SYS_symlinkat:
-		if ((d = host_dirfd(s, a[1])) == -2)
-			r = -EBADF;
-		else if ((r = two_paths(s, a[0], a[2], p, q)) == 0)
-			r = err_or_zero(symlinkat(p, d, q));
+		if ((r = mem_read_str(s, a[0], target, sizeof(target))) < 0 || (r = changing(s, a[1], a[2], &q)) < 0)
+			break;
+		r = err_or_zero(symlinkat(target, q.dirfd, q.path));
 		break;
 	case SYS_utimensat: {
 		/* NULL path: the file of the fd itself; times as given (guest time is simulated,
 		 * UTIME_NOW takes the host's) */
 		int64_t ts[4];
-		if ((d = host_dirfd(s, a[0])) == -2) {
-			r = -EBADF;
-			break;
-		}
 		if (a[2] && mem_read(s, a[2], ts, sizeof(ts)) < 0) {
 			r = -EFAULT;
 			break;
 		}
-		if (a[1] && (r = get_path(s, a[1], p)) < 0)
+		if (!a[1]) {
+			r = (h = fd_host(s, a[0])) < 0 ? -EBADF
+			    : err_or_zero(syscall(SYS_utimensat, h, NULL, a[2] ? (void *)ts : NULL, (int)a[3]));
 			break;
-		r = err_or_zero(syscall(SYS_utimensat, d, a[1] ? p : NULL, a[2] ? (void *)ts : NULL, (int)a[3]));
+		}
+		if ((r = changing(s, a[0], a[1], &p)) < 0)
+			break;
+		r = err_or_zero(syscall(SYS_utimensat, p.dirfd, p.path, a[2] ? (void *)ts : NULL, (int)a[3]));
 		break;
 	}
 	default:

@@ -26,10 +26,6 @@ int64_t sys_wait4(struct sim *s, const struct sysargs *x);
 /* Raises signal sig on the guest: default actions end the run (syscall.c). */
 int64_t sys_raise(struct sim *s, int sig);
 
-/* Host directory fd for a guest dirfd argument (AT_FDCWD stays), -2 when bad. */
-int host_dirfd(struct sim *s, uint64_t gdirfd);
-/* Reads a guest path into buf (PATH_MAX); /proc/self/exe names the program. */
-int get_path(struct sim *s, uint64_t addr, char *buf);
 /* File metadata, links and renames (sys_meta.c); 1 and *ret when it is one. */
 int sys_meta(struct sim *s, const struct sysargs *x, int64_t *ret);
 

@@ -15,6 +15,7 @@
 #include "sim/machine/bmi2_fix.h"
 #include "sim/machine/fault.h"
 #include "sim/linux/linux.h"
+#include "sim/linux/proc_self.h"
 #include "sim/machine/cpuid.h"
 #include "sim/machine/machine.h"
 #include "sim/machine/mappings.h"
@@ -388,8 +389,7 @@ int sim_new(const struct sim_options *opt, struct sim **out, char *msg, size_t m
 	/* started as a shell starts a command it does not put in a job of its own: in its
 	 * parent's group and session, not a leader (setsid works) */
 	p->pgid = p->sid = 1;
-	s->home_cwd_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	p->cwd_fd = s->home_cwd_fd >= 0 ? fcntl(s->home_cwd_fd, F_DUPFD_CLOEXEC, 0) : -1;
+	p->cwd_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	p->uid[0] = (uint32_t)getuid(), p->uid[1] = p->uid[2] = (uint32_t)geteuid();
 	p->gid[0] = (uint32_t)getgid(), p->gid[1] = p->gid[2] = (uint32_t)getegid();
 	p->path = (char *)opt->path;
@@ -429,10 +429,9 @@ void sim_free(struct sim *s)
 	dbr_free(s);
 	sched_free(s);
 	signalfd_free(s);
-	if (s->home_cwd_fd >= 0)
-		close(s->home_cwd_fd);
 	for (size_t i = 0; i < s->nprocs; i++)
 		proc_free(s, s->procs[i]);
+	proc_self_free(s);
 	bstream_free(s->bs);
 	rep_ref_free(s->rep_ref);
 	op_watch_free(s);

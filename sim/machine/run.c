@@ -236,9 +236,6 @@ int sim_run(struct sim *s, struct sim_result *res)
 	res->insns = bstream_insns(s->bs);
 	rep_ref_run_end(s);
 	dbr_run_end(s);
-	/* pmusim's own files (the truth, relative -o paths) go where its user asked */
-	if (s->home_cwd_fd >= 0 && fchdir(s->home_cwd_fd) != 0)
-		sim_note_once(s, NOTE_CWD, "cannot return to pmusim's working directory");
 	if (res->end == SIM_END_SIGNAL)
 		signal_message(s, res);
 	else if (res->end == SIM_END_LIMIT)
