@@ -23,10 +23,26 @@ extern char **environ;
 
 static volatile int interrupted;
 
-static void on_sigint(int sig)
+static void on_stop_signal(int sig)
 {
-	(void)sig;
-	interrupted = 1;
+	if (!interrupted)
+		interrupted = sig;
+}
+
+/* The signals that would end pmusim by default and can be caught: each ends the run as
+ * SIGINT does (the outputs are written, exit 128+N). Without SA_RESTART, so that a host
+ * call the program waits in (a FIFO's open, a read) returns at once. A signal ignored
+ * when pmusim started (nohup, a background job) stays ignored. */
+static void catch_stop_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGXCPU, SIGVTALRM, SIGPROF};
+	struct sigaction sa = {.sa_handler = on_stop_signal};
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction cur;
+		if (sigaction(sigs[i], NULL, &cur) == 0 && cur.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	}
 }
 
 int parse_u64(const char *s, uint64_t *out)
@@ -55,6 +71,7 @@ int program_init(struct program *p, const char *cmd, int argc)
 {
 	memset(p, 0, sizeof(*p));
 	p->cmd = cmd;
+	catch_stop_signals(); /* from the first output file on */
 	dbr_live_init(&p->live);
 	outputs_init(&p->outs, cmd);
 	p->env = calloc((size_t)argc + 1, sizeof(char *));
@@ -269,7 +286,6 @@ void program_tell_outputs(const struct program *p)
 
 void program_run(struct program *p)
 {
-	signal(SIGINT, on_sigint);
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe is the guest's SIGPIPE, not pmusim's */
 	sim_set_interrupt_flag(p->sim, &interrupted);
 	if (p->verbose)

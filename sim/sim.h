@@ -121,8 +121,9 @@ void sim_set_clock(struct sim *s, uint64_t (*cycles)(void *ctx), void *ctx);
  * (sim_dbr_*), which then takes effect at the next block. */
 void sim_set_window(struct sim *s, uint64_t every, void (*fn)(void *ctx), void *ctx);
 
-/* Emulation stops (as if by SIGINT) once *flag becomes non-zero, e.g. from a
- * host SIGINT handler; checked at every block. */
+/* Emulation stops once *flag becomes non-zero: a host signal handler stores the
+ * signal's number there, and the run ends as if by that signal (SIM_END_SIGNAL).
+ * Checked at every block and whenever a host wait of the guest's returns. */
 void sim_set_interrupt_flag(struct sim *s, volatile int *flag);
 
 /* fn(ctx, instructions retired so far) is called about every 16M instructions (at a

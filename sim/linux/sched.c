@@ -419,6 +419,11 @@ uint64_t sched_attend(struct sim *s)
 			break;
 		long next = pick_next(s);
 		if (next < 0) {
+			if (*s->interrupt_flag) { /* a stop signal ended the host's wait */
+				bstream_finish(s->bs, pc, 0);
+				sim_stop(s, SIM_END_SIGNAL, *s->interrupt_flag);
+				break;
+			}
 			if (idle_until_next_event(s) < 0) {
 				bstream_finish(s->bs, pc, 0);
 				snprintf(s->res->message, sizeof(s->res->message),

@@ -33,7 +33,7 @@ __attribute__((noinline)) static void hook_block_slow(uc_engine *uc, uint64_t ad
 							 struct sim *s)
 {
 	if (*s->interrupt_flag) {
-		sim_stop(s, SIM_END_SIGNAL, SIGINT);
+		sim_stop(s, SIM_END_SIGNAL, *s->interrupt_flag);
 		return;
 	}
 	if (bstream_insns(s->bs) >= s->block_limit)

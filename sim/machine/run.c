@@ -43,9 +43,9 @@ static void signal_message(struct sim *s, struct sim_result *res)
 	char where[600];
 	describe_pc(s, res->fault_pc, where, sizeof(where));
 	const char *name = sigabbrev_np(res->signo);
-	if (res->fault_pc == 0 && res->signo == SIGINT && s->interrupt_flag && *s->interrupt_flag) {
-		snprintf(res->message, sizeof(res->message), "interrupted (SIGINT) after %llu instructions",
-			 (unsigned long long)res->insns);
+	if (res->fault_pc == 0 && s->interrupt_flag && *s->interrupt_flag && res->signo == *s->interrupt_flag) {
+		snprintf(res->message, sizeof(res->message), "interrupted (SIG%s) after %llu instructions",
+			 name ? name : "?", (unsigned long long)res->insns);
 		return;
 	}
 	if (res->fault_pc == 0) {

@@ -1,0 +1,28 @@
+/* A program that works a little, then waits as its argument says, forever unless the
+ * world outside answers: "spin" (a loop that never ends), "read" (standard input),
+ * "poll" (standard input), "fifo PATH" (opening a FIFO nobody writes to). For tests of
+ * how a run ends when pmusim is signalled while the program waits in a host call. */
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	volatile unsigned long x = 0;
+	for (unsigned long i = 0; i < 3000000; i++) /* some samples before the wait */
+		x += i;
+	const char *how = argc > 1 ? argv[1] : "spin";
+	char b[8];
+	if (strcmp(how, "read") == 0)
+		return read(0, b, sizeof(b)) < 0;
+	if (strcmp(how, "poll") == 0) {
+		struct pollfd p = {0, POLLIN, 0};
+		return poll(&p, 1, -1) < 0;
+	}
+	if (strcmp(how, "fifo") == 0 && argc > 2)
+		return open(argv[2], O_RDONLY) < 0;
+	for (;;)
+		x++;
+}
