@@ -83,6 +83,7 @@ struct proc {
 	struct vma *vmas;
 	size_t nvmas, capvmas;
 	uint64_t brk_start, brk_cur;
+	uint64_t hole_bytes;          /* bytes Unicorn copied to punch holes into areas (memory.c) */
 	uint64_t load_bias;
 	uint64_t entry, phdr, phnum;  /* entry: where execution starts (ld.so's for a dynamic program) */
 	uint64_t prog_entry;         /* the program's own entry (AT_ENTRY) */

@@ -224,6 +224,12 @@ int gpath_may_change(struct sim *s, const struct gpath *gp)
 	(void)s;
 	if (gp->kind == GPATH_SELF)
 		return -EACCES;
+	/* the guest's own descriptor, as gpath_host names it (glibc's fchmodat with
+	 * AT_SYMLINK_NOFOLLOW changes the file of an O_PATH descriptor this way) */
+	if (gp->dirfd == AT_FDCWD && strncmp(gp->path, "/proc/self/fd/", 14) == 0) {
+		int h = atoi(gp->path + 14);
+		return is_pmusims(h) ? -EACCES : 0;
+	}
 	int fd = openat(gp->dirfd, gp->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return 0; /* nothing there: the call itself says what happens */

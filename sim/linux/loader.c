@@ -167,14 +167,15 @@ static int map_segments(struct sim *s, Elf *elf, size_t phnum, const unsigned ch
 		uint64_t start = PAGE_DOWN(va), end = PAGE_UP(va + ph.p_memsz);
 		/* one area per run of pages not mapped yet (a page may be shared with
 		 * the segment before): Unicorn holds only so many areas */
-		for (uint64_t p = start; p < end;) {
-			if (mem_is_mapped(s, p, GUEST_PAGE)) {
-				p += GUEST_PAGE;
+		for (uint64_t p = start; p < end;) { /* by areas, not pages: p_memsz may be huge */
+			const struct vma *v = mem_find(s, p);
+			if (v) {
+				p = v->end;
 				continue;
 			}
-			uint64_t q = p + GUEST_PAGE;
-			while (q < end && !mem_is_mapped(s, q, GUEST_PAGE))
-				q += GUEST_PAGE;
+			uint64_t q = mem_next_area(s, p);
+			if (q > end)
+				q = end;
 			if (mem_map(s, p, q - p, UC_PROT_ALL) < 0)
 				return pmusim_fail(msg, ml, PMUSIM_ERR_ELF,
 						   "%s: segments overlap or lie outside user space", im->path);

@@ -308,22 +308,22 @@ static int64_t do_path_call(struct sim *s, const struct sysargs *x)
 			return r;
 		return err_or_zero(faccessat(p.dirfd, p.path, (int)a[2], x->nr == SYS_faccessat2 ? (int)a[3] : 0));
 	case SYS_unlink:
-		if ((r = gpath_get(s, cwd, a[0], &p)) < 0)
+		if ((r = gpath_host(s, cwd, a[0], &p)) < 0)
 			return r;
 		CHANGE(p);
 		return err_or_zero(unlinkat(p.dirfd, p.path, 0));
 	case SYS_unlinkat:
-		if ((r = gpath_get(s, a[0], a[1], &p)) < 0)
+		if ((r = gpath_host(s, a[0], a[1], &p)) < 0)
 			return r;
 		CHANGE(p);
 		return err_or_zero(unlinkat(p.dirfd, p.path, (int)a[2]));
 	case SYS_mkdir:
-		if ((r = gpath_get(s, cwd, a[0], &p)) < 0)
+		if ((r = gpath_host(s, cwd, a[0], &p)) < 0)
 			return r;
 		CHANGE(p);
 		return err_or_zero(mkdirat(p.dirfd, p.path, (mode_t)a[1]));
 	case SYS_rmdir:
-		if ((r = gpath_get(s, cwd, a[0], &p)) < 0)
+		if ((r = gpath_host(s, cwd, a[0], &p)) < 0)
 			return r;
 		CHANGE(p);
 		return err_or_zero(unlinkat(p.dirfd, p.path, AT_REMOVEDIR));
@@ -332,7 +332,7 @@ static int64_t do_path_call(struct sim *s, const struct sysargs *x)
 			return r;
 		return do_chdir(s, &p);
 	case SYS_rename:
-		if ((r = gpath_get(s, cwd, a[0], &p)) < 0 || (r = gpath_get(s, cwd, a[1], &q)) < 0)
+		if ((r = gpath_host(s, cwd, a[0], &p)) < 0 || (r = gpath_host(s, cwd, a[1], &q)) < 0)
 			return r;
 		CHANGE(p);
 		CHANGE(q);

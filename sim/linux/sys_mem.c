@@ -28,11 +28,9 @@ static int64_t do_brk(struct sim *s, uint64_t want)
 		return (int64_t)s->p->brk_cur;
 	uint64_t old_top = PAGE_UP(s->p->brk_cur), new_top = PAGE_UP(want);
 	if (new_top > old_top) {
-		if (mem_is_mapped(s, old_top, new_top - old_top) || mem_find(s, new_top - 1))
+		/* one pass over the areas, whatever the size asked for */
+		if (mem_overlaps(s, old_top, new_top - old_top))
 			return (int64_t)s->p->brk_cur;
-		for (uint64_t p = old_top; p < new_top; p += GUEST_PAGE)
-			if (mem_find(s, p))
-				return (int64_t)s->p->brk_cur;
 		if (mem_map(s, old_top, new_top - old_top, UC_PROT_READ | UC_PROT_WRITE) < 0)
 			return (int64_t)s->p->brk_cur;
 	} else if (new_top < old_top) {
@@ -188,8 +186,13 @@ static int64_t do_madvise(struct sim *s, uint64_t addr, uint64_t len, int advice
 	if (advice == MADV_DONTNEED || advice == MADV_FREE) {
 		/* private anonymous memory reads back as zeros afterwards */
 		static const char zero[GUEST_PAGE];
-		for (uint64_t p = addr; p < addr + len; p += GUEST_PAGE)
-			uc_mem_write(s->p->uc, p, zero, GUEST_PAGE);
+		for (uint64_t p = addr; p < addr + len;) {
+			const struct vma *v = mem_find(s, p);
+			uint64_t end = v && v->end < addr + len ? v->end : addr + len;
+			for (; v && !v->unbacked && p < end; p += GUEST_PAGE) /* reservations hold nothing */
+				uc_mem_write(s->p->uc, p, zero, GUEST_PAGE);
+			p = end;
+		}
 	}
 	return 0;
 }

@@ -23,7 +23,7 @@ static int64_t err_or_zero(long r)
  * names: refused when that is pmusim's. */
 static int changing(struct sim *s, uint64_t gd, uint64_t pa, struct gpath *gp)
 {
-	int r = gpath_get(s, gd, pa, gp);
+	int r = gpath_host(s, gd, pa, gp); /* fd/N of its own /proc: the file behind N */
 	return r < 0 ? r : gpath_may_change(s, gp);
 }
 

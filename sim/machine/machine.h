@@ -56,7 +56,7 @@ void sim_stop(struct sim *s, enum sim_end end, int code);
 /* System call nr returns ENOSYS: named on the log once per run (--strict: ends the
  * run with PMUSIM_ERR_UNSUPPORTED). */
 void sim_warn_unsupported(struct sim *s, long nr);
-enum sim_note { NOTE_SHARED_MMAP, NOTE_IOCTL, NOTE_PROCESS, NOTE_STOP_SIGNAL, NOTE_MEM_AREAS, NOTE_CWD, NOTE_COUNT };
+enum sim_note { NOTE_SHARED_MMAP, NOTE_IOCTL, NOTE_PROCESS, NOTE_STOP_SIGNAL, NOTE_MEM_AREAS, NOTE_MEM_SIZE, NOTE_MEM_HOLES, NOTE_COUNT };
 /* Prints "pmusim: note: msg" once per run for each note id. */
 void sim_note_once(struct sim *s, enum sim_note id, const char *msg);
 

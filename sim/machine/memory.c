@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysinfo.h>
 
 #include "common/err.h"
 #include "sim/dbr.h"
@@ -75,6 +76,7 @@ static int vma_split_at(struct sim *s, uint64_t addr)
 /* Unicorn 2.0.1 aborts once an engine's memory map needs 4096 sections
  * (qemu/exec.c phys_section_add); areas past this many are refused instead. */
 #define MAX_AREAS 1800
+#define HOLE_COPY_BUDGET (256ULL << 20) /* about a second of copying */
 
 static int too_many_areas(struct sim *s, size_t more)
 {
@@ -86,11 +88,29 @@ static int too_many_areas(struct sim *s, size_t more)
 	return 1;
 }
 
+/* Memory the engine must back: Unicorn 2.0.1 allocates every mapped byte, and after
+ * an allocation it could not make, no later uc_mem_map succeeds. So nothing larger
+ * than the host's memory and swap is asked for (Linux's overcommit heuristic refuses
+ * the same without MAP_NORESERVE). */
+static int too_big(struct sim *s, uint64_t len)
+{
+	static uint64_t limit;
+	if (!limit) {
+		struct sysinfo si;
+		limit = sysinfo(&si) == 0 ? ((uint64_t)si.totalram + si.totalswap) * si.mem_unit : (1ULL << 36);
+	}
+	if (len <= limit)
+		return 0;
+	sim_note_once(s, NOTE_MEM_SIZE,
+		      "the program maps more memory than this machine has; mmap, mprotect and brk answer ENOMEM");
+	return 1;
+}
+
 int mem_map(struct sim *s, uint64_t addr, uint64_t len, int prot)
 {
 	if (len == 0 || (addr | len) & (GUEST_PAGE - 1))
 		return -EINVAL;
-	if (too_many_areas(s, 1))
+	if (too_many_areas(s, 1) || too_big(s, len))
 		return -ENOMEM;
 	if (uc_mem_map(s->p->uc, addr, len, (uint32_t)prot) != UC_ERR_OK)
 		return -ENOMEM;
@@ -113,6 +133,21 @@ int mem_reserve(struct sim *s, uint64_t addr, uint64_t len)
 int mem_unmap(struct sim *s, uint64_t addr, uint64_t len)
 {
 	uint64_t end = addr + len;
+	/* a hole in the middle of an area makes one more (Linux: ENOMEM past max_map_count) */
+	const struct vma *a = mem_find(s, addr), *b = mem_find(s, end);
+	if (a && a == b && a->start < addr && too_many_areas(s, 1))
+		return -ENOMEM;
+	/* and Unicorn copies the whole area to split it: holes punched one by one into a
+	 * large area would cost without bound, so their copying has a budget */
+	if (a && a == b && a->start < addr && !a->unbacked) {
+		if (s->p->hole_bytes + (a->end - a->start) > HOLE_COPY_BUDGET) {
+			sim_note_once(s, NOTE_MEM_HOLES,
+				      "the program unmaps many holes inside large areas; Unicorn copies an area to "
+				      "split it, so munmap answers ENOMEM past 256 MiB of such copies");
+			return -ENOMEM;
+		}
+		s->p->hole_bytes += a->end - a->start;
+	}
 	if (vma_split_at(s, addr) < 0 || vma_split_at(s, end) < 0)
 		return -ENOMEM;
 	size_t w = 0;
@@ -144,6 +179,8 @@ int mem_protect(struct sim *s, uint64_t addr, uint64_t len, int prot)
 			if (v->prot & UC_PROT_EXEC)
 				uc_ctl_remove_cache(s->p->uc, v->start, v->end);
 			if (v->unbacked) { /* made accessible: backed now, zero-filled as Linux's */
+				if (prot && too_big(s, v->end - v->start))
+					return -ENOMEM;
 				if (prot && uc_mem_map(s->p->uc, v->start, v->end - v->start, (uint32_t)prot) != UC_ERR_OK)
 					return -ENOMEM;
 				v->unbacked = !prot;
@@ -154,6 +191,14 @@ int mem_protect(struct sim *s, uint64_t addr, uint64_t len, int prot)
 		}
 	}
 	return 0;
+}
+
+uint64_t mem_next_area(const struct sim *s, uint64_t addr)
+{
+	for (size_t i = 0; i < s->p->nvmas; i++)
+		if (s->p->vmas[i].start >= addr)
+			return s->p->vmas[i].start;
+	return UINT64_MAX;
 }
 
 int mem_overlaps(const struct sim *s, uint64_t addr, uint64_t len)

@@ -44,6 +44,8 @@ const struct vma *mem_find(const struct sim *s, uint64_t addr);
 int mem_reserve(struct sim *s, uint64_t addr, uint64_t len);
 /* Whether any area overlaps [addr, addr + len) (one pass over the areas, whatever len). */
 int mem_overlaps(const struct sim *s, uint64_t addr, uint64_t len);
+/* The start of the first area at or above addr, or UINT64_MAX. */
+uint64_t mem_next_area(const struct sim *s, uint64_t addr);
 /* The highest free range of len bytes ending at or below limit (mmap's MAP_32BIT), or 0. */
 uint64_t mem_find_free_below(struct sim *s, uint64_t len, uint64_t limit);
 

@@ -6,7 +6,7 @@
  * through symbolic links, process_vm_readv/writev, ptrace, signals, opening and
  * removing the output temporaries). A chdir of the program moves neither pmusim's
  * relative outputs nor its own files: the recording lands where pmusim was started and
- * perf reads it. */
+ * perf reads it. Requests for more address space than exists return at once. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -177,6 +178,40 @@ START_TEST(pmusim_is_out_of_reach)
 }
 END_TEST
 
+/* Requests for more memory than exists, and holes punched one by one: answered at once
+ * (CPU time of the whole run, so that a loaded machine does not fail it). */
+START_TEST(huge_address_space_requests_return_at_once)
+{
+	const char *out = tmp_path_kept("mem.out"), *err = tmp_path_kept("mem.err");
+	char mem[4096];
+	ck_assert_ptr_nonnull(realpath(wl("mem_abuse"), mem));
+	const char *argv[] = {pmusim(), "run", "--", mem, NULL};
+	pid_t pid = fork();
+	if (pid == 0) {
+		freopen(out, "w", stdout);
+		freopen(err, "w", stderr);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	int st;
+	struct rusage ru;
+	ck_assert_int_eq(wait4(pid, &st, 0, &ru), pid);
+	double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+		     ru.ru_stime.tv_usec / 1e6;
+	char *o = slurp(out, NULL), *e = slurp(err, NULL);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, e);
+	ck_assert_msg(cpu < 3.0, "%.2f s of CPU time", cpu);
+	static const char *const want[][2] = {
+	    {"brk_16TiB", "refused"}, {"brk_64TiB", "refused"}, {"mmap_16TiB_readable", "ENOMEM"},
+	    {"mmap_64TiB_reserved", "done"}, {"mprotect_64TiB", "ENOMEM"}, {"munmap_64TiB", "done"},
+	    {"mmap_64MiB", "done"}, {"munmap_holes_until", "ENOMEM"}};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_msg(strcmp(val(o, want[i][0]), want[i][1]) == 0, "%s=%s, want %s", want[i][0],
+			      val(o, want[i][0]), want[i][1]);
+	free(o), free(e);
+}
+END_TEST
+
 int main(void)
 {
 	e2e_init();
@@ -185,6 +220,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, own_view_is_the_native_view);
 	tcase_add_test(tc, pmusim_is_out_of_reach);
+	tcase_add_test(tc, huge_address_space_requests_return_at_once);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
