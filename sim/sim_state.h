@@ -97,6 +97,7 @@ struct proc {
 	int dbr_arena;               /* the replacement code's memory is mapped in its engine (sim/dbr.c) */
 	int cwd_fd;                  /* its working directory (host O_PATH fd); pmusim's own
 	                              * never changes */
+	unsigned umask;              /* its file mode creation mask; pmusim's own never changes */
 	struct proc_self_info self_info; /* what its /proc/self shows of its start (proc_self.c) */
 	/* hooks placed on special instructions, sorted by address */
 	struct hooked_site *hooked;

@@ -10,7 +10,8 @@
  *   the program could do to it: open its mem, maps, fd/N (directly and through a
  *   symbolic link), read it with process_vm_readv, ptrace it, signal 0 to it; and every
  *   file named *.tmp.* in the starting directory (pmusim's outputs being written),
- *   opened for writing and removed. Natively nothing names pmusim: "found=0". */
+ *   opened for writing and removed; its umask (0777 at the end) applies to its files.
+ *   Natively nothing names pmusim: "found=0". */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -147,6 +148,15 @@ static void identity(char **argv, int argc)
 	if (fd >= 0)
 		close(fd);
 	printf("mem_own_bytes_or_refused=%d\n", mem != 0);
+	/* and through process_vm_readv/writev on its own pid */
+	unsigned long copy = 0, back = 0x1122334455667788UL;
+	struct iovec l = {&copy, 8}, r = {(void *)&secret, 8};
+	long rn = syscall(SYS_process_vm_readv, getpid(), &l, 1, &r, 1, 0);
+	int read_ok = rn == 8 && copy == secret;
+	struct iovec l2 = {&back, 8}, r2 = {&copy, 8};
+	long m = syscall(SYS_process_vm_writev, getpid(), &l2, 1, &r2, 1, 0);
+	printf("vm_readv_own=%d\nvm_writev_own=%d\n", read_ok,
+	       m == 8 && copy == back);
 }
 
 static void cwd(const char *dir, const char *exe)
@@ -269,6 +279,16 @@ static void reach(const char *start_dir, int pid)
 	if (d)
 		closedir(d);
 	printf("output_tmps_seen=%d\noutput_tmps_written=%d\noutput_tmps_removed=%d\n", tmps > 0, written, removed);
+	/* its umask is its own: the file it makes has none of the bits, whatever the
+	 * outputs of the program running it get */
+	umask(0777);
+	unlink("after_umask");
+	int fd = open("after_umask", O_CREAT | O_WRONLY, 0666);
+	struct stat st;
+	printf("umask_applies=%d\n", fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & 0777) == 0);
+	if (fd >= 0)
+		close(fd);
+	unlink("after_umask");
 }
 
 int main(int argc, char **argv)

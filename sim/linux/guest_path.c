@@ -255,7 +255,13 @@ int gpath_open(struct sim *s, const struct gpath *gp, int flags, int mode)
 	 * reach a host child, so every host descriptor is close-on-exec */
 	if (!(flags & O_CLOEXEC))
 		how.flags &= ~(uint64_t)O_CLOEXEC;
+	int creates = (flags & (O_CREAT | __O_TMPFILE)) != 0;
+	unsigned host_mask = creates ? gpath_umask_enter(s) : 0;
 	long h = syscall(SYS_openat2, gp->dirfd, gp->path, &how, sizeof(how));
+	int e = errno;
+	if (creates)
+		gpath_umask_leave(host_mask);
+	errno = e;
 	if (h < 0)
 		return errno == ELOOP && !(flags & O_NOFOLLOW) ? -EACCES : -errno;
 	if (is_pmusims((int)h)) {
@@ -263,6 +269,16 @@ int gpath_open(struct sim *s, const struct gpath *gp, int flags, int mode)
 		return -EACCES;
 	}
 	return (int)h;
+}
+
+unsigned gpath_umask_enter(struct sim *s)
+{
+	return (unsigned)umask((mode_t)s->p->umask);
+}
+
+void gpath_umask_leave(unsigned host)
+{
+	umask((mode_t)host);
 }
 
 int gpath_cwd(struct sim *s, char *buf, size_t len)

@@ -49,6 +49,11 @@ int gpath_open(struct sim *s, const struct gpath *gp, int flags, int mode);
  * directory), -2 when bad. */
 int host_dirfd(struct sim *s, uint64_t gdirfd);
 
+/* The host's umask becomes the running process's for a call that creates files, and
+ * back (gpath_umask_leave with what gpath_umask_enter returned). */
+unsigned gpath_umask_enter(struct sim *s);
+void gpath_umask_leave(unsigned host);
+
 /* The guest's working directory as a path (getcwd), 0 or -errno. */
 int gpath_cwd(struct sim *s, char *buf, size_t len);
 

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sim/linux/guest_path.h"
@@ -178,8 +177,7 @@ static void gen_stat(struct sim *s, struct text *t)
 static void gen_status(struct sim *s, struct text *t)
 {
 	const struct proc *p = s->p;
-	mode_t um = umask(0);
-	umask(um);
+	unsigned um = p->umask;
 	uint64_t ign = 0, cgt = 0;
 	for (int i = 1; i < 65; i++) {
 		if (p->sig_handlers[i] == (uint64_t)(uintptr_t)SIG_IGN)

@@ -213,6 +213,7 @@ static int64_t clone_process(struct sim *s, struct proc *parent, struct proc *c)
 	c->ppid = parent->pid;
 	c->pgid = parent->pgid, c->sid = parent->sid;
 	c->cwd_fd = parent->cwd_fd >= 0 ? fcntl(parent->cwd_fd, F_DUPFD_CLOEXEC, 0) : -1;
+	c->umask = parent->umask;
 	memcpy(c->uid, parent->uid, sizeof(c->uid));
 	memcpy(c->gid, parent->gid, sizeof(c->gid));
 	c->image = parent->image;

@@ -317,11 +317,16 @@ static int64_t do_path_call(struct sim *s, const struct sysargs *x)
 			return r;
 		CHANGE(p);
 		return err_or_zero(unlinkat(p.dirfd, p.path, (int)a[2]));
-	case SYS_mkdir:
+	case SYS_mkdir: {
 		if ((r = gpath_host(s, cwd, a[0], &p)) < 0)
 			return r;
 		CHANGE(p);
-		return err_or_zero(mkdirat(p.dirfd, p.path, (mode_t)a[1]));
+		unsigned host_mask = gpath_umask_enter(s);
+		r = mkdirat(p.dirfd, p.path, (mode_t)a[1]);
+		int e = errno;
+		gpath_umask_leave(host_mask);
+		return r < 0 ? -e : 0;
+	}
 	case SYS_rmdir:
 		if ((r = gpath_host(s, cwd, a[0], &p)) < 0)
 			return r;
@@ -460,7 +465,10 @@ int sys_file(struct sim *s, const struct sysargs *x, int64_t *ret)
 		*ret = err < 0 ? err : n > a[1] ? -ERANGE : mem_write(s, a[0], cwd, n) < 0 ? -EFAULT : (int64_t)n;
 		return 1;
 	}
-	case SYS_umask: *ret = umask((mode_t)a[0]); return 1;
+	case SYS_umask: /* the process's own: pmusim's outputs keep pmusim's */
+		*ret = s->p->umask;
+		s->p->umask = (unsigned)a[0] & 0777;
+		return 1;
 	case SYS_stat: case SYS_lstat: case SYS_newfstatat: case SYS_access: case SYS_faccessat:
 	case SYS_faccessat2: case SYS_unlink: case SYS_unlinkat: case SYS_mkdir: case SYS_rmdir:
 	case SYS_chdir: case SYS_rename: case SYS_statfs: case SYS_statx:

@@ -78,9 +78,11 @@ int sys_meta(struct sim *s, const struct sysargs *x, int64_t *ret)
 	case SYS_fchmodat: case SYS_fchownat: case SYS_mkdirat:
 		if ((r = changing(s, a[0], a[1], &p)) < 0)
 			break;
+		unsigned host_mask = gpath_umask_enter(s); /* mkdirat's mode: the process's umask */
 		r = err_or_zero(x->nr == SYS_fchmodat ? fchmodat(p.dirfd, p.path, (mode_t)a[2], 0)
 				: x->nr == SYS_mkdirat ? mkdirat(p.dirfd, p.path, (mode_t)a[2])
 						       : fchownat(p.dirfd, p.path, (uid_t)a[2], (gid_t)a[3], (int)a[4]));
+		gpath_umask_leave(host_mask);
 		break;
 	case SYS_renameat: case SYS_renameat2: case SYS_linkat:
 		if ((r = changing(s, a[0], a[1], &p)) < 0 || (r = changing(s, a[2], a[3], &q)) < 0)

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/err.h"
@@ -390,6 +391,8 @@ int sim_new(const struct sim_options *opt, struct sim **out, char *msg, size_t m
 	 * parent's group and session, not a leader (setsid works) */
 	p->pgid = p->sid = 1;
 	p->cwd_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	p->umask = umask(0);
+	umask(p->umask);
 	p->uid[0] = (uint32_t)getuid(), p->uid[1] = p->uid[2] = (uint32_t)geteuid();
 	p->gid[0] = (uint32_t)getgid(), p->gid[1] = p->gid[2] = (uint32_t)getegid();
 	p->path = (char *)opt->path;

@@ -166,12 +166,19 @@ START_TEST(pmusim_is_out_of_reach)
 	ck_assert_str_eq(val(out, "output_tmps_seen"), "1");
 	ck_assert_str_eq(val(out, "output_tmps_written"), "0");
 	ck_assert_str_eq(val(out, "output_tmps_removed"), "0");
+	ck_assert_str_eq(val(out, "umask_applies"), "1");
 	/* after the program's chdir, the relative -o still lands where pmusim started */
 	char data[4300];
 	snprintf(data, sizeof(data), "%s/rel.data", dir);
 	const char *script[] = {"perf", "script", "-i", data, NULL};
 	const char *po = tmp_path_kept("script.out"), *pe = tmp_path_kept("script.err");
 	ck_assert_msg(run_in(dir, script, 0, po, pe) == 0, "perf script: %s", slurp(pe, NULL));
+	/* the program's umask 0777 is not pmusim's: the recording has the usual mode */
+	struct stat dst;
+	mode_t um = umask(0);
+	umask(um);
+	ck_assert_int_eq(stat(data, &dst), 0);
+	ck_assert_int_eq(dst.st_mode & 0777, 0666 & ~um);
 	char *text = slurp(po, NULL);
 	ck_assert_msg(text && strstr(text, "self_view"), "perf script shows no sample of self_view");
 	free(text), free(out), free(err);
