@@ -64,7 +64,11 @@ START_TEST(stop_signal_leaves_a_readable_recording)
 	char *e = slurp(err, NULL);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 128 + sig, "%s SIG%s: status %d: %s", mode,
 		      sigabbrev_np(sig), st, e);
-	ck_assert_msg(took < 1.0, "%s SIG%s: %.2f s to stop", mode, sigabbrev_np(sig), took);
+	/* The bound is the release build's (it stops in about 40 ms); the ASan build's own
+	 * teardown (freeing the engine, the leak check) takes up to 2 s on a busy 2-core machine. */
+	double bound = e2e_sanitized() ? 5.0 : 1.0;
+	ck_assert_msg(took < bound, "%s SIG%s: %.2f s to stop (bound %.0f s)", mode, sigabbrev_np(sig),
+		      took, bound);
 	char want[64];
 	snprintf(want, sizeof(want), "pmusim: interrupted (SIG%s) after ", sigabbrev_np(sig));
 	ck_assert_msg(strncmp(e, want, strlen(want)) == 0 && strchr(e, '\n') == e + strlen(e) - 1,
