@@ -18,6 +18,7 @@
 #include "cli/program.h"
 #include "cli/uniformity_report.h"
 #include "cli/uniformity_runs.h"
+#include "common/arrays.h"
 
 static const char uniformity_usage[] =
     "usage: pmusim uniformity [record options] --seeds K [profile options] [options]\n"
@@ -323,9 +324,9 @@ static int check_args(struct uniformity_args *a)
 	char **full = calloc(a->nrec + np + 2, sizeof(char *));
 	if (!full)
 		return fprintf(stderr, "%s: out of memory\n", cmd), -1;
-	memcpy(full, a->rec, a->nrec * sizeof(char *));
+	arrays_copy(full, a->rec, a->nrec, sizeof(char *));
 	full[a->nrec] = (char *)"--";
-	memcpy(full + a->nrec + 1, a->prog, np * sizeof(char *));
+	arrays_copy(full + a->nrec + 1, a->prog, np, sizeof(char *));
 	int rc = record_check_args((int)(a->nrec + np + 1), full, cmd);
 	free(full);
 	return rc;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/grow.h"
 #include "profiler/validate.h"
@@ -194,11 +195,11 @@ static int child_main(const struct unif_spec *s, size_t run, const char *dir, co
 	char **argv = calloc(nr + np + 8, sizeof(char *));
 	if (!argv)
 		return fprintf(stderr, "why: out of memory\n"), 1;
-	memcpy(argv, s->record_argv, nr * sizeof(char *));
+	arrays_copy(argv, s->record_argv, nr, sizeof(char *));
 	char *extra[] = {(char *)"--pmu-seed", seed,  (char *)"-o", data,
 	                 (char *)"--truth",    truth, (char *)"--"};
 	memcpy(argv + nr, extra, sizeof(extra));
-	memcpy(argv + nr + 7, s->prog_argv, np * sizeof(char *));
+	arrays_copy(argv + nr + 7, s->prog_argv, np, sizeof(char *));
 	int st = cmd_record((int)(nr + np + 7), argv);
 	free(argv);
 	if (st != 0 && st != EXIT_MAX_INSNS) {

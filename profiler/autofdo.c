@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 
 #define MAX_XSEGS 16
@@ -125,7 +126,7 @@ static size_t collect_ranges(struct binary *bin, const struct addr_map *m, const
 		if (afdo_addr(m, e[i].to, &begin) && afdo_addr(m, run->term, &end) && end >= begin)
 			r[nr++] = (struct range){begin, end, (uint64_t)c};
 	}
-	qsort(r, nr, sizeof(*r), cmp_range);
+	arrays_sort(r, nr, sizeof(*r), cmp_range);
 	size_t k = 0;
 	for (size_t i = 0; i < nr; i++) {
 		if (k && r[k - 1].begin == r[i].begin && r[k - 1].end == r[i].end)
@@ -148,7 +149,7 @@ static size_t collect_branches(const struct addr_map *m, const struct edge *e, s
 		    afdo_addr(m, e[i].to, &to))
 			r[nb++] = (struct range){from, to, (uint64_t)c};
 	}
-	qsort(r, nb, sizeof(*r), cmp_range);
+	arrays_sort(r, nb, sizeof(*r), cmp_range);
 	return nb;
 }
 

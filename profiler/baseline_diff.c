@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/json_read.h"
 #include "profiler/overhead.h"
@@ -129,7 +130,7 @@ static int read_doc(const struct jv *d, struct baseline *b, char *msg, size_t le
 		if (!(o->name = strdup(name->text)))
 			return PMUSIM_ERR_NOMEM;
 	}
-	qsort(b->fn, b->nfn, sizeof(*b->fn), by_fname);
+	arrays_sort(b->fn, b->nfn, sizeof(*b->fn), by_fname);
 	for (size_t i = 1; i < b->nfn; i++)
 		if (strcmp(b->fn[i - 1].name, b->fn[i].name) == 0)
 			return fail(msg, len, PMUSIM_ERR_FORMAT, "two functions of one name");
@@ -261,7 +262,7 @@ static int read_recording(const char *path, struct baseline *b, char *msg, size_
 	for (size_t i = 0; i < 64; i++)
 		free(names[i]);
 	if (!err && b->nfn)
-		qsort(b->fn, b->nfn, sizeof(*b->fn), by_fname);
+		arrays_sort(b->fn, b->nfn, sizeof(*b->fn), by_fname);
 	b->program = strdup(""), b->build_id = strdup(""), b->pmusim = strdup(""), b->options = strdup("");
 	return err ? err : b->program && b->build_id && b->pmusim && b->options ? 0 : PMUSIM_ERR_NOMEM;
 }
@@ -408,7 +409,7 @@ int baseline_diff(const struct baseline *base, const struct baseline *cur, const
 			d->status = BL_CHANGED;
 	}
 	g_sort_kind = sort_kind;
-	qsort(out->fn, out->nfn, sizeof(*out->fn), by_impact);
+	arrays_sort(out->fn, out->nfn, sizeof(*out->fn), by_impact);
 	for (size_t t = 0; t < nth; t++) {
 		const struct bl_event *a = event_in(base, th[t].event), *b = event_in(cur, th[t].event);
 		th[t].found = a && b;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/grow.h"
 
@@ -148,7 +149,7 @@ int cpi_check(struct cpi *c, struct binary *bin, enum cpi_unit by, const struct 
 		esum += u[i].cycles * k.rel_err;
 	}
 	if (out->checked)
-		qsort(out->rows, out->checked, sizeof(*out->rows), hotter);
+		arrays_sort(out->rows, out->checked, sizeof(*out->rows), hotter);
 	for (size_t i = 0; i < out->checked; i++)
 		if (out->rows[i].rel_err > out->max_rel_err) {
 			out->max_rel_err = out->rows[i].rel_err;

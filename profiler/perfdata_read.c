@@ -3,6 +3,7 @@
  * perfdata_records.c decodes the records. Layouts:
  * tools/perf/Documentation/perf.data-file-format.txt, include/uapi/linux/perf_event.h
  * (perf_event_attr) and tools/perf/util/header.c (feature bodies: EVENT_DESC, BUILD_ID). */
+#include "common/arrays.h"
 #include "profiler/perfdata.h"
 
 #include <errno.h>
@@ -48,7 +49,7 @@ int perfdata_event_of_id(const struct perfdata *pd, uint64_t id)
 {
 	struct idmap key = {id, 0};
 	const struct idmap *m =
-	    pd->nids ? bsearch(&key, pd->ids, pd->nids, sizeof(key), cmp_id) : NULL;
+	    pd->nids ? arrays_find(&key, pd->ids, pd->nids, sizeof(key), cmp_id) : NULL;
 	if (m)
 		return (int)m->ev;
 	return pd->nev == 1 && id == 0 ? 0 : -1;
@@ -114,7 +115,7 @@ static int check_id_position(struct perfdata *pd, char *msg, size_t msglen)
 		slot = s;
 	}
 	pd->id_slot = slot;
-	qsort(pd->ids, pd->nids, sizeof(*pd->ids), cmp_id);
+	arrays_sort(pd->ids, pd->nids, sizeof(*pd->ids), cmp_id);
 	for (size_t i = 1; i < pd->nids; i++)
 		if (pd->ids[i].id == pd->ids[i - 1].id)
 			return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/fdata.h"
 
@@ -29,7 +30,7 @@ static struct named *name_table(const struct symtab *st, size_t *n)
 		symtab_bolt_name(symtab_at(st, i), t[i].name, sizeof(t[i].name));
 		t[i].addr = symtab_at(st, i)->addr;
 	}
-	qsort(t, *n, sizeof(*t), cmp_named);
+	arrays_sort(t, *n, sizeof(*t), cmp_named);
 	return t;
 }
 
@@ -49,7 +50,7 @@ static int resolve(const struct named *t, size_t n, const struct binary *bin, co
 	}
 	struct named key;
 	snprintf(key.name, sizeof(key.name), "%s", name);
-	const struct named *hit = bsearch(&key, t, n, sizeof(*t), cmp_named);
+	const struct named *hit = arrays_find(&key, t, n, sizeof(*t), cmp_named);
 	if (!hit)
 		return 0;
 	*addr = hit->addr + o;

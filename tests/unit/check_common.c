@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/grow.h"
 #include "common/json.h"
@@ -375,6 +376,59 @@ START_TEST(symbols_of_this_test)
 }
 END_TEST
 
+/* A mapped file with no function symbols (an object with data only) adds
+ * nothing, to an empty table and to a full one; under UBSan this is also the
+ * copy and sort of an empty, NULL array. */
+START_TEST(symbols_of_a_file_without_functions)
+{
+	char dir[256], obj[300], cmd[700];
+	tmp_dir_make(dir, sizeof(dir), "symtab");
+	ck_assert(dir[0]);
+	snprintf(obj, sizeof(obj), "%s/data.o", dir);
+	snprintf(cmd, sizeof(cmd), "echo 'int data_only = 1;' | cc -x c -c -o %s -", obj);
+	ck_assert_int_eq(system(cmd), 0);
+	struct symtab *st = symtab_new_empty();
+	ck_assert_ptr_nonnull(st);
+	ck_assert_int_eq(symtab_add_file(st, obj, 0x10000), 0);
+	ck_assert_uint_eq(symtab_count(st), 0);
+	ck_assert_ptr_null(symtab_lookup(st, 0x10000));
+	ck_assert_int_eq(symtab_add_file(st, "/proc/self/exe", 0), 0);
+	size_t n = symtab_count(st);
+	ck_assert_uint_gt(n, 0);
+	ck_assert_int_eq(symtab_add_file(st, obj, 0x10000), 0);
+	ck_assert_uint_eq(symtab_count(st), n);
+	symtab_free(st);
+	tmp_dir_remove(dir);
+}
+END_TEST
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* Empty arrays, NULL or not, are sorted, searched and copied as nothing. */
+START_TEST(arrays_empty_and_full)
+{
+	int key = 3, v[4] = {4, 3, 1, 2}, d[4] = {0};
+	arrays_sort(NULL, 0, sizeof(int), cmp_int);
+	ck_assert_ptr_null(arrays_find(&key, NULL, 0, sizeof(int), cmp_int));
+	arrays_copy(NULL, NULL, 0, sizeof(int));
+	arrays_move(NULL, NULL, 0, sizeof(int));
+	arrays_sort(v, 4, sizeof(int), cmp_int);
+	ck_assert_int_eq(v[0], 1);
+	ck_assert_int_eq(v[3], 4);
+	ck_assert_ptr_eq(arrays_find(&key, v, 4, sizeof(int), cmp_int), &v[2]);
+	arrays_copy(d, v, 3, sizeof(int));
+	ck_assert_int_eq(d[2], 3);
+	ck_assert_int_eq(d[3], 0);
+	arrays_move(v + 1, v, 3, sizeof(int));
+	ck_assert_int_eq(v[1], 1);
+	ck_assert_int_eq(v[3], 3);
+}
+END_TEST
+
 /* grow_array: room kept, doubling, at least what is asked, contents moved,
  * overflowing sizes refused with the old block intact. */
 START_TEST(arrays_grow)
@@ -497,6 +551,8 @@ int main(void)
 	TCase *tc = tcase_create("common");
 	tcase_add_test(tc, rng_is_seeded);
 	tcase_add_test(tc, arrays_grow);
+	tcase_add_test(tc, arrays_empty_and_full);
+	tcase_add_test(tc, symbols_of_a_file_without_functions);
 	tcase_add_test(tc, json_strings);
 	tcase_add_test(tc, stripped_library_symbols_from_debug_file);
 	tcase_add_test(tc, rng_uniform_bounds);
