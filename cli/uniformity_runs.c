@@ -9,6 +9,7 @@
 #include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,7 +288,8 @@ static int read_result(const char *top, size_t run, struct unif_run *r)
 		struct unif_obs o;
 		unsigned kind, taken;
 		if (sscanf(line, "e %" SCNx64 " %" SCNx64 " %u %u %lf %lf %2047s %2047s", &o.from,
-		           &o.to, &kind, &taken, &o.est, &o.exact, a, b) != 8) {
+		           &o.to, &kind, &taken, &o.est, &o.exact, a, b) != 8 || !isfinite(o.est) ||
+		    !isfinite(o.exact)) {
 			bad = 1;
 			break;
 		}

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -632,7 +633,8 @@ int jv_u64(const struct jv *v, uint64_t *out)
 
 int jv_num(const struct jv *v, double *out)
 {
-	if (!v || v->type != JV_NUM)
+	/* 1e999 is JSON (its text stays exact for jv_u64) but no count or share */
+	if (!v || v->type != JV_NUM || !isfinite(v->num))
 		return -1;
 	*out = v->num;
 	return 0;

@@ -8,6 +8,7 @@
 #include "common/arrays.h"
 #include "common/err.h"
 #include "common/json_read.h"
+#include "common/number.h"
 #include "profiler/overhead.h"
 #include "profiler/perfdata.h"
 
@@ -145,9 +146,8 @@ static int read_stat_line(const struct jv *o, struct baseline *b, char *msg, siz
 		return fail(msg, len, PMUSIM_ERR_FORMAT,
 			    "neither a pmusim stat --json baseline nor perf stat -j output (\"event\", "
 			    "\"counter-value\")");
-	char *end;
-	double v = strtod(cv->text, &end);
-	if (end == cv->text || *end || v < 0 || v > 1.8e19)
+	double v;
+	if (number_parse_real(cv->text, &v) != NUMBER_OK || v < 0 || v > 1.8e19)
 		return fail(msg, len, PMUSIM_ERR_FORMAT, "a counter-value that is no count (not counted?)");
 	struct bl_event *ne = realloc(b->ev, (b->nev + 1) * sizeof(*ne));
 	if (!ne)

@@ -21,8 +21,11 @@ static int num_field(const char *line, const char *key, double *out)
 	if (!p)
 		return 0;
 	char *end;
-	*out = strtod(p + strlen(pat), &end);
-	return end != p + strlen(pat);
+	double v = strtod(p + strlen(pat), &end);
+	if (end == p + strlen(pat) || !isfinite(v))
+		return 0; /* no number, or one no count can be (nan, inf) */
+	*out = v;
+	return 1;
 }
 
 /* The string after "key": in line (a truth's names hold no escaped quote that

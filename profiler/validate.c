@@ -83,7 +83,9 @@ int fdata_read_edges(const char *path, struct binary *bin, struct edges *out, si
 		    strncmp(line, "boltedcollection", 16) == 0)
 			continue;
 		if (fdata_parse_line(line, &fl) < 0) {
-			err = pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT, "%s:%u: not an fdata line", path, lineno);
+			err = pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT,
+					  "%s:%u: not an fdata line (8 fields; the count a finite number, 0 or more)",
+					  path, lineno);
 			break;
 		}
 		char f1[512], f2[512], f3[64], f4[512], f5[512], f6[64];
