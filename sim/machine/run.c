@@ -241,5 +241,7 @@ int sim_run(struct sim *s, struct sim_result *res)
 	else if (res->end == SIM_END_LIMIT)
 		snprintf(res->message, sizeof(res->message), "stopped after %llu instructions (--max-insns)",
 			 (unsigned long long)res->insns);
+	/* the program's and its libraries' file names are in it */
+	pmusim_one_line(res->message, sizeof(res->message));
 	return res->end == SIM_END_ERROR ? (res->err ? res->err : PMUSIM_ERR_INTERNAL) : 0;
 }

@@ -529,6 +529,27 @@ START_TEST(failure_messages)
 }
 END_TEST
 
+/* A message is one line whatever the names in it hold: control characters
+ * escaped, an escape that does not fit left out whole. */
+START_TEST(failure_messages_are_one_line)
+{
+	char msg[64];
+	ck_assert_int_eq(pmusim_fail(msg, sizeof(msg), PMUSIM_ERR_ELF, "%s: not an ELF file", "/a\nb\tc\033d\\e\r"),
+			 PMUSIM_ERR_ELF);
+	ck_assert_str_eq(msg, "/a\\nb\\tc\\x1bd\\e\\r: not an ELF file");
+	char small[8];
+	pmusim_fail(small, sizeof(small), 0, "%s", "abcde\nf");
+	ck_assert_str_eq(small, "abcde\\n");
+	pmusim_fail(small, sizeof(small), 0, "%s", "abcdef\n");
+	ck_assert_str_eq(small, "abcdef");
+	char res[32] = "SIGSEGV at 0x0 in /x\n/y";
+	pmusim_one_line(res, sizeof(res));
+	ck_assert_str_eq(res, "SIGSEGV at 0x0 in /x\\n/y");
+	pmusim_one_line(res, sizeof(res)); /* nothing left to escape */
+	ck_assert_str_eq(res, "SIGSEGV at 0x0 in /x\\n/y");
+}
+END_TEST
+
 /* Separated word lists: whole items only, any separator, empty items. */
 START_TEST(word_lists)
 {
@@ -568,6 +589,7 @@ int main(void)
 	tcase_add_test(tc, symbols_of_this_test);
 	tcase_add_test(tc, error_texts);
 	tcase_add_test(tc, failure_messages);
+	tcase_add_test(tc, failure_messages_are_one_line);
 	tcase_add_test(tc, word_lists);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
