@@ -22,6 +22,7 @@
 #include "common/arrays.h"
 #include "common/err.h"
 #include "common/fdata.h"
+#include "common/infile.h"
 #include "common/json.h"
 #include "common/outfile.h"
 #include "profiler/autofdo.h"
@@ -523,9 +524,10 @@ enum rec_kind { REC_TEXT, REC_NO_BRANCHES, REC_CALLS, REC_BRANCHES };
 static int recording_kind(const char *path, int ev, char *name, size_t len)
 {
 	char magic[8] = {0};
-	FILE *f = fopen(path, "rb");
+	const char *why;
+	FILE *f = infile_fopen(path, &why);
 	if (!f)
-		return fprintf(stderr, "pmusim report: cannot read %s: %s\n", path, strerror(errno)), -1;
+		return fprintf(stderr, "pmusim report: cannot read %s: %s\n", path, why), -1;
 	size_t got = fread(magic, 1, sizeof(magic), f);
 	fclose(f);
 	name[0] = 0;

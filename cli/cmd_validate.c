@@ -14,6 +14,7 @@
 #include "cli/report_regions.h"
 #include "common/buildid.h"
 #include "common/err.h"
+#include "common/infile.h"
 #include "common/json.h"
 #include "common/number.h"
 #include "pmu_model/rep.h"
@@ -229,7 +230,7 @@ static int write_svg(const struct validate_args *a, struct outputs *outs, struct
 static int truth_json_build_id(const char *path, char *hex, size_t len)
 {
 	char head[8192];
-	FILE *f = fopen(path, "r");
+	FILE *f = infile_fopen(path, NULL);
 	if (!f)
 		return 0;
 	size_t n = fread(head, 1, sizeof(head) - 1, f);

@@ -12,6 +12,7 @@
 #include "common/arrays.h"
 #include "common/buildid.h"
 #include "common/err.h"
+#include "common/infile.h"
 
 struct symtab {
 	struct sym *syms;
@@ -118,7 +119,7 @@ void symtab_bolt_name(const struct sym *s, char *buf, size_t len)
 /* The functions of path's sections of one type (SHT_SYMTAB, SHT_DYNSYM). */
 static int read_symbols(const char *path, uint32_t type, struct symtab *st, uint64_t bias)
 {
-	int fd = open(path, O_RDONLY);
+	int fd = infile_open(path, NULL);
 	if (fd < 0)
 		return PMUSIM_ERR_IO;
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);

@@ -25,6 +25,7 @@
 
 #include "common/arrays.h"
 #include "common/err.h"
+#include "common/infile.h"
 
 #define MAX_XSEGS 16
 #define MAX_RUNS_PER_RANGE 64
@@ -44,7 +45,7 @@ static size_t exec_segments(const char *path, struct xseg *s, size_t max)
 	size_t n = 0, ph;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = infile_open(path, NULL);
 	if (fd < 0)
 		return 0;
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);

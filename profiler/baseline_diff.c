@@ -7,6 +7,7 @@
 
 #include "common/arrays.h"
 #include "common/err.h"
+#include "common/infile.h"
 #include "common/json_read.h"
 #include "common/number.h"
 #include "profiler/overhead.h"
@@ -162,9 +163,10 @@ static int read_stat_line(const struct jv *o, struct baseline *b, char *msg, siz
 /* *first_bad: the first line that is not blank is no JSON text at all. */
 static int read_lines(const char *path, struct baseline *b, char *msg, size_t len, int *first_bad)
 {
-	FILE *f = fopen(path, "r");
+	const char *why;
+	FILE *f = infile_fopen(path, &why);
 	if (!f)
-		return fail(msg, len, PMUSIM_ERR_IO, "cannot be read");
+		return pmusim_fail(msg, len, PMUSIM_ERR_IO, "cannot be read: %s", why);
 	char line[8192];
 	int err = 0, lineno = 0;
 	while (!err && fgets(line, sizeof(line), f)) {
@@ -194,7 +196,7 @@ static int read_lines(const char *path, struct baseline *b, char *msg, size_t le
 static int is_recording(const char *path)
 {
 	char magic[8];
-	FILE *f = fopen(path, "rb");
+	FILE *f = infile_fopen(path, NULL);
 	int yes = f && fread(magic, 1, 8, f) == 8 && memcmp(magic, "PERFILE2", 8) == 0;
 	if (f)
 		fclose(f);

@@ -11,6 +11,7 @@
 #include "common/arrays.h"
 #include "common/err.h"
 #include "common/grow.h"
+#include "common/infile.h"
 
 /* The number after "key": in line; 0 when absent. */
 static int num_field(const char *line, const char *key, double *out)
@@ -49,9 +50,10 @@ int cpi_truth_read(const char *path, enum cpi_unit by, struct cpi_truth_unit **u
 	*units = NULL;
 	*n = 0;
 	*total_cycles = 0;
-	FILE *f = fopen(path, "r");
+	const char *why;
+	FILE *f = infile_fopen(path, &why);
 	if (!f)
-		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot open %s: %s", path, why);
 	const char *section = by == CPI_BY_BLOCK  ? "  \"blocks\": ["
 			      : by == CPI_BY_INSN ? "  \"insns\": ["
 						  : "  \"functions\": [";

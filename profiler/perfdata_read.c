@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/infile.h"
 #include "profiler/perfdata_read_internal.h"
 
 #define HEADER_SIZE 104u     /* struct perf_file_header with the feature bitmap */
@@ -347,14 +348,13 @@ static void name_the_file(char *msg, size_t msglen, const char *path)
 int perfdata_open(const char *path, struct perfdata **out, char *msg, size_t msglen)
 {
 	*out = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const char *why;
+	int fd = infile_open(path, &why);
 	struct stat sb;
-	if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		int e = fd < 0 ? errno : EINVAL;
+	if (fd < 0 || fstat(fd, &sb) != 0) {
 		if (fd >= 0)
-			close(fd);
-		return pmusim_fail(msg, msglen, PMUSIM_ERR_IO, "perf.data: cannot read %s: %s",
-		                   path, strerror(e));
+			why = strerror(errno), close(fd);
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_IO, "perf.data: cannot read %s: %s", path, why);
 	}
 	struct perfdata *pd = calloc(1, sizeof(*pd));
 	if ((uint64_t)sb.st_size < HEADER_SIZE_OLD || !pd) {

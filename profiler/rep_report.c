@@ -9,6 +9,7 @@
 
 #include "common/arrays.h"
 #include "common/err.h"
+#include "common/infile.h"
 #include "common/json.h"
 #include "pmu_model/rep.h"
 #include "profiler/perfdata.h"
@@ -156,7 +157,7 @@ static void describe(struct rep_row *r, struct symbolizer *z, csh cs)
 	if (!p.path)
 		return;
 	uint8_t code[16];
-	FILE *f = fopen(p.path, "rb");
+	FILE *f = infile_fopen(p.path, NULL);
 	size_t got = 0;
 	if (f && fseek(f, (long)p.file_off, SEEK_SET) == 0)
 		got = fread(code, 1, sizeof(code), f);
@@ -279,9 +280,10 @@ int rep_truth_read(const char *path, struct rep_row **rows, size_t *n, char *msg
 {
 	*rows = NULL;
 	*n = 0;
-	FILE *f = fopen(path, "r");
+	const char *why;
+	FILE *f = infile_fopen(path, &why);
 	if (!f)
-		return pmusim_fail(msg, msglen, PMUSIM_ERR_IO, "cannot open %s", path);
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_IO, "cannot open %s: %s", path, why);
 	char line[1024];
 	int in_rep = 0, found = 0;
 	struct site_rows sr = {0};

@@ -9,6 +9,7 @@
 #include "common/arrays.h"
 #include "common/err.h"
 #include "common/fdata.h"
+#include "common/infile.h"
 
 struct named {
 	char name[512];
@@ -67,9 +68,10 @@ static void classify(struct binary *bin, uint64_t from, uint64_t to, int *kind, 
 int fdata_read_edges(const char *path, struct binary *bin, struct edges *out, size_t *unknown,
 		     char *msg, size_t ml)
 {
-	FILE *f = fopen(path, "r");
+	const char *why;
+	FILE *f = infile_fopen(path, &why);
 	if (!f)
-		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot read %s", path);
+		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot read %s: %s", path, why);
 	size_t nt;
 	struct named *t = name_table(binary_symtab(bin), &nt);
 	char line[2048];

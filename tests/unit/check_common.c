@@ -14,6 +14,7 @@
 #include "common/arrays.h"
 #include "common/err.h"
 #include "common/grow.h"
+#include "common/infile.h"
 #include "common/json.h"
 #include "common/outfile.h"
 #include "common/rng.h"
@@ -550,6 +551,53 @@ START_TEST(failure_messages_are_one_line)
 }
 END_TEST
 
+/* Input files: a regular file opens (blocking again), anything else is refused
+ * at once with a reason: a FIFO without a writer, a device, a directory. */
+START_TEST(infile_regular_only)
+{
+	char dir[256], fifo[300], file[300];
+	const char *why = "unset";
+	tmp_dir_make(dir, sizeof(dir), "infile");
+	ck_assert(dir[0]);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(file, sizeof(file), "%s/file", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	FILE *w = fopen(file, "w");
+	ck_assert_ptr_nonnull(w);
+	fputs("text\n", w);
+	fclose(w);
+
+	int fd = infile_open(file, &why);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+	ck_assert_int_ne(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);
+	close(fd);
+	FILE *f = infile_fopen(file, &why);
+	ck_assert_ptr_nonnull(f);
+	char line[16];
+	ck_assert_str_eq(fgets(line, sizeof(line), f), "text\n");
+	fclose(f);
+
+	const char *refused[] = {fifo, "/dev/zero", "/dev/null", dir};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		why = "unset";
+		errno = 0;
+		ck_assert_int_eq(infile_open(refused[i], &why), -1);
+		ck_assert_str_eq(why, "not a regular file");
+		ck_assert_int_eq(errno, EINVAL);
+		why = "unset";
+		ck_assert_ptr_null(infile_fopen(refused[i], &why));
+		ck_assert_str_eq(why, "not a regular file");
+	}
+	snprintf(file, sizeof(file), "%s/missing", dir);
+	ck_assert_int_eq(infile_open(file, &why), -1);
+	ck_assert_str_eq(why, "No such file or directory");
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(infile_open(file, NULL), -1);
+	tmp_dir_remove(dir);
+}
+END_TEST
+
 /* Separated word lists: whole items only, any separator, empty items. */
 START_TEST(word_lists)
 {
@@ -591,6 +639,7 @@ int main(void)
 	tcase_add_test(tc, failure_messages);
 	tcase_add_test(tc, failure_messages_are_one_line);
 	tcase_add_test(tc, word_lists);
+	tcase_add_test(tc, infile_regular_only);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
