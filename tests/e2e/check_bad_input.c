@@ -279,6 +279,8 @@ START_TEST(bad_inputs)
 	double limit = e2e_sanitized() ? 5 : 1;
 	ck_assert_msg(took < limit, "line %d: took %.2f s", c->line, took);
 	free(got_err), free(got_out), free(want_err), free(want_out);
+	for (int i = 3; i < k; i++)
+		free(argv[i]);
 }
 END_TEST
 
