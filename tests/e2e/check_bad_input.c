@@ -5,7 +5,8 @@
  * newline in a file name a message carries; and the guest's own trouble: a call
  * through a NULL pointer reported as the fault it is (the native run dies of the same
  * signal), system calls numbered past Linux's table reported a few times, not once
- * per call. */
+ * per call; and a function named with a quote and a backslash, which the JSON
+ * reports must write as JSON strings. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/json_read.h"
 #include "tests/e2e/e2e_util.h"
 #include "tests/unit/run_suite.h"
 
@@ -284,6 +286,71 @@ START_TEST(bad_inputs)
 }
 END_TEST
 
+/* A program whose one function is named we"ird\fn (objcopy renames it: an
+ * assembler will not spell it), called in a loop, with one rep movsb: the
+ * names in report --format json and report --rep --format json are JSON
+ * strings a parser reads back exactly. */
+static const char weird_s[] = "\t.text\n\t.globl _start\n_start:\n"
+			      "\tmov $20000, %ebx\n1:\tcall wfn\n\tdec %ebx\n\tjnz 1b\n"
+			      "\tmov $60, %eax\n\txor %edi, %edi\n\tsyscall\n"
+			      "\t.type wfn, @function\nwfn:\n\tlea -64(%rsp), %rdi\n\tmov %rsp, %rsi\n"
+			      "\tmov $8, %ecx\n\trep movsb\n\tret\n\t.size wfn, .-wfn\n";
+
+static struct jv *json_of(char *const argv[])
+{
+	int st;
+	char *out = run_capture(argv, &st);
+	ck_assert_msg(out && st == 0, "%s %s exit status %d", argv[1], argv[2], st);
+	struct jv *v;
+	char msg[256] = "";
+	ck_assert_msg(json_parse(out, strlen(out), &v, msg, sizeof(msg)) == 0, "not JSON (%s): %s", msg, out);
+	free(out);
+	return v;
+}
+
+START_TEST(json_names_escaped)
+{
+	const char *src = tmp_path_kept("weird.S"), *plain = tmp_path_kept("weird.plain"),
+		   *prog = tmp_path_kept("weird"), *data = tmp_path_kept("weird.data"),
+		   *rep = tmp_path_kept("weird.rep");
+	FILE *f = fopen(src, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(weird_s, f);
+	fclose(f);
+	char *cc[] = {"cc", "-nostdlib", "-static", "-o", (char *)plain, (char *)src, NULL};
+	ck_assert_int_eq(run_cmd(cc, NULL, NULL, NULL), 0);
+	char *oc[] = {"objcopy", "--redefine-sym", "wfn=we\"ird\\fn", (char *)plain, (char *)prog, NULL};
+	ck_assert_int_eq(run_cmd(oc, NULL, NULL, NULL), 0);
+	char *r[] = {(char *)pmusim(), "record", "-b", "-e", "br_inst_retired.near_taken", "-c", "101", "-o",
+		     (char *)data, "--", (char *)prog, NULL};
+	ck_assert_int_eq(run_cmd(r, NULL, NULL, NULL), 0);
+	char *rr[] = {(char *)pmusim(), "record", "--rep", "last", "-o", (char *)rep, "--", (char *)prog, NULL};
+	ck_assert_int_eq(run_cmd(rr, NULL, NULL, NULL), 0);
+
+	char *rj[] = {(char *)pmusim(), "report", "-i", (char *)data, "--format", "json", NULL};
+	struct jv *v = json_of(rj);
+	const struct jv *edges = jv_get(v, "edges");
+	ck_assert_ptr_nonnull(edges);
+	int calls = 0;
+	for (size_t i = 0; i < edges->n; i++) {
+		const struct jv *to = jv_get(&edges->item[i], "to_sym");
+		ck_assert(to && to->type == JV_STR);
+		calls += strcmp(to->text, "we\"ird\\fn+0x0") == 0;
+	}
+	ck_assert_int_eq(calls, 1); /* the call edge, named exactly */
+	jv_free(v);
+
+	char *pj[] = {(char *)pmusim(), "report", "--rep", "-i", (char *)rep, "--format", "json", NULL};
+	v = json_of(pj);
+	const struct jv *sites = jv_get(v, "sites");
+	ck_assert(sites && sites->n == 1);
+	const struct jv *sym = jv_get(&sites->item[0], "symbol");
+	ck_assert(sym && sym->type == JV_STR);
+	ck_assert_str_eq(sym->text, "we\"ird\\fn+0xd");
+	jv_free(v);
+}
+END_TEST
+
 static Suite *bad_input_suite(void)
 {
 	Suite *s = suite_create("bad_input");
@@ -292,6 +359,7 @@ static Suite *bad_input_suite(void)
 	/* once, in the process the tests are forked from */
 	tcase_add_unchecked_fixture(tc, make_inputs, NULL);
 	tcase_add_loop_test(tc, bad_inputs, 0, NCASES);
+	tcase_add_test(tc, json_names_escaped);
 	suite_add_tcase(s, tc);
 	return s;
 }
