@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int infile_open(const char *path, const char **why)
+static int open_typed(const char *path, const char **why, int pipes)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
@@ -22,16 +22,27 @@ int infile_open(const char *path, const char **why)
 		errno = e;
 		return -1;
 	}
-	int fl = fcntl(fd, F_GETFL);
-	if (!S_ISREG(st.st_mode) || fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
-		int e = S_ISREG(st.st_mode) ? errno : EINVAL;
+	int ok = S_ISREG(st.st_mode) || (pipes && S_ISFIFO(st.st_mode));
+	int fl = ok ? fcntl(fd, F_GETFL) : -1;
+	if (!ok || fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		int e = ok ? errno : EINVAL;
 		close(fd);
 		if (why)
-			*why = S_ISREG(st.st_mode) ? strerror(e) : "not a regular file";
+			*why = ok ? strerror(e) : pipes ? "not a regular file or pipe" : "not a regular file";
 		errno = e;
 		return -1;
 	}
 	return fd;
+}
+
+int infile_open(const char *path, const char **why)
+{
+	return open_typed(path, why, 0);
+}
+
+int infile_open_or_pipe(const char *path, const char **why)
+{
+	return open_typed(path, why, 1);
 }
 
 FILE *infile_fopen(const char *path, const char **why)

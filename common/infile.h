@@ -16,6 +16,11 @@
  * errno is the open's or fstat's, or EINVAL for a file of another type. */
 int infile_open(const char *path, const char **why);
 
+/* The same, but a pipe or FIFO is read too (a document from a shell's process
+ * substitution, /dev/stdin in a pipeline): a FIFO without a writer then reads
+ * as empty instead of blocking. Anything else: -1, "not a regular file or pipe". */
+int infile_open_or_pipe(const char *path, const char **why);
+
 /* The same as a stdio stream (mode "r"); NULL with *why. */
 FILE *infile_fopen(const char *path, const char **why);
 

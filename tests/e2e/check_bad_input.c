@@ -59,6 +59,9 @@ static const struct bad_case cases[] = {
 	 2,
 	 "pmusim: /dev/zero: cannot read the interpreter: not a regular file\n",
 	 ""},
+	/* a baseline: a FIFO nobody writes reads as empty (JSON may come from a pipe) */
+	{__LINE__, {"diff", "$FIFO", "$FIFO"}, 2, "pmusim diff: $FIFO: cannot be read: not a regular file\n", ""},
+	{__LINE__, {"diff", "/dev/zero", "/dev/zero"}, 2, "pmusim diff: /dev/zero: not a regular file or pipe\n", ""},
 	/* the kernel's answer to executing anything but a regular file */
 	{__LINE__, {"run", "--", "$FIFO"}, 2, "pmusim run: cannot run $FIFO: Permission denied\n", ""},
 	{__LINE__,

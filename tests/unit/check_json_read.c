@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/err.h"
@@ -683,7 +684,14 @@ START_TEST(files)
 	ck_assert_ptr_null(v);
 
 	ck_assert_int_eq(json_parse_file(dir, &v, msg, sizeof(msg)), PMUSIM_ERR_IO);
-	ck_assert_str_eq(msg, "Is a directory");
+	ck_assert_str_eq(msg, "not a regular file or pipe");
+	ck_assert_int_eq(json_parse_file("/dev/zero", &v, msg, sizeof(msg)), PMUSIM_ERR_IO);
+	ck_assert_str_eq(msg, "not a regular file or pipe");
+	/* a FIFO nobody writes: empty at once, not a wait for a writer */
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(json_parse_file(path, &v, msg, sizeof(msg)), PMUSIM_ERR_FORMAT);
+	ck_assert_str_eq(msg, "line 1, column 1: expected a value, found end of input");
 	tmp_dir_remove(dir);
 }
 END_TEST
