@@ -23,6 +23,7 @@
 #include "common/arrays.h"
 #include "common/err.h"
 #include "common/grow.h"
+#include "common/infile.h"
 #include "profiler/validate.h"
 
 #define MAX_JOBS 1024
@@ -249,7 +250,7 @@ static void run_failure(const char *top, size_t run, char *out, size_t len)
 	char path[PATH_MAX], name[32], line[512], why[512] = "it failed", last[512] = "";
 	snprintf(name, sizeof(name), "run%zu/err", run);
 	join(path, top, name);
-	FILE *f = fopen(path, "r");
+	FILE *f = infile_fopen(path, NULL);
 	while (f && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = 0;
 		if (strncmp(line, "why: ", 5) == 0)
@@ -279,7 +280,7 @@ static int read_result(const char *top, size_t run, struct unif_run *r)
 	char path[PATH_MAX], name[40], line[4200], a[2048], b[2048];
 	snprintf(name, sizeof(name), "run%zu/result", run);
 	join(path, top, name);
-	FILE *f = fopen(path, "r");
+	FILE *f = infile_fopen(path, NULL);
 	if (!f || read_header(f, r) < 0)
 		return f ? fclose(f), -1 : -1;
 	size_t cap = 0, cap1 = 0, cap2 = 0;
