@@ -10,6 +10,7 @@
 #include "cli/outputs.h"
 #include "common/err.h"
 #include "common/json.h"
+#include "common/number.h"
 #include "profiler/baseline_diff.h"
 #include "profiler/baseline_svg.h"
 
@@ -66,11 +67,10 @@ struct diff_args {
 static int parse_threshold(const char *arg, struct diff_args *a)
 {
 	const char *eq = strrchr(arg, '=');
-	char *end;
 	if (a->nth == MAX_THRESHOLDS)
 		return fprintf(stderr, "pmusim diff: at most %d --threshold\n", MAX_THRESHOLDS), -1;
-	double v = eq ? strtod(eq + 1, &end) : 0;
-	if (!eq || eq == arg || !eq[1] || *end || v != v || v > 1e12 || v < -100)
+	double v = 0;
+	if (!eq || eq == arg || number_parse_real(eq + 1, &v) != NUMBER_OK || v > 1e12 || v < -100)
 		return fprintf(stderr, "pmusim diff: --threshold needs EV=PCT (cycles=2.5), not '%s'\n", arg), -1;
 	a->th[a->nth++] = (struct bl_threshold){.event = strndup(arg, (size_t)(eq - arg)), .pct = v};
 	return a->th[a->nth - 1].event ? 0 : -1;

@@ -19,8 +19,11 @@
 #include "cli/outputs.h"
 #include "cli/profile_args.h"
 #include "cli/report_regions.h"
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/fdata.h"
+#include "common/infile.h"
+#include "common/json.h"
 #include "common/outfile.h"
 #include "profiler/autofdo.h"
 #include "profiler/flame.h"
@@ -253,8 +256,8 @@ static void write_text(FILE *f, struct profile *prof, const struct edge *e, size
 	struct edge *by_w = malloc((n + 1) * sizeof(*by_w));
 	if (!by_w)
 		return;
-	memcpy(by_w, e, n * sizeof(*e));
-	qsort(by_w, n, sizeof(*by_w), cmp_weight);
+	arrays_copy(by_w, e, n, sizeof(*e));
+	arrays_sort(by_w, n, sizeof(*by_w), cmp_weight);
 	double total = 0;
 	for (size_t i = 0; i < n; i++)
 		total += e[i].w;
@@ -320,9 +323,12 @@ static void write_json(FILE *f, struct profile *prof, const struct edge *e, size
 		char a[600], b[600];
 		sym_text(sy, e[i].from, a, sizeof(a));
 		sym_text(sy, e[i].to, b, sizeof(b));
-		fprintf(f, "%s\n  {\"from\": \"0x%" PRIx64 "\", \"from_sym\": \"%s\", \"to\": \"0x%" PRIx64
-			"\", \"to_sym\": \"%s\", \"kind\": \"%s\", \"taken\": %d, \"count\": %.3f}",
-			i ? "," : "", e[i].from, a, e[i].to, b, br_kind_name(e[i].kind), e[i].taken, e[i].w);
+		fprintf(f, "%s\n  {\"from\": \"0x%" PRIx64 "\", \"from_sym\": ", i ? "," : "", e[i].from);
+		json_put_str(f, a);
+		fprintf(f, ", \"to\": \"0x%" PRIx64 "\", \"to_sym\": ", e[i].to);
+		json_put_str(f, b);
+		fprintf(f, ", \"kind\": \"%s\", \"taken\": %d, \"count\": %.3f}", br_kind_name(e[i].kind),
+			e[i].taken, e[i].w);
 	}
 	fputs("\n]}\n", f);
 }
@@ -518,9 +524,10 @@ enum rec_kind { REC_TEXT, REC_NO_BRANCHES, REC_CALLS, REC_BRANCHES };
 static int recording_kind(const char *path, int ev, char *name, size_t len)
 {
 	char magic[8] = {0};
-	FILE *f = fopen(path, "rb");
+	const char *why;
+	FILE *f = infile_fopen(path, &why);
 	if (!f)
-		return fprintf(stderr, "pmusim report: cannot read %s: %s\n", path, strerror(errno)), -1;
+		return fprintf(stderr, "pmusim report: cannot read %s: %s\n", path, why), -1;
 	size_t got = fread(magic, 1, sizeof(magic), f);
 	fclose(f);
 	name[0] = 0;

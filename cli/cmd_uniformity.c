@@ -18,6 +18,8 @@
 #include "cli/program.h"
 #include "cli/uniformity_report.h"
 #include "cli/uniformity_runs.h"
+#include "common/arrays.h"
+#include "common/number.h"
 
 static const char uniformity_usage[] =
     "usage: pmusim uniformity [record options] --seeds K [profile options] [options]\n"
@@ -146,10 +148,7 @@ static int number(const char *arg, uint64_t *v, const char *opt, int positive)
 
 static int fraction(const char *arg, double *v, const char *opt, double lo, double hi, int open_lo)
 {
-	char *end;
-	errno = 0;
-	*v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(open_lo ? *v > lo : *v >= lo) || !(*v < hi))
+	if (number_parse_real(arg, v) != NUMBER_OK || !(open_lo ? *v > lo : *v >= lo) || !(*v < hi))
 		return fprintf(stderr, "%s: %s needs a number %s %g and below %g, not '%s'\n", cmd,
 		               opt, open_lo ? "above" : "from", lo, hi, arg),
 		       -1;
@@ -323,9 +322,9 @@ static int check_args(struct uniformity_args *a)
 	char **full = calloc(a->nrec + np + 2, sizeof(char *));
 	if (!full)
 		return fprintf(stderr, "%s: out of memory\n", cmd), -1;
-	memcpy(full, a->rec, a->nrec * sizeof(char *));
+	arrays_copy(full, a->rec, a->nrec, sizeof(char *));
 	full[a->nrec] = (char *)"--";
-	memcpy(full + a->nrec + 1, a->prog, np * sizeof(char *));
+	arrays_copy(full + a->nrec + 1, a->prog, np, sizeof(char *));
 	int rc = record_check_args((int)(a->nrec + np + 1), full, cmd);
 	free(full);
 	return rc;

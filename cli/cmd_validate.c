@@ -14,7 +14,9 @@
 #include "cli/report_regions.h"
 #include "common/buildid.h"
 #include "common/err.h"
+#include "common/infile.h"
 #include "common/json.h"
+#include "common/number.h"
 #include "pmu_model/rep.h"
 #include "profiler/cpi_check.h"
 #include "profiler/perfdata.h"
@@ -111,7 +113,6 @@ static int validate_option(void *ctx, int c, char *arg)
 {
 	struct validate_args *a = ctx;
 	const char *cmd = "pmusim validate";
-	char *end;
 	int r = cpi_args_option(&a->cpi, c, arg, cmd);
 	if (r <= 0)
 		return r;
@@ -124,8 +125,8 @@ static int validate_option(void *ctx, int c, char *arg)
 	case O_REGIONS: a->regions.on = 1; return 0;
 	case O_MIN_SHARE:
 	case O_MAX_REL_ERR: {
-		double v = strtod(arg, &end);
-		if (*end || end == arg || v < 0 || (c == O_MIN_SHARE && v > 1))
+		double v;
+		if (number_parse_real(arg, &v) != NUMBER_OK || v < 0 || (c == O_MIN_SHARE && v > 1))
 			return fprintf(stderr, "%s: %s needs a number %s, not '%s'\n", cmd,
 				       c == O_MIN_SHARE ? "--min-share" : "--max-rel-err",
 				       c == O_MIN_SHARE ? "from 0 to 1" : "of 0 or more", arg), -1;
@@ -137,8 +138,8 @@ static int validate_option(void *ctx, int c, char *arg)
 	case O_REP: a->rep = 1; return 0;
 	case O_STACKS: a->stacks = 1; return 0;
 	case O_MIN:
-		a->min_overlap = strtod(arg, &end);
-		if (*end || end == arg || a->min_overlap < 0 || a->min_overlap > 1)
+		if (number_parse_real(arg, &a->min_overlap) != NUMBER_OK || a->min_overlap < 0 ||
+		    a->min_overlap > 1)
 			return fprintf(stderr, "%s: --min-overlap needs a number from 0 to 1, not '%s'\n", cmd, arg), -1;
 		return 0;
 	case O_FORMAT:
@@ -229,7 +230,7 @@ static int write_svg(const struct validate_args *a, struct outputs *outs, struct
 static int truth_json_build_id(const char *path, char *hex, size_t len)
 {
 	char head[8192];
-	FILE *f = fopen(path, "r");
+	FILE *f = infile_fopen(path, NULL);
 	if (!f)
 		return 0;
 	size_t n = fread(head, 1, sizeof(head) - 1, f);

@@ -24,9 +24,8 @@ static int pick(const char *arg, const char *const *names, int n, const char *wh
 
 static int cycles_number(const char *arg, double *out, const char *opt, const char *cmd)
 {
-	char *end;
-	double v = strtod(arg, &end);
-	if (end == arg || *end || v < 0 || v > 1e9)
+	double v;
+	if (number_parse_real(arg, &v) != NUMBER_OK || v < 0 || v > 1e9)
 		return fprintf(stderr, "%s: %s wants a number of cycles (0 or more), not '%s'\n", cmd, opt, arg), -1;
 	*out = v;
 	return 0;

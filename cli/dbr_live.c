@@ -11,6 +11,7 @@
 #include "cli/program.h"
 #include "common/dbr_image.h"
 #include "common/err.h"
+#include "common/number.h"
 #include "pmu_model/pmu.h"
 #include "profiler/binary.h"
 #include "profiler/dbr_code.h"
@@ -48,9 +49,8 @@ int dbr_live_option(struct dbr_live *d, const char *cmd, const char *opt, const 
 {
 	d->given = 1;
 	if (strcmp(opt, "--dbr-unpatch") == 0) {
-		char *end;
-		double v = strtod(arg, &end);
-		if (*arg == 0 || *end || !(v >= 0 && v <= 1))
+		double v;
+		if (number_parse_real(arg, &v) != NUMBER_OK || !(v >= 0 && v <= 1))
 			return fprintf(stderr, "%s: --dbr-unpatch '%s': a fraction from 0 to 1\n", cmd, arg), -1;
 		d->unpatch = v;
 		return 0;

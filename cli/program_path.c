@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/infile.h"
 #include "common/shebang.h"
 
 #define MAX_INTERP_DEPTH 4
@@ -54,7 +55,7 @@ static int search_path(const char *name, char *const *envp, char *out, size_t le
  * or -errno. */
 static int shebang(const char *path, char *interp, size_t ilen, char *arg, size_t alen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = infile_open(path, NULL);
 	if (fd < 0)
 		return -errno;
 	char h[256];

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/report_regions.h"
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/json.h"
 #include "pmu_model/block.h"
@@ -17,7 +18,7 @@ size_t *region_sel_kept_order(const struct region_sel *s, size_t *n)
 	size_t *o = malloc((s->norder + 1) * sizeof(size_t));
 	*n = o ? s->norder : 0;
 	if (o && s->norder)
-		memcpy(o, s->order, s->norder * sizeof(size_t));
+		arrays_copy(o, s->order, s->norder, sizeof(size_t));
 	return o;
 }
 

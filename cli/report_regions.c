@@ -25,9 +25,8 @@ void region_args_init(struct region_args *a)
 /* A fraction from 0 to 1; 0 or -1 with one line printed. */
 static int fraction(const char *arg, double *out, const char *opt, const char *cmd)
 {
-	char *end;
-	double v = strtod(arg, &end);
-	if (end == arg || *end || !(v >= 0 && v <= 1))
+	double v;
+	if (number_parse_real(arg, &v) != NUMBER_OK || !(v >= 0 && v <= 1))
 		return fprintf(stderr, "%s: %s needs a number from 0 to 1, not '%s'\n", cmd, opt,
 		               arg),
 		       -1;
@@ -51,7 +50,6 @@ static int whole(const char *arg, uint64_t max, uint64_t *out, const char *opt, 
 int region_args_option(struct region_args *a, int code, const char *arg, const char *cmd)
 {
 	uint64_t v;
-	char *end;
 	switch (code) {
 	case RGN_O_MAX_HOPS:
 		if (whole(arg, 1000, &v, "--max-hops", cmd) < 0)
@@ -71,8 +69,7 @@ int region_args_option(struct region_args *a, int code, const char *arg, const c
 			return -1;
 		break;
 	case RGN_O_MIN_ITERATIONS:
-		a->prune.min_iterations = strtod(arg, &end);
-		if (end == arg || *end ||
+		if (number_parse_real(arg, &a->prune.min_iterations) != NUMBER_OK ||
 		    !(a->prune.min_iterations >= 0 && a->prune.min_iterations <= 1e15))
 			return fprintf(
 			           stderr,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/symtab.h"
 #include "profiler/callgrind_out.h"
@@ -86,7 +87,7 @@ static const char *name_of(void *ctx, uint64_t func, char *buf, size_t len)
 {
 	struct ctx *c = ctx;
 	struct fname key = {.addr = func};
-	const struct fname *f = bsearch(&key, c->fn, c->nfn, sizeof(*c->fn), by_addr);
+	const struct fname *f = arrays_find(&key, c->fn, c->nfn, sizeof(*c->fn), by_addr);
 	snprintf(buf, len, "%s", f ? f->name : "[unknown]");
 	return buf;
 }
@@ -113,7 +114,7 @@ static int names(struct ctx *c, struct func_costs *fc)
 		c->fn[c->nfn].addr = f[i].addr;
 		snprintf(c->fn[c->nfn++].name, sizeof(c->fn->name), "%s", s ? s->name : "[unknown]");
 	}
-	qsort(c->fn, c->nfn, sizeof(*c->fn), by_name);
+	arrays_sort(c->fn, c->nfn, sizeof(*c->fn), by_name);
 	for (size_t i = 0; i < c->nfn; i++) {
 		int dup = (i > 0 && strcmp(c->fn[i - 1].name, c->fn[i].name) == 0) ||
 			  (i + 1 < c->nfn && strcmp(c->fn[i + 1].name, c->fn[i].name) == 0);
@@ -121,7 +122,7 @@ static int names(struct ctx *c, struct func_costs *fc)
 		if (s)
 			symtab_bolt_name(s, c->fn[i].name, sizeof(c->fn[i].name));
 	}
-	qsort(c->fn, c->nfn, sizeof(*c->fn), by_addr);
+	arrays_sort(c->fn, c->nfn, sizeof(*c->fn), by_addr);
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/buildid.h"
 #include "common/err.h"
 #include "common/json.h"
@@ -99,7 +100,7 @@ int baseline_write(FILE *f, const struct program *p, const struct pmu *pmu, cons
 		nm[i].f = &fn[i];
 		name_of(st, &fn[i], nm[i].name, sizeof(nm[i].name));
 	}
-	qsort(nm, nf, sizeof(*nm), by_name);
+	arrays_sort(nm, nf, sizeof(*nm), by_name);
 	fprintf(f, "{\n  \"pmusim_baseline\": %d,\n  \"pmusim\": ", BASELINE_FORMAT);
 	json_put_str(f, PMUSIM_VERSION);
 	fprintf(f, ",\n");

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/json.h"
 #include "cli/outputs.h"
@@ -32,7 +33,7 @@ static void names_of(const struct unif_report *u, const struct unif_edge *e, con
 	*a = *b = "?";
 	for (size_t i = 0; i < u->k; i++) {
 		const struct unif_obs *o =
-		    bsearch(&key, u->runs[i].obs, u->runs[i].n, sizeof(key), cmp_obs);
+		    arrays_find(&key, u->runs[i].obs, u->runs[i].n, sizeof(key), cmp_obs);
 		if (o) {
 			*a = u->runs[i].from_sym[o - u->runs[i].obs];
 			*b = u->runs[i].to_sym[o - u->runs[i].obs];

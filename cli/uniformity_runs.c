@@ -9,6 +9,7 @@
 #include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +20,10 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/grow.h"
+#include "common/infile.h"
 #include "profiler/validate.h"
 
 #define MAX_JOBS 1024
@@ -194,11 +197,11 @@ static int child_main(const struct unif_spec *s, size_t run, const char *dir, co
 	char **argv = calloc(nr + np + 8, sizeof(char *));
 	if (!argv)
 		return fprintf(stderr, "why: out of memory\n"), 1;
-	memcpy(argv, s->record_argv, nr * sizeof(char *));
+	arrays_copy(argv, s->record_argv, nr, sizeof(char *));
 	char *extra[] = {(char *)"--pmu-seed", seed,  (char *)"-o", data,
 	                 (char *)"--truth",    truth, (char *)"--"};
 	memcpy(argv + nr, extra, sizeof(extra));
-	memcpy(argv + nr + 7, s->prog_argv, np * sizeof(char *));
+	arrays_copy(argv + nr + 7, s->prog_argv, np, sizeof(char *));
 	int st = cmd_record((int)(nr + np + 7), argv);
 	free(argv);
 	if (st != 0 && st != EXIT_MAX_INSNS) {
@@ -247,7 +250,7 @@ static void run_failure(const char *top, size_t run, char *out, size_t len)
 	char path[PATH_MAX], name[32], line[512], why[512] = "it failed", last[512] = "";
 	snprintf(name, sizeof(name), "run%zu/err", run);
 	join(path, top, name);
-	FILE *f = fopen(path, "r");
+	FILE *f = infile_fopen(path, NULL);
 	while (f && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = 0;
 		if (strncmp(line, "why: ", 5) == 0)
@@ -277,7 +280,7 @@ static int read_result(const char *top, size_t run, struct unif_run *r)
 	char path[PATH_MAX], name[40], line[4200], a[2048], b[2048];
 	snprintf(name, sizeof(name), "run%zu/result", run);
 	join(path, top, name);
-	FILE *f = fopen(path, "r");
+	FILE *f = infile_fopen(path, NULL);
 	if (!f || read_header(f, r) < 0)
 		return f ? fclose(f), -1 : -1;
 	size_t cap = 0, cap1 = 0, cap2 = 0;
@@ -286,7 +289,8 @@ static int read_result(const char *top, size_t run, struct unif_run *r)
 		struct unif_obs o;
 		unsigned kind, taken;
 		if (sscanf(line, "e %" SCNx64 " %" SCNx64 " %u %u %lf %lf %2047s %2047s", &o.from,
-		           &o.to, &kind, &taken, &o.est, &o.exact, a, b) != 8) {
+		           &o.to, &kind, &taken, &o.est, &o.exact, a, b) != 8 || !isfinite(o.est) ||
+		    !isfinite(o.exact)) {
 			bad = 1;
 			break;
 		}

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/report_regions.h"
+#include "common/arrays.h"
 #include "profiler/region_compare.h"
 
 #define DIFF_SHOWN 8 /* differing blocks listed per side, heaviest first */
@@ -67,7 +68,7 @@ static int diff_of(const struct region_cover *a, const struct region_cover *b, c
 			return -1;
 	}
 	if (d->n) /* no array when nothing differs */
-		qsort(d->b, d->n, sizeof(*d->b), cmp_diff);
+		arrays_sort(d->b, d->n, sizeof(*d->b), cmp_diff);
 	return 0;
 }
 

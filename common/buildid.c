@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/infile.h"
 
 static int note_build_id(Elf_Data *data, uint8_t *id)
 {
@@ -30,7 +31,7 @@ int elf_build_id(const char *path, uint8_t *id)
 {
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return PMUSIM_ERR_ELF;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = infile_open(path, NULL);
 	if (fd < 0)
 		return PMUSIM_ERR_IO;
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);

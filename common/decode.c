@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 
 #define FRONT_SIZE DCACHE_FRONT_SIZE
@@ -362,7 +363,7 @@ static struct dentry *finish_entry(struct dcache *dc, struct scratch *s, struct 
 			free(e);
 			return NULL;
 		}
-		memcpy(e->specials, s->sp, nsp * sizeof(*e->specials));
+		arrays_copy(e->specials, s->sp, nsp, sizeof(*e->specials));
 		e->nspecials = nsp;
 	}
 	if (dc->nall == dc->capall) {

@@ -7,9 +7,11 @@
 #include <libelf.h>
 #include <unistd.h>
 
+#include "common/infile.h"
+
 static Elf *open_elf(const char *path, int *fd)
 {
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*fd = infile_open(path, NULL);
 	if (*fd < 0)
 		return NULL;
 	if (elf_version(EV_CURRENT) == EV_NONE) {

@@ -3,6 +3,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 const char *pmusim_strerror(int err)
 {
@@ -23,6 +25,44 @@ const char *pmusim_strerror(int err)
 	return "unknown error";
 }
 
+/* raw written into msg with control characters as C escapes (\n, \t, \r,
+ * \xHH), cut before an escape that would not fit. */
+static void escape_into(char *msg, size_t msglen, const char *raw)
+{
+	size_t o = 0;
+	for (const unsigned char *p = (const unsigned char *)raw; *p; p++) {
+		char e[5];
+		if (*p == '\n' || *p == '\t' || *p == '\r')
+			snprintf(e, sizeof(e), "\\%c", *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
+		else if (*p < 0x20 || *p == 0x7f)
+			snprintf(e, sizeof(e), "\\x%02x", *p);
+		else
+			e[0] = (char)*p, e[1] = 0;
+		size_t k = strlen(e);
+		if (o + k >= msglen)
+			break;
+		memcpy(msg + o, e, k);
+		o += k;
+	}
+	msg[o] = 0;
+}
+
+void pmusim_one_line(char *msg, size_t msglen)
+{
+	if (!msg || !msglen || !strpbrk(msg, "\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x0f\x10\x11\x12"
+					  "\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f"))
+		return;
+	char *raw = strdup(msg);
+	if (raw) {
+		escape_into(msg, msglen, raw);
+		free(raw);
+		return;
+	}
+	for (char *p = msg; *p; p++) /* no memory for the escapes: one line all the same */
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+}
+
 int pmusim_fail(char *msg, size_t msglen, int err, const char *fmt, ...)
 {
 	if (msg && msglen) {
@@ -30,6 +70,9 @@ int pmusim_fail(char *msg, size_t msglen, int err, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(msg, msglen, fmt, ap);
 		va_end(ap);
+		/* names from files and the guest (paths in an MMAP2 record, a program's
+		 * own file name) can hold a newline: a message stays one line */
+		pmusim_one_line(msg, msglen);
 	}
 	return err;
 }

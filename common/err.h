@@ -25,9 +25,15 @@ enum pmusim_err {
 const char *pmusim_strerror(int err);
 
 /* Writes a one-line message, formatted as by printf, into msg when msg is given and
- * msglen is not 0 (truncated to fit, always NUL-terminated), and returns err; for
+ * msglen is not 0 (truncated to fit, always NUL-terminated; control characters,
+ * a newline in a file name among them, written as \n, \t, \r or \xHH), and returns err; for
  * `return pmusim_fail(msg, msglen, PMUSIM_ERR_..., "...", ...);` on error paths. */
 int pmusim_fail(char *msg, size_t msglen, int err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* msg (a NUL-terminated message in a buffer of msglen bytes) made one line in
+ * place: control characters become \n, \t, \r or \xHH, cut to fit. For
+ * messages made without pmusim_fail (a sim_result's). */
+void pmusim_one_line(char *msg, size_t msglen);
 
 #endif

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/number.h"
+
 void fdata_loc_text(const struct fdata_namer *nm, uint64_t addr, char *buf, size_t len)
 {
 	const struct sym *s = symtab_lookup(nm->st, addr);
@@ -72,8 +74,7 @@ int fdata_parse_line(const char *text, struct fdata_line *out)
 	out->mispreds = strtoull(mis, &end, 10);
 	if (*end)
 		return -1;
-	out->count = strtod(cnt, &end);
-	if (*end || out->count < 0)
+	if (number_parse_real(cnt, &out->count) != NUMBER_OK || out->count < 0)
 		return -1;
 	int k = snprintf(out->key, sizeof(out->key), "%s %s %s %s %s %s", f[0], f[1], f[2], f[3], f[4], f[5]);
 	return k > 0 && (size_t)k < sizeof(out->key) ? 0 : -1;

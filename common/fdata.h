@@ -53,7 +53,8 @@ struct fdata_line {
 	double count;
 };
 /* Parses one line; 0, or -1 when it is not an fdata edge line (blank lines and
- * BOLT's "no_lbr"/"boltedcollection" headers give -1 too). */
+ * BOLT's "no_lbr"/"boltedcollection" headers give -1 too, and so does a count
+ * that is negative or not finite: nan, inf, "1e999"). */
 int fdata_parse_line(const char *text, struct fdata_line *out);
 
 #endif

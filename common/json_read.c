@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 
 #include "common/err.h"
 #include "common/grow.h"
+#include "common/infile.h"
 
 /* The arena: chars only (no alignment), in chunks that double from 64 KiB to
  * 4 MiB; a text larger than the next chunk gets a chunk of its own. */
@@ -570,9 +572,10 @@ static int read_all(int fd, char **buf, size_t *len, char *msg, size_t msglen)
 int json_parse_file(const char *path, struct jv **out, char *msg, size_t msglen)
 {
 	*out = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const char *why;
+	int fd = infile_open_or_pipe(path, &why);
 	if (fd < 0)
-		return pmusim_fail(msg, msglen, PMUSIM_ERR_IO, "%s", strerror(errno));
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_IO, "%s", why);
 	char *buf = NULL;
 	size_t len = 0;
 	int rc = read_all(fd, &buf, &len, msg, msglen);
@@ -632,7 +635,8 @@ int jv_u64(const struct jv *v, uint64_t *out)
 
 int jv_num(const struct jv *v, double *out)
 {
-	if (!v || v->type != JV_NUM)
+	/* 1e999 is JSON (its text stays exact for jv_u64) but no count or share */
+	if (!v || v->type != JV_NUM || !isfinite(v->num))
 		return -1;
 	*out = v->num;
 	return 0;

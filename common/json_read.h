@@ -78,7 +78,8 @@ const struct jv *jv_get(const struct jv *o, const char *key);
 int jv_u64(const struct jv *v, uint64_t *out);
 
 /* *out = v->num for a JSON number: 0; -1 (*out untouched) for any other type,
- * null included, or a NULL v. */
+ * null included, a NULL v, or a number beyond a double's range (1e999: strtod
+ * gives inf, which no count, share or time can be). */
 int jv_num(const struct jv *v, double *out);
 
 #endif

@@ -4,6 +4,9 @@
 #include "common/number.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int hex_digit(int c)
@@ -107,6 +110,22 @@ int number_parse(const char *s, uint64_t *out)
 	return scale(m, e, out);
 }
 
+int number_parse_real(const char *s, double *out)
+{
+	if (!*s || isspace((unsigned char)*s))
+		return NUMBER_SYNTAX;
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *end)
+		return NUMBER_SYNTAX;
+	/* ERANGE also flags an underflow ("1e-999"), which is a finite 0 or denormal */
+	if (!isfinite(v) || (errno == ERANGE && fabs(v) == HUGE_VAL))
+		return NUMBER_NOT_FINITE;
+	*out = v;
+	return NUMBER_OK;
+}
+
 const char *number_strerror(int status)
 {
 	switch (status) {
@@ -114,6 +133,7 @@ const char *number_strerror(int status)
 	case NUMBER_NEGATIVE: return "is negative";
 	case NUMBER_FRACTION: return "is not a whole number";
 	case NUMBER_RANGE: return "is too large (above 2^64-1)";
+	case NUMBER_NOT_FINITE: return "is not a finite number";
 	default: return "is not a number";
 	}
 }

@@ -14,10 +14,19 @@ enum number_status {
 	NUMBER_NEGATIVE = -2, /* starts with '-' */
 	NUMBER_FRACTION = -3, /* a valid number that is not whole ("1.5", "1e-3") */
 	NUMBER_RANGE = -4,    /* above 2^64 - 1 */
+	NUMBER_NOT_FINITE = -5, /* nan, inf, or beyond a double's range ("1e999") */
 };
 
 /* Parses s whole into *out; NUMBER_OK or one of the errors (*out untouched). */
 int number_parse(const char *s, uint64_t *out);
+
+/* A real number ("0.5", "2e-3", "-1", as strtod reads it) whole into *out:
+ * NUMBER_OK, NUMBER_SYNTAX (empty, leading space, anything after the number)
+ * or NUMBER_NOT_FINITE (*out untouched). Every option and input that takes a
+ * fraction, a share or a count with a decimal point goes through here, so a nan
+ * never passes a range check (every comparison with it is false) and an inf
+ * never reaches an output. */
+int number_parse_real(const char *s, double *out);
 
 /* A short phrase for an error ("is not a number", "is negative" ...). */
 const char *number_strerror(int status);

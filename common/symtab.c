@@ -9,8 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/arrays.h"
 #include "common/buildid.h"
 #include "common/err.h"
+#include "common/infile.h"
 
 struct symtab {
 	struct sym *syms;
@@ -99,7 +101,7 @@ static void number_locals(struct symtab *st)
 		if (st->syms[i].local_index)
 			v[k++] = &st->syms[i];
 	if (k)
-		qsort(v, k, sizeof(*v), cmp_name_addr);
+		arrays_sort(v, k, sizeof(*v), cmp_name_addr);
 	for (size_t i = 0; i < k; i++)
 		v[i]->local_index = (i > 0 && strcmp(v[i - 1]->name, v[i]->name) == 0)
 					    ? v[i - 1]->local_index + 1 : 1;
@@ -117,7 +119,7 @@ void symtab_bolt_name(const struct sym *s, char *buf, size_t len)
 /* The functions of path's sections of one type (SHT_SYMTAB, SHT_DYNSYM). */
 static int read_symbols(const char *path, uint32_t type, struct symtab *st, uint64_t bias)
 {
-	int fd = open(path, O_RDONLY);
+	int fd = infile_open(path, NULL);
 	if (fd < 0)
 		return PMUSIM_ERR_IO;
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
@@ -173,7 +175,7 @@ int symtab_load(const char *path, uint64_t bias, struct symtab **out)
 		return err;
 	}
 	if (st->n)
-		qsort(st->syms, st->n, sizeof(*st->syms), cmp_sym);
+		arrays_sort(st->syms, st->n, sizeof(*st->syms), cmp_sym);
 	/* aliases: keep the first symbol at each address, set the others apart */
 	size_t w = 0;
 	st->alias = malloc((st->n + 1) * sizeof(*st->alias));
@@ -204,7 +206,7 @@ static int append(struct sym **dst, size_t *n, struct sym *src, size_t m)
 	struct sym *v = realloc(*dst, (*n + m + 1) * sizeof(*v));
 	if (!v)
 		return PMUSIM_ERR_NOMEM;
-	memcpy(v + *n, src, m * sizeof(*v));
+	arrays_copy(v + *n, src, m, sizeof(*v));
 	*dst = v;
 	*n += m;
 	return 0;
@@ -220,8 +222,8 @@ int symtab_add_file(struct symtab *st, const char *path, uint64_t bias)
 	if ((err = append(&st->syms, &st->n, o->syms, o->n)) == 0 &&
 	    (err = append(&st->alias, &st->nalias, o->alias, o->nalias)) == 0) {
 		o->n = o->nalias = 0;
-		qsort(st->syms, st->n, sizeof(*st->syms), cmp_sym);
-		qsort(st->alias, st->nalias, sizeof(*st->alias), cmp_addr_only);
+		arrays_sort(st->syms, st->n, sizeof(*st->syms), cmp_sym);
+		arrays_sort(st->alias, st->nalias, sizeof(*st->alias), cmp_addr_only);
 	}
 	symtab_free(o);
 	return err;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/grow.h"
 
@@ -104,7 +105,7 @@ static int cmp_u64(const void *a, const void *b)
 static int is_function(struct tstack_unit *u, uint64_t a)
 {
 	if (!u->funcs_sorted) {
-		qsort(u->funcs, u->nfuncs, sizeof(*u->funcs), cmp_u64);
+		arrays_sort(u->funcs, u->nfuncs, sizeof(*u->funcs), cmp_u64);
 		u->funcs_sorted = 1;
 	}
 	size_t lo = 0, hi = u->nfuncs;
@@ -143,7 +144,7 @@ static int heap_grow(struct tstack_unit *u, struct tstack_area *a, uint64_t new_
 	struct tstack_entry *m = calloc(new_length, sizeof(*m));
 	if (!m)
 		return PMUSIM_ERR_NOMEM;
-	memcpy(m, a->mem, a->top * sizeof(*m)); /* the entries move to the new area */
+	arrays_copy(m, a->mem, a->top, sizeof(*m)); /* the entries move to the new area */
 	free(a->mem);
 	a->mem = m;
 	a->start = u->next_start;
@@ -436,7 +437,7 @@ void tstack_thread_exited(struct tstack_unit *u, uint32_t tid)
 	if (!a)
 		return;
 	release_area(u, a);
-	memmove(&u->areas[i], &u->areas[i + 1], (u->nareas - i - 1) * sizeof(*a));
+	arrays_move(&u->areas[i], &u->areas[i + 1], u->nareas - i - 1, sizeof(*a));
 	u->nareas--;
 	u->cur = SIZE_MAX;
 }

@@ -23,7 +23,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
+#include "common/infile.h"
 
 #define MAX_XSEGS 16
 #define MAX_RUNS_PER_RANGE 64
@@ -43,7 +45,7 @@ static size_t exec_segments(const char *path, struct xseg *s, size_t max)
 	size_t n = 0, ph;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = infile_open(path, NULL);
 	if (fd < 0)
 		return 0;
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
@@ -125,7 +127,7 @@ static size_t collect_ranges(struct binary *bin, const struct addr_map *m, const
 		if (afdo_addr(m, e[i].to, &begin) && afdo_addr(m, run->term, &end) && end >= begin)
 			r[nr++] = (struct range){begin, end, (uint64_t)c};
 	}
-	qsort(r, nr, sizeof(*r), cmp_range);
+	arrays_sort(r, nr, sizeof(*r), cmp_range);
 	size_t k = 0;
 	for (size_t i = 0; i < nr; i++) {
 		if (k && r[k - 1].begin == r[i].begin && r[k - 1].end == r[i].end)
@@ -148,7 +150,7 @@ static size_t collect_branches(const struct addr_map *m, const struct edge *e, s
 		    afdo_addr(m, e[i].to, &to))
 			r[nb++] = (struct range){from, to, (uint64_t)c};
 	}
-	qsort(r, nb, sizeof(*r), cmp_range);
+	arrays_sort(r, nb, sizeof(*r), cmp_range);
 	return nb;
 }
 

@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
+#include "common/infile.h"
 #include "common/json_read.h"
+#include "common/number.h"
 #include "profiler/overhead.h"
 #include "profiler/perfdata.h"
 
@@ -129,7 +132,7 @@ static int read_doc(const struct jv *d, struct baseline *b, char *msg, size_t le
 		if (!(o->name = strdup(name->text)))
 			return PMUSIM_ERR_NOMEM;
 	}
-	qsort(b->fn, b->nfn, sizeof(*b->fn), by_fname);
+	arrays_sort(b->fn, b->nfn, sizeof(*b->fn), by_fname);
 	for (size_t i = 1; i < b->nfn; i++)
 		if (strcmp(b->fn[i - 1].name, b->fn[i].name) == 0)
 			return fail(msg, len, PMUSIM_ERR_FORMAT, "two functions of one name");
@@ -144,9 +147,8 @@ static int read_stat_line(const struct jv *o, struct baseline *b, char *msg, siz
 		return fail(msg, len, PMUSIM_ERR_FORMAT,
 			    "neither a pmusim stat --json baseline nor perf stat -j output (\"event\", "
 			    "\"counter-value\")");
-	char *end;
-	double v = strtod(cv->text, &end);
-	if (end == cv->text || *end || v < 0 || v > 1.8e19)
+	double v;
+	if (number_parse_real(cv->text, &v) != NUMBER_OK || v < 0 || v > 1.8e19)
 		return fail(msg, len, PMUSIM_ERR_FORMAT, "a counter-value that is no count (not counted?)");
 	struct bl_event *ne = realloc(b->ev, (b->nev + 1) * sizeof(*ne));
 	if (!ne)
@@ -161,9 +163,10 @@ static int read_stat_line(const struct jv *o, struct baseline *b, char *msg, siz
 /* *first_bad: the first line that is not blank is no JSON text at all. */
 static int read_lines(const char *path, struct baseline *b, char *msg, size_t len, int *first_bad)
 {
-	FILE *f = fopen(path, "r");
+	const char *why;
+	FILE *f = infile_fopen(path, &why);
 	if (!f)
-		return fail(msg, len, PMUSIM_ERR_IO, "cannot be read");
+		return pmusim_fail(msg, len, PMUSIM_ERR_IO, "cannot be read: %s", why);
 	char line[8192];
 	int err = 0, lineno = 0;
 	while (!err && fgets(line, sizeof(line), f)) {
@@ -193,7 +196,7 @@ static int read_lines(const char *path, struct baseline *b, char *msg, size_t le
 static int is_recording(const char *path)
 {
 	char magic[8];
-	FILE *f = fopen(path, "rb");
+	FILE *f = infile_fopen(path, NULL);
 	int yes = f && fread(magic, 1, 8, f) == 8 && memcmp(magic, "PERFILE2", 8) == 0;
 	if (f)
 		fclose(f);
@@ -261,7 +264,7 @@ static int read_recording(const char *path, struct baseline *b, char *msg, size_
 	for (size_t i = 0; i < 64; i++)
 		free(names[i]);
 	if (!err && b->nfn)
-		qsort(b->fn, b->nfn, sizeof(*b->fn), by_fname);
+		arrays_sort(b->fn, b->nfn, sizeof(*b->fn), by_fname);
 	b->program = strdup(""), b->build_id = strdup(""), b->pmusim = strdup(""), b->options = strdup("");
 	return err ? err : b->program && b->build_id && b->pmusim && b->options ? 0 : PMUSIM_ERR_NOMEM;
 }
@@ -408,7 +411,7 @@ int baseline_diff(const struct baseline *base, const struct baseline *cur, const
 			d->status = BL_CHANGED;
 	}
 	g_sort_kind = sort_kind;
-	qsort(out->fn, out->nfn, sizeof(*out->fn), by_impact);
+	arrays_sort(out->fn, out->nfn, sizeof(*out->fn), by_impact);
 	for (size_t t = 0; t < nth; t++) {
 		const struct bl_event *a = event_in(base, th[t].event), *b = event_in(cur, th[t].event);
 		th[t].found = a && b;

@@ -13,6 +13,7 @@
 
 #include "common/decode.h"
 #include "common/err.h"
+#include "common/infile.h"
 #include "profiler/code_pages.h"
 
 #define MAX_SEGS 64
@@ -92,9 +93,11 @@ static size_t read_code(void *ctx, uint64_t addr, void *buf, size_t len)
 	return binary_read(ctx, addr, buf, len);
 }
 
-static unsigned char *slurp_file(const char *path, size_t *len)
+/* The whole file, or NULL with *why ("" when it is empty or short). */
+static unsigned char *slurp_file(const char *path, size_t *len, const char **why)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	*why = "";
+	int fd = infile_open(path, why);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0) {
 		if (fd >= 0)
@@ -177,9 +180,11 @@ int binary_add_file(struct binary *b, const char *path, uint64_t bias, char *msg
 	if (b->nmore == MAX_FILES)
 		return pmusim_fail(msg, ml, PMUSIM_ERR_ARG, "%s: too many files in one binary", path);
 	size_t flen;
-	unsigned char *file = slurp_file(path, &flen);
+	const char *why;
+	unsigned char *file = slurp_file(path, &flen, &why);
 	if (!file)
-		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "%s: cannot read the file", path);
+		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "%s: cannot read the file%s%s", path, why[0] ? ": " : "",
+				   why);
 	b->more[b->nmore++] = file;
 	size_t first = b->nseg;
 	int err = load_segments(b, file, flen, bias, path, msg, ml);
@@ -202,9 +207,11 @@ int binary_open(const char *path, uint64_t bias, struct binary **out, char *msg,
 		return PMUSIM_ERR_NOMEM;
 	b->bias = bias;
 	b->path = strdup(path);
-	b->file = b->path ? slurp_file(path, &b->flen) : NULL;
+	const char *why = "";
+	b->file = b->path ? slurp_file(path, &b->flen, &why) : NULL;
 	int err = b->file ? load_segments(b, b->file, b->flen, bias, path, msg, ml)
-			  : pmusim_fail(msg, ml, PMUSIM_ERR_IO, "%s: cannot read the binary", path);
+			  : pmusim_fail(msg, ml, PMUSIM_ERR_IO, "%s: cannot read the binary%s%s", path,
+					why[0] ? ": " : "", why);
 	if (!err && symtab_load(path, bias, &b->syms) < 0)
 		b->syms = symtab_new_empty();
 	if (!err && (!b->syms || !(b->dc = dcache_new(read_code, b))))

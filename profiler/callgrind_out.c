@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/grow.h"
 
@@ -48,7 +49,7 @@ static int gather(const struct cg_source *src, struct icost **out, size_t *nout)
 		}
 	}
 	if (n)
-		qsort(c, n, sizeof(*c), by_addr);
+		arrays_sort(c, n, sizeof(*c), by_addr);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (w && c[w - 1].addr == c[i].addr) {

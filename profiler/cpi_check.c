@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/grow.h"
+#include "common/infile.h"
 
 /* The number after "key": in line; 0 when absent. */
 static int num_field(const char *line, const char *key, double *out)
@@ -20,8 +22,11 @@ static int num_field(const char *line, const char *key, double *out)
 	if (!p)
 		return 0;
 	char *end;
-	*out = strtod(p + strlen(pat), &end);
-	return end != p + strlen(pat);
+	double v = strtod(p + strlen(pat), &end);
+	if (end == p + strlen(pat) || !isfinite(v))
+		return 0; /* no number, or one no count can be (nan, inf) */
+	*out = v;
+	return 1;
 }
 
 /* The string after "key": in line (a truth's names hold no escaped quote that
@@ -45,9 +50,10 @@ int cpi_truth_read(const char *path, enum cpi_unit by, struct cpi_truth_unit **u
 	*units = NULL;
 	*n = 0;
 	*total_cycles = 0;
-	FILE *f = fopen(path, "r");
+	const char *why;
+	FILE *f = infile_fopen(path, &why);
 	if (!f)
-		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot open %s: %s", path, why);
 	const char *section = by == CPI_BY_BLOCK  ? "  \"blocks\": ["
 			      : by == CPI_BY_INSN ? "  \"insns\": ["
 						  : "  \"functions\": [";
@@ -148,7 +154,7 @@ int cpi_check(struct cpi *c, struct binary *bin, enum cpi_unit by, const struct 
 		esum += u[i].cycles * k.rel_err;
 	}
 	if (out->checked)
-		qsort(out->rows, out->checked, sizeof(*out->rows), hotter);
+		arrays_sort(out->rows, out->checked, sizeof(*out->rows), hotter);
 	for (size_t i = 0; i < out->checked; i++)
 		if (out->rows[i].rel_err > out->max_rel_err) {
 			out->max_rel_err = out->rows[i].rel_err;

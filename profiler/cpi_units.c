@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/grow.h"
 #include "profiler/cpi_internal.h"
@@ -275,6 +276,6 @@ int cpi_rows(struct cpi *c, struct binary *bin, enum cpi_unit by, struct cpi_row
 		*n = 0;
 		return err;
 	}
-	qsort(*rows, *n, sizeof(**rows), hotter);
+	arrays_sort(*rows, *n, sizeof(**rows), hotter);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "profiler/dbr_emit.h"
 #include "profiler/dbr_insn.h"
@@ -486,7 +487,7 @@ static int make_patches(struct em *e)
 			return pmusim_fail(e->msg, e->msglen, PMUSIM_ERR_FORMAT,
 			                   "point %#" PRIx64 ": its bytes cannot be read", o->addr);
 	}
-	qsort(c->patch, c->npatch, sizeof(*c->patch), patch_cmp);
+	arrays_sort(c->patch, c->npatch, sizeof(*c->patch), patch_cmp);
 	return 0;
 }
 

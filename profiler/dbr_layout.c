@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <stdlib.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 
 #define NONE UINT32_MAX
@@ -49,7 +50,7 @@ static void join(uint32_t n, struct dbr_link *link, size_t nlink, uint32_t *next
 {
 	for (uint32_t b = 0; b < n; b++)
 		next[b] = prev[b] = NONE, uf[b] = b;
-	qsort(link, nlink, sizeof(*link), link_cmp);
+	arrays_sort(link, nlink, sizeof(*link), link_cmp);
 	for (size_t k = 0; k < nlink; k++) {
 		uint32_t a = link[k].from, z = link[k].to;
 		if (a >= n || z >= n || next[a] != NONE || prev[z] != NONE)
@@ -82,7 +83,7 @@ int dbr_layout_chains(uint32_t n, const double *heat, struct dbr_link *link, siz
 				c.heat = heat[x];
 		ch[nch++] = c;
 	}
-	qsort(ch, nch, sizeof(*ch), chain_cmp);
+	arrays_sort(ch, nch, sizeof(*ch), chain_cmp);
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < nch; i++)
 		for (uint32_t x = ch[i].head; x != NONE; x = next[x])

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 
 struct edges {
@@ -111,7 +112,7 @@ const struct edge *edges_sorted(struct edges *e, size_t *n)
 		for (size_t i = 0; i < e->cap; i++)
 			if (e->slot[i].w >= 0)
 				s[k++] = e->slot[i];
-		qsort(s, k, sizeof(*s), cmp_edge);
+		arrays_sort(s, k, sizeof(*s), cmp_edge);
 		e->sorted = s;
 		e->dirty = 0;
 	}

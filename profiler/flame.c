@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "profiler/flame_script.h"
 #include "profiler/keytab.h"
@@ -84,7 +85,7 @@ static int build(struct tree *t, const struct stackprof *sp)
 	for (size_t i = 0; i < np && !err; i++)
 		sorted[i] = &p[i];
 	if (!err)
-		qsort(sorted, np, sizeof(*sorted), cmp_frames);
+		arrays_sort(sorted, np, sizeof(*sorted), cmp_frames);
 	chain[0] = 0;
 	for (size_t i = 0; i < np && !err; i++) {
 		const struct stackprof_path *q = sorted[i];

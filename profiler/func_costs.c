@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/grow.h"
 
@@ -329,7 +330,7 @@ static int by_edge(const void *a, const void *b)
 const struct fc_edge *func_costs_edges(struct func_costs *fc, size_t *n)
 {
 	if (fc->nedge)
-		qsort(fc->edge, fc->nedge, sizeof(*fc->edge), by_edge);
+		arrays_sort(fc->edge, fc->nedge, sizeof(*fc->edge), by_edge);
 	edge_rehash(fc, fc->neslot ? fc->neslot : 64);
 	*n = fc->nedge;
 	return fc->edge;
@@ -468,7 +469,7 @@ static int by_addr(const void *a, const void *b)
 const struct fc_func *func_costs_list(struct func_costs *fc, size_t *n)
 {
 	if (fc->nf)
-		qsort(fc->f, fc->nf, sizeof(*fc->f), by_addr);
+		arrays_sort(fc->f, fc->nf, sizeof(*fc->f), by_addr);
 	forget_runs(fc); /* indices moved */
 	rehash(fc, fc->nslot ? fc->nslot : 64);
 	*n = fc->nf;

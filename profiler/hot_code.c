@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/grow.h"
 #include "profiler/binary.h"
@@ -84,7 +85,7 @@ struct hot_code *hot_acc_finish(struct hot_acc *a)
 	struct hot_code *h = a->h;
 	size_t m = 0;
 	if (h->nip)
-		qsort(h->ip, h->nip, sizeof(*h->ip), by_ip);
+		arrays_sort(h->ip, h->nip, sizeof(*h->ip), by_ip);
 	for (size_t i = 0; i < h->nip; i++) {
 		if (m && h->ip[m - 1].ip == h->ip[i].ip)
 			h->ip[m - 1].weight += h->ip[i].weight;
@@ -97,7 +98,7 @@ struct hot_code *hot_acc_finish(struct hot_acc *a)
 		h->total += h->ip[i].weight;
 	m = 0;
 	if (h->nbranch)
-		qsort(h->branch, h->nbranch, sizeof(*h->branch), by_branch);
+		arrays_sort(h->branch, h->nbranch, sizeof(*h->branch), by_branch);
 	for (size_t i = 0; i < h->nbranch; i++) {
 		if (m && h->branch[m - 1].ip == h->branch[i].ip) {
 			h->branch[m - 1].taken += h->branch[i].taken;
@@ -109,7 +110,7 @@ struct hot_code *hot_acc_finish(struct hot_acc *a)
 	h->nbranch = m;
 	m = 0;
 	if (h->ntarget)
-		qsort(h->target, h->ntarget, sizeof(*h->target), by_pair);
+		arrays_sort(h->target, h->ntarget, sizeof(*h->target), by_pair);
 	for (size_t i = 0; i < h->ntarget; i++) {
 		if (m && by_pair(&h->target[m - 1], &h->target[i]) == 0)
 			h->target[m - 1].weight += h->target[i].weight;

@@ -11,6 +11,7 @@
 
 #include "common/err.h"
 #include "common/grow.h"
+#include "common/infile.h"
 #include "common/symtab.h"
 #include "profiler/binary.h"
 #include "profiler/hot_code_internal.h"
@@ -181,10 +182,10 @@ static enum section top(struct tdoc *d, const char *line, int *err)
 
 static int read_doc(const char *path, struct tdoc *d, struct hot_acc *a, char *msg, size_t ml)
 {
-	FILE *fp = fopen(path, "r");
+	const char *open_why;
+	FILE *fp = infile_fopen(path, &open_why);
 	if (!fp)
-		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot open %s: %s", path,
-		                   strerror(errno));
+		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot open %s: %s", path, open_why);
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
 	enum section sec = S_NONE;

@@ -12,6 +12,7 @@
 
 #include "common/buildid.h"
 #include "common/err.h"
+#include "common/infile.h"
 #include "profiler/script_text.h"
 
 struct mapping {
@@ -90,7 +91,7 @@ static int open_binary(const struct mapping *m, const struct input_opts *io, str
 static int is_dyn_elf(const char *path)
 {
 	unsigned char h[18];
-	FILE *f = fopen(path, "rb");
+	FILE *f = infile_fopen(path, NULL);
 	size_t n = f ? fread(h, 1, sizeof(h), f) : 0;
 	if (f)
 		fclose(f);
@@ -306,9 +307,9 @@ static int source_open(struct source *src, const char *path, const struct input_
 {
 	char magic[8];
 	src->path = path;
-	if (!(src->fp = fopen(path, "r")))
-		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot open %s: %s", path,
-		                   strerror(errno));
+	const char *why;
+	if (!(src->fp = infile_fopen(path, &why)))
+		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot open %s: %s", path, why);
 	size_t n = fread(magic, 1, sizeof(magic), src->fp);
 	if (ferror(src->fp))
 		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot read %s", path);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "profiler/loop_nest.h"
 #include "profiler/size_list.h"
@@ -237,7 +238,7 @@ static int nest(struct lnw *w, struct loop_nest_loop *out)
 static int loops_out(struct lnw *w, struct loop_nest_loop **out)
 {
 	if (w->nloop > 1)
-		qsort(w->loop, w->nloop, sizeof(*w->loop), cmp_loop_out);
+		arrays_sort(w->loop, w->nloop, sizeof(*w->loop), cmp_loop_out);
 	*out = calloc(w->nloop + 1, sizeof(**out));
 	if (!*out || nest(w, *out))
 		return PMUSIM_ERR_NOMEM;

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "profiler/perfdata.h"
 #include "profiler/perfdata_read_internal.h"
@@ -38,7 +39,7 @@ static int cmp_entry(const void *a, const void *b)
 /* Sorts the queue and marks the records up to time limit as due. */
 static void flush(struct perfdata *pd, uint64_t limit)
 {
-	qsort(pd->queue, pd->nqueue, sizeof(*pd->queue), cmp_entry);
+	arrays_sort(pd->queue, pd->nqueue, sizeof(*pd->queue), cmp_entry);
 	size_t n = 0;
 	while (n < pd->nqueue && pd->queue[n].time <= limit)
 		n++;

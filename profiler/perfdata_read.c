@@ -3,6 +3,7 @@
  * perfdata_records.c decodes the records. Layouts:
  * tools/perf/Documentation/perf.data-file-format.txt, include/uapi/linux/perf_event.h
  * (perf_event_attr) and tools/perf/util/header.c (feature bodies: EVENT_DESC, BUILD_ID). */
+#include "common/arrays.h"
 #include "profiler/perfdata.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/infile.h"
 #include "profiler/perfdata_read_internal.h"
 
 #define HEADER_SIZE 104u     /* struct perf_file_header with the feature bitmap */
@@ -48,7 +50,7 @@ int perfdata_event_of_id(const struct perfdata *pd, uint64_t id)
 {
 	struct idmap key = {id, 0};
 	const struct idmap *m =
-	    pd->nids ? bsearch(&key, pd->ids, pd->nids, sizeof(key), cmp_id) : NULL;
+	    pd->nids ? arrays_find(&key, pd->ids, pd->nids, sizeof(key), cmp_id) : NULL;
 	if (m)
 		return (int)m->ev;
 	return pd->nev == 1 && id == 0 ? 0 : -1;
@@ -114,7 +116,7 @@ static int check_id_position(struct perfdata *pd, char *msg, size_t msglen)
 		slot = s;
 	}
 	pd->id_slot = slot;
-	qsort(pd->ids, pd->nids, sizeof(*pd->ids), cmp_id);
+	arrays_sort(pd->ids, pd->nids, sizeof(*pd->ids), cmp_id);
 	for (size_t i = 1; i < pd->nids; i++)
 		if (pd->ids[i].id == pd->ids[i - 1].id)
 			return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT,
@@ -346,14 +348,13 @@ static void name_the_file(char *msg, size_t msglen, const char *path)
 int perfdata_open(const char *path, struct perfdata **out, char *msg, size_t msglen)
 {
 	*out = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const char *why;
+	int fd = infile_open(path, &why);
 	struct stat sb;
-	if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		int e = fd < 0 ? errno : EINVAL;
+	if (fd < 0 || fstat(fd, &sb) != 0) {
 		if (fd >= 0)
-			close(fd);
-		return pmusim_fail(msg, msglen, PMUSIM_ERR_IO, "perf.data: cannot read %s: %s",
-		                   path, strerror(e));
+			why = strerror(errno), close(fd);
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_IO, "perf.data: cannot read %s: %s", path, why);
 	}
 	struct perfdata *pd = calloc(1, sizeof(*pd));
 	if ((uint64_t)sb.st_size < HEADER_SIZE_OLD || !pd) {

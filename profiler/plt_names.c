@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/infile.h"
+
 #define PLT_ENTRY 16u /* x86-64 lazy PLT and IBT .plt.sec entries */
 
 struct plt_entry {
@@ -68,7 +70,7 @@ struct plt_names *plt_names_read(const char *path)
 	if (!p)
 		return NULL;
 	elf_version(EV_CURRENT);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = infile_open(path, NULL);
 	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
 	size_t shstrndx;
 	GElf_Shdr plt, sec, rsh;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/grow.h"
 
 #define MAX_FILES 32 /* binary_add_file's limit, plus the program */
@@ -88,7 +89,7 @@ static long image_of(struct proc_code *pc, const struct sym_file *f, size_t n)
 	struct image *im = calloc(1, sizeof(*im));
 	if (!im)
 		return -1;
-	memcpy(im->files, f, n * sizeof(*f));
+	arrays_copy(im->files, f, n, sizeof(*f));
 	im->nfiles = n;
 	im->bin = open_files(f, n);
 	pc->images[pc->nimages] = im;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "profiler/ibs_op.h"
 
@@ -138,7 +139,7 @@ uint64_t profile_census_window(struct profile *p, double q)
 			p->census[k++] = p->census[i] & mask;
 	if (k == 0)
 		return 1;
-	qsort(p->census, k, sizeof(*p->census), cmp_u64);
+	arrays_sort(p->census, k, sizeof(*p->census), cmp_u64);
 	uint64_t e = p->census[(size_t)(q * (double)(k - 1))];
 	return e > 1 ? e : 1;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 
 #define NO_HOPS UINT32_MAX
@@ -152,7 +153,7 @@ static void *sorted_copy(const void *src, size_t n, size_t size,
 	void *p = malloc(n ? n * size : 1);
 	if (p && n) {
 		memcpy(p, src, n * size);
-		qsort(p, n, size, cmp);
+		arrays_sort(p, n, size, cmp);
 	}
 	return p;
 }
@@ -160,13 +161,13 @@ static void *sorted_copy(const void *src, size_t n, size_t size,
 static const struct hot_ip *hot_ip_at(const struct work *w, uint64_t a)
 {
 	struct hot_ip key = {.ip = a};
-	return bsearch(&key, w->ip, w->nip, sizeof(key), cmp_ip);
+	return arrays_find(&key, w->ip, w->nip, sizeof(key), cmp_ip);
 }
 
 static const struct hot_branch *hot_branch_at(const struct work *w, uint64_t a)
 {
 	struct hot_branch key = {.ip = a};
-	return bsearch(&key, w->br, w->nbr, sizeof(key), cmp_branch);
+	return arrays_find(&key, w->br, w->nbr, sizeof(key), cmp_branch);
 }
 
 /* Index of the first recorded target of the indirect branch at from. */
@@ -313,7 +314,7 @@ static int explore(struct work *w)
 
 static int is_lead(const struct work *w, uint64_t a)
 {
-	return bsearch(&a, w->lead, w->nlead, sizeof(a), cmp_u64) != NULL;
+	return arrays_find(&a, w->lead, w->nlead, sizeof(a), cmp_u64) != NULL;
 }
 
 static int pick_leads(struct work *w)
@@ -329,7 +330,7 @@ static int pick_leads(struct work *w)
 		    ((s->flags & S_EXPLORED) && !(s->flags & S_INTERIOR)))
 			w->lead[w->nlead++] = s->addr;
 	}
-	qsort(w->lead, w->nlead, sizeof(*w->lead), cmp_u64);
+	arrays_sort(w->lead, w->nlead, sizeof(*w->lead), cmp_u64);
 	return 0;
 }
 
@@ -351,7 +352,7 @@ static int add_edge(struct rcfg *g, size_t *cap, const struct rcfg_edge *e)
 static struct rcfg_edge edge_to(const struct work *w, size_t bi, uint64_t a, int kind)
 {
 	struct rcfg_edge e = {.from = bi, .to = RCFG_NO_BLOCK, .to_addr = a, .kind = (uint8_t)kind};
-	const uint64_t *l = bsearch(&a, w->lead, w->nlead, sizeof(a), cmp_u64);
+	const uint64_t *l = arrays_find(&a, w->lead, w->nlead, sizeof(a), cmp_u64);
 	const struct site *s = site_find(w, a);
 	if (l)
 		e.to = (size_t)(l - w->lead);
@@ -533,7 +534,7 @@ static int cmp_block_start(const void *key, const void *elem)
 
 const struct rcfg_block *rcfg_block_at(const struct rcfg *g, uint64_t addr)
 {
-	return bsearch(&addr, g->block, g->nblock, sizeof(*g->block), cmp_block_start);
+	return arrays_find(&addr, g->block, g->nblock, sizeof(*g->block), cmp_block_start);
 }
 
 const struct rcfg_block *rcfg_block_holding(const struct rcfg *g, uint64_t addr)

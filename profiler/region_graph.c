@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "profiler/flowgraph.h"
 #include "profiler/loop_nest.h"
@@ -380,6 +381,6 @@ void rgraph_free(struct rgraph *rg)
 
 size_t rgraph_pos(const struct rgraph_region *r, size_t b)
 {
-	const size_t *p = bsearch(&b, r->block, r->nblock, sizeof(size_t), size_list_cmp);
+	const size_t *p = arrays_find(&b, r->block, r->nblock, sizeof(size_t), size_list_cmp);
 	return p ? (size_t)(p - r->block) : RGRAPH_NONE;
 }

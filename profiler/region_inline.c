@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 
 struct ctx {
@@ -246,7 +247,7 @@ static int walk_body(struct ctx *c, size_t e, uint64_t limit)
 	c->nbody = n;
 	if (c->body_insns > limit)
 		return 1;
-	qsort(c->body, n, sizeof(*c->body), size_cmp);
+	arrays_sort(c->body, n, sizeof(*c->body), size_cmp);
 	return 0;
 }
 
@@ -305,7 +306,7 @@ static int only_way_in(const struct ctx *c, size_t b, size_t e)
 		const struct rcfg_edge *ed = &c->g->edge[i];
 		if (ed->to != e || ed->from == b)
 			continue;
-		if (!bsearch(&ed->from, c->body, c->nbody, sizeof(*c->body), size_cmp))
+		if (!arrays_find(&ed->from, c->body, c->nbody, sizeof(*c->body), size_cmp))
 			return 0;
 	}
 	return 1;
@@ -435,7 +436,7 @@ static int collect_cover(struct ctx *c)
 			for (uint32_t i = 0; i < gb->ninsns; i++)
 				in->ip[n++] = gb->start + gb->off[i];
 		}
-	qsort(in->ip, n, sizeof(*in->ip), cmp_u64);
+	arrays_sort(in->ip, n, sizeof(*in->ip), cmp_u64);
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
 		if (m == 0 || in->ip[i] != in->ip[m - 1])

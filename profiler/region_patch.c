@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 
 #define NO_INSN UINT32_MAX
@@ -269,7 +270,7 @@ static int add_target(struct ctx *c, struct rpatch *res, struct cands *v, size_t
 		e->pos = malloc(n * sizeof(*e->pos));
 		if (!e->pos)
 			return PMUSIM_ERR_NOMEM;
-		memcpy(e->pos, v->buf, n * sizeof(*e->pos));
+		arrays_copy(e->pos, v->buf, n, sizeof(*e->pos));
 		e->npos = n;
 		e->loop = l;
 		e->k = k;
@@ -316,7 +317,7 @@ static int greedy(struct ctx *c, struct cands *v, size_t *pts, size_t *npts)
 		                      c->r->loop[e->loop].entry[e->k], e->loop, i};
 	}
 	if (v->n)
-		qsort(o, v->n, sizeof(*o), cmp_order);
+		arrays_sort(o, v->n, sizeof(*o), cmp_order);
 	*npts = 0;
 	for (size_t i = 0; i < v->n; i++) {
 		struct entry_cands *e = &v->e[o[i].idx];
@@ -407,7 +408,7 @@ static int emit(struct ctx *c, const struct cands *v, const size_t *pts, size_t 
 	}
 	res->npoint = npts;
 	if (npts)
-		qsort(res->point, npts, sizeof(*res->point), cmp_point);
+		arrays_sort(res->point, npts, sizeof(*res->point), cmp_point);
 	for (size_t j = 0; j < npts; j++) {
 		assert(j == 0 || res->point[j].addr != res->point[j - 1].addr);
 		/* nentry held the point's index before the sort; it counts entries
@@ -450,7 +451,7 @@ static int ctx_init(struct ctx *c, const struct rcfg *g, const struct rgraph_reg
 		c->target[i] = g->edge[i].to_addr;
 	c->ntarget = g->nedge;
 	if (g->nedge)
-		qsort(c->target, g->nedge, sizeof(*c->target), cmp_u64);
+		arrays_sort(c->target, g->nedge, sizeof(*c->target), cmp_u64);
 	for (size_t l = 0; l < r->nloop; l++)
 		for (size_t i = 0; i < r->loop[l].nblock; i++)
 			c->in_loop[rgraph_pos(r, r->loop[l].block[i])] = 1;

@@ -1,6 +1,7 @@
 /* Re-entry points at loop entries (region_patch.h). */
 #include <stdlib.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "profiler/region_patch.h"
 
@@ -64,7 +65,7 @@ int rpatch_add_reentry(const struct rcfg *g, const struct rgraph_region *r,
 		}
 	}
 	if (n)
-		qsort(rk, n, sizeof(*rk), cmp_ranked);
+		arrays_sort(rk, n, sizeof(*rk), cmp_ranked);
 	for (size_t j = 0; j < n; j++) {
 		pt[j] = rk[j].p;
 		newix[rk[j].old] = j;

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 
 /* A block's class after step 1's count test. */
@@ -381,7 +382,7 @@ static int collect(struct ctx *c, double total)
 		for (uint32_t i = 0; i < gb->ninsns; i++)
 			p->ip[n++] = gb->start + gb->off[i];
 	}
-	qsort(p->ip, n, sizeof(*p->ip), cmp_u64);
+	arrays_sort(p->ip, n, sizeof(*p->ip), cmp_u64);
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
 		if (m == 0 || p->ip[i] != p->ip[m - 1])

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/json.h"
 
@@ -124,7 +125,7 @@ int rreplay_new(const struct rset *s, struct rreplay **out)
 			rreplay_free(r);
 			return PMUSIM_ERR_NOMEM;
 		}
-	qsort(r->gp, r->ngp, sizeof(*r->gp), gpoint_cmp);
+	arrays_sort(r->gp, r->ngp, sizeof(*r->gp), gpoint_cmp);
 	*out = r;
 	return 0;
 }
@@ -427,7 +428,7 @@ int rreplay_finish(struct rreplay *r)
 	}
 	for (size_t i = 0; i < nr; i++)
 		if (r->reg[i].nexit)
-			qsort(r->reg[i].exit, r->reg[i].nexit, sizeof(struct rreplay_exit),
+			arrays_sort(r->reg[i].exit, r->reg[i].nexit, sizeof(struct rreplay_exit),
 			      exit_cmp);
 	free(n);
 	return r->nomem ? PMUSIM_ERR_NOMEM : 0;

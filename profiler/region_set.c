@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "pmu_model/block.h"
 #include "profiler/region_set_internal.h"
@@ -355,7 +356,7 @@ static int build_region(struct build *c, struct rset_region *out)
 			err = add_piece(c, cl->block[i], k, cl->count[i], cl->count[i] > 0);
 	}
 	if (!err)
-		qsort(c->pc, c->npc, sizeof(*c->pc), piece_cmp);
+		arrays_sort(c->pc, c->npc, sizeof(*c->pc), piece_cmp);
 	struct links *lk = calloc(c->npc + 1, sizeof(*lk));
 	uint8_t *keep = calloc(c->npc + 1, 1);
 	double *x = calloc(c->npc + 1, sizeof(double));

@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
+#include "common/infile.h"
+#include "common/json.h"
 #include "pmu_model/rep.h"
 #include "profiler/perfdata.h"
 #include "profiler/symbolize.h"
@@ -42,14 +45,6 @@ static void row_extent(struct rep_row *row, uint64_t act)
 	row->max = act > row->max ? act : row->max;
 }
 
-static struct rep_row *row_find(struct rep_row *rows, size_t n, uint64_t site)
-{
-	for (size_t i = 0; i < n; i++)
-		if (rows[i].site == site)
-			return &rows[i];
-	return NULL;
-}
-
 /* One part of an execution with act iterations; ended: it did not end in the middle.
  * 0 or PMUSIM_ERR_NOMEM. */
 static int row_part(struct rep_row *row, struct open_list *ol, uint32_t tid, int resumed, int ended, uint64_t act)
@@ -63,7 +58,7 @@ static int row_part(struct rep_row *row, struct open_list *ol, uint32_t tid, int
 		o->actual += act;
 		if (ended) {
 			row_extent(row, o->actual);
-			memmove(o, o + 1, (ol->n - k) * sizeof(*o));
+			arrays_move(o, o + 1, ol->n - k, sizeof(*o));
 			ol->n--;
 		}
 		return 0;
@@ -83,23 +78,72 @@ static int row_part(struct rep_row *row, struct open_list *ol, uint32_t tid, int
 	return 0;
 }
 
-static struct rep_row *row_for(struct rep_row **rows, size_t *n, size_t *cap, uint64_t site)
+/* Rows by site: the array the caller gets, and an open-addressing table of
+ * indices into it (0 free, else index + 1), kept at most half full, so a
+ * recording with many distinct sites is read in linear time. */
+struct site_rows {
+	struct rep_row *v;
+	size_t n, cap;
+	size_t *slot;
+	size_t nslot; /* a power of two, or 0 before the first row */
+};
+
+static size_t site_hash(uint64_t site, size_t nslot)
 {
-	for (size_t i = 0; i < *n; i++)
-		if ((*rows)[i].site == site)
-			return &(*rows)[i];
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 32;
-		struct rep_row *nr = realloc(*rows, nc * sizeof(*nr));
+	/* Fibonacci hashing: sites are often close together and aligned */
+	return (size_t)((site * 0x9e3779b97f4a7c15ull) >> 17) & (nslot - 1);
+}
+
+static struct rep_row *site_find(const struct site_rows *sr, uint64_t site)
+{
+	if (!sr->nslot)
+		return NULL;
+	for (size_t h = site_hash(site, sr->nslot);; h = (h + 1) & (sr->nslot - 1)) {
+		size_t k = sr->slot[h];
+		if (!k)
+			return NULL;
+		if (sr->v[k - 1].site == site)
+			return &sr->v[k - 1];
+	}
+}
+
+static void site_place(struct site_rows *sr, size_t i)
+{
+	size_t h = site_hash(sr->v[i].site, sr->nslot);
+	while (sr->slot[h])
+		h = (h + 1) & (sr->nslot - 1);
+	sr->slot[h] = i + 1;
+}
+
+/* The row of site, made (zero counts, min at its largest) when there is none;
+ * NULL when memory ran out. */
+static struct rep_row *row_for(struct site_rows *sr, uint64_t site)
+{
+	struct rep_row *r = site_find(sr, site);
+	if (r)
+		return r;
+	if (2 * (sr->n + 1) > sr->nslot) {
+		size_t ns = sr->nslot ? 2 * sr->nslot : 64;
+		size_t *slot = calloc(ns, sizeof(*slot));
+		if (!slot)
+			return NULL;
+		free(sr->slot);
+		sr->slot = slot, sr->nslot = ns;
+		for (size_t i = 0; i < sr->n; i++)
+			site_place(sr, i);
+	}
+	if (sr->n == sr->cap) {
+		size_t nc = sr->cap ? sr->cap * 2 : 32;
+		struct rep_row *nr = realloc(sr->v, nc * sizeof(*nr));
 		if (!nr)
 			return NULL;
-		*rows = nr;
-		*cap = nc;
+		sr->v = nr, sr->cap = nc;
 	}
-	struct rep_row *r = &(*rows)[(*n)++];
+	r = &sr->v[sr->n];
 	memset(r, 0, sizeof(*r));
 	r->site = site;
 	r->min = UINT64_MAX;
+	site_place(sr, sr->n++);
 	return r;
 }
 
@@ -113,7 +157,7 @@ static void describe(struct rep_row *r, struct symbolizer *z, csh cs)
 	if (!p.path)
 		return;
 	uint8_t code[16];
-	FILE *f = fopen(p.path, "rb");
+	FILE *f = infile_fopen(p.path, NULL);
 	size_t got = 0;
 	if (f && fseek(f, (long)p.file_off, SEEK_SET) == 0)
 		got = fread(code, 1, sizeof(code), f);
@@ -155,7 +199,7 @@ int rep_report_read(const char *path, struct rep_row **rows, size_t *n, int *mod
 	}
 	/* mappings only (no FORK or exec): sites are placed after the whole file */
 	struct symbolizer *z = symbolizer_new();
-	size_t cap = 0;
+	struct site_rows sr = {0};
 	struct open_list open = {0};
 	struct perf_record r;
 	while (z && (err = perfdata_next(pd, &r, msg, msglen)) > 0) {
@@ -180,7 +224,7 @@ int rep_report_read(const char *path, struct rep_row **rows, size_t *n, int *mod
 		end &= ~0x10u;
 		if (end == 5) /* taken-branch records only */
 			continue;
-		struct rep_row *row = row_for(rows, n, &cap, u64_of(s->raw));
+		struct rep_row *row = row_for(&sr, u64_of(s->raw));
 		if (!row) {
 			err = PMUSIM_ERR_NOMEM;
 			break;
@@ -204,11 +248,14 @@ int rep_report_read(const char *path, struct rep_row **rows, size_t *n, int *mod
 	}
 	/* executions left in the middle and never resumed ended there */
 	for (size_t i = 0; i < open.n; i++) {
-		struct rep_row *row = row_find(*rows, *n, open.v[i].site);
+		struct rep_row *row = site_find(&sr, open.v[i].site);
 		if (row)
 			row_extent(row, open.v[i].actual);
 	}
 	free(open.v);
+	free(sr.slot);
+	*rows = sr.v;
+	*n = sr.n;
 	perfdata_close(pd);
 	if (!z)
 		err = PMUSIM_ERR_NOMEM;
@@ -225,7 +272,7 @@ int rep_report_read(const char *path, struct rep_row **rows, size_t *n, int *mod
 		*n = 0;
 		return err;
 	}
-	qsort(*rows, *n, sizeof(**rows), cmp_site);
+	arrays_sort(*rows, *n, sizeof(**rows), cmp_site);
 	return 0;
 }
 
@@ -233,12 +280,13 @@ int rep_truth_read(const char *path, struct rep_row **rows, size_t *n, char *msg
 {
 	*rows = NULL;
 	*n = 0;
-	FILE *f = fopen(path, "r");
+	const char *why;
+	FILE *f = infile_fopen(path, &why);
 	if (!f)
-		return pmusim_fail(msg, msglen, PMUSIM_ERR_IO, "cannot open %s", path);
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_IO, "cannot open %s: %s", path, why);
 	char line[1024];
 	int in_rep = 0, found = 0;
-	size_t cap = 0;
+	struct site_rows sr = {0};
 	while (fgets(line, sizeof(line), f)) {
 		if (strstr(line, "\"rep\": [")) {
 			in_rep = found = 1;
@@ -256,16 +304,17 @@ int rep_truth_read(const char *path, struct rep_row **rows, size_t *n, char *msg
 		    sscanf(q, "\"executions\": %llu, \"iterations\": %llu, \"requested\": %llu, \"ended_by_condition\": %llu",
 			   &e, &it, &rq, &c) != 4) {
 			fclose(f);
-			free(*rows);
-			*rows = NULL;
-			*n = 0;
+			free(sr.v);
+			free(sr.slot);
 			return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT,
 					   "%s: a REP site without executions, iterations, requested and ended_by_condition "
 					   "(written by an older pmusim?)", path);
 		}
-		struct rep_row *r = row_for(rows, n, &cap, a);
+		struct rep_row *r = row_for(&sr, a);
 		if (!r) {
 			fclose(f);
+			free(sr.v);
+			free(sr.slot);
 			return PMUSIM_ERR_NOMEM;
 		}
 		r->executions = e, r->actual = it, r->requested = rq, r->by_condition = c, r->has_actual = 1;
@@ -274,9 +323,14 @@ int rep_truth_read(const char *path, struct rep_row **rows, size_t *n, char *msg
 			snprintf(r->symbol, sizeof(r->symbol), "%.*s", (int)strcspn(sym + 13, "\""), sym + 13);
 	}
 	fclose(f);
-	if (!found)
+	free(sr.slot);
+	if (!found) {
+		free(sr.v);
 		return pmusim_fail(msg, msglen, PMUSIM_ERR_FORMAT, "%s has no \"rep\" array (use --truth-json)", path);
-	qsort(*rows, *n, sizeof(**rows), cmp_site);
+	}
+	*rows = sr.v;
+	*n = sr.n;
+	arrays_sort(*rows, *n, sizeof(**rows), cmp_site);
 	return 0;
 }
 
@@ -308,9 +362,12 @@ int rep_report_write(FILE *f, const struct rep_row *rows, size_t n, int mode, in
 		fprintf(f, "{\"mode\": \"%s\", \"sites\": [", rep_mode_name(mode));
 		for (size_t i = 0; i < n; i++) {
 			const struct rep_row *r = &rows[i];
-			fprintf(f, "%s\n  {\"site\": \"0x%" PRIx64 "\", \"symbol\": \"%s\", \"instruction\": \"%s\", "
-				"\"executions\": %" PRIu64 ", \"requested\": %" PRIu64 ", \"steps\": %" PRIu64 ", ",
-				i ? "," : "", r->site, r->symbol, r->insn, r->executions, r->requested, r->steps);
+			fprintf(f, "%s\n  {\"site\": \"0x%" PRIx64 "\", \"symbol\": ", i ? "," : "", r->site);
+			json_put_str(f, r->symbol);
+			fputs(", \"instruction\": ", f);
+			json_put_str(f, r->insn);
+			fprintf(f, ", \"executions\": %" PRIu64 ", \"requested\": %" PRIu64 ", \"steps\": %" PRIu64 ", ",
+				r->executions, r->requested, r->steps);
 			if (r->has_actual)
 				fprintf(f, "\"actual\": %" PRIu64 ", \"min\": %" PRIu64 ", \"mean\": %.3f, \"max\": %" PRIu64
 					", \"ended_by_condition\": %" PRIu64 "}", r->actual, r->min,

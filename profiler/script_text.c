@@ -10,6 +10,7 @@
 
 #include "common/buildid.h"
 #include "common/err.h"
+#include "common/infile.h"
 
 #define PROT_R 1u
 #define PROT_W 2u
@@ -58,11 +59,11 @@ int script_text_open_stream(FILE *f, const char *name, struct script_text **out,
 
 int script_text_open(const char *path, struct script_text **out, char *msg, size_t ml)
 {
-	FILE *f = fopen(path, "r");
+	const char *why;
+	FILE *f = infile_fopen(path, &why);
 	*out = NULL;
 	if (!f)
-		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot open %s: %s", path,
-		                   strerror(errno));
+		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot open %s: %s", path, why);
 	int err = script_text_open_stream(f, path, out, msg, ml);
 	if (err < 0)
 		fclose(f);

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/grow.h"
 
@@ -25,5 +26,5 @@ int size_list_cmp(const void *a, const void *b)
 void size_list_sort(size_t *v, size_t n)
 {
 	if (n > 1)
-		qsort(v, n, sizeof(*v), size_list_cmp);
+		arrays_sort(v, n, sizeof(*v), size_list_cmp);
 }

@@ -8,6 +8,7 @@
 
 #include "common/err.h"
 #include "common/grow.h"
+#include "common/infile.h"
 #include "profiler/perfdata.h"
 
 static int add_snap(struct stack_set *s, uint32_t tid, uint32_t pid, uint64_t ip)
@@ -131,9 +132,10 @@ static int parse_line(struct stack_set *s, const char *line)
 int stack_truth_read(const char *path, struct stack_set *out, char *msg, size_t msglen)
 {
 	memset(out, 0, sizeof(*out));
-	FILE *f = fopen(path, "r");
+	const char *why;
+	FILE *f = infile_fopen(path, &why);
 	if (!f)
-		return pmusim_fail(msg, msglen, PMUSIM_ERR_IO, "cannot read %s", path);
+		return pmusim_fail(msg, msglen, PMUSIM_ERR_IO, "cannot read %s: %s", path, why);
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
 	int in = 0, found = 0, err = 0;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "profiler/keytab.h"
 #include "profiler/perfdata.h"
@@ -161,7 +162,7 @@ static int add_sample(struct stackprof *sp, const struct perf_sample *s, uint64_
 	/* the path: outermost first, after the command name when asked for
 	 * (chain_frames left room for one more) */
 	size_t k = sp->comm ? 1 : 0;
-	memmove(sp->frames + k, sp->frames, (size_t)n * sizeof(*sp->frames));
+	arrays_move(sp->frames + k, sp->frames, (size_t)n, sizeof(*sp->frames));
 	for (size_t i = k, j = k + (size_t)n - 1; i < j; i++, j--) {
 		uint32_t t = sp->frames[i];
 		sp->frames[i] = sp->frames[j], sp->frames[j] = t;
@@ -292,8 +293,8 @@ static int finish(struct stackprof *sp)
 		for (size_t j = 0; j < p->depth; j++)
 			*fr++ = keytab_key(sp->names, ids[j], NULL);
 	}
-	qsort(sp->funcs, sp->nfuncs, sizeof(*sp->funcs), cmp_func);
-	qsort(sp->outp, sp->noutp, sizeof(*sp->outp), cmp_path);
+	arrays_sort(sp->funcs, sp->nfuncs, sizeof(*sp->funcs), cmp_func);
+	arrays_sort(sp->outp, sp->noutp, sizeof(*sp->outp), cmp_path);
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/json.h"
 #include "profiler/perfdata.h"
@@ -132,7 +133,7 @@ int stackprof_write_folded(FILE *f, const struct stackprof *sp)
 		l[i].samples = p[i].samples;
 	}
 	if (!err) {
-		qsort(l, np, sizeof(*l), cmp_line);
+		arrays_sort(l, np, sizeof(*l), cmp_line);
 		for (size_t i = 0; i < np; i++)
 			fprintf(f, "%s %" PRIu64 "\n", l[i].text, l[i].samples);
 	}
@@ -183,7 +184,7 @@ int stackprof_write_speedscope(FILE *f, const struct stackprof *sp, const char *
 	size_t nt = 0;
 	for (size_t i = 0; i < ns; i++)
 		tids[nt++] = s[i].tid;
-	qsort(tids, nt, sizeof(*tids), by_tid);
+	arrays_sort(tids, nt, sizeof(*tids), by_tid);
 	size_t w = 0;
 	for (size_t i = 0; i < nt; i++)
 		if (!w || tids[w - 1] != tids[i])

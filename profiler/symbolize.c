@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/arrays.h"
 #include "common/elf_bias.h"
 #include "common/err.h"
 #include "common/grow.h"
@@ -172,7 +173,7 @@ static int on_fork(struct symbolizer *z, uint32_t pid, uint32_t ppid)
 	struct map *copy = malloc(n * sizeof(*copy));
 	if (!copy)
 		return PMUSIM_ERR_NOMEM;
-	memcpy(copy, parent->maps, n * sizeof(*copy)); /* before proc_get moves the array */
+	arrays_copy(copy, parent->maps, n, sizeof(*copy)); /* before proc_get moves the array */
 	struct proc *child = proc_get(z, pid);
 	if (!child) {
 		free(copy);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "pmu_model/block.h"
 #include "profiler/stat_dist.h"
@@ -46,7 +47,7 @@ static int table_build(struct table *tb, const struct unif_obs *const *runs, con
 		for (size_t j = 0; j < n[i]; j++)
 			if (in_subset(o, &runs[i][j]))
 				tb->key[u++] = runs[i][j];
-	qsort(tb->key, u, sizeof(*tb->key), cmp_obs);
+	arrays_sort(tb->key, u, sizeof(*tb->key), cmp_obs);
 	size_t w = 0;
 	for (size_t i = 0; i < u; i++)
 		if (w == 0 || cmp_obs(&tb->key[w - 1], &tb->key[i]) != 0)
@@ -62,7 +63,7 @@ static int table_build(struct table *tb, const struct unif_obs *const *runs, con
 			if (!in_subset(o, &runs[i][j]))
 				continue;
 			const struct unif_obs *hit =
-			    bsearch(&runs[i][j], tb->key, w, sizeof(*tb->key), cmp_obs);
+			    arrays_find(&runs[i][j], tb->key, w, sizeof(*tb->key), cmp_obs);
 			tb->x[i * w + (size_t)(hit - tb->key)] += runs[i][j].est;
 			tb->t[i * w + (size_t)(hit - tb->key)] += runs[i][j].exact;
 		}
@@ -152,7 +153,7 @@ static double trace_r2(const struct table *tb, const struct unif_result *r, size
 		const struct unif_edge *e = &r->e[j];
 		if (e->phantom || !(e->se > 0))
 			continue;
-		size_t col = (size_t)((const struct unif_obs *)bsearch(
+		size_t col = (size_t)((const struct unif_obs *)arrays_find(
 		                          &(struct unif_obs){.from = e->from, .to = e->to}, tb->key,
 		                          tb->u, sizeof(*tb->key), cmp_obs) -
 		                      tb->key);
@@ -304,7 +305,7 @@ int unif_test(const struct unif_obs *const *runs, const size_t *n, size_t k,
 		r->biased += (size_t)r->e[j].biased;
 	}
 	r->unbiased = r->biased == 0 && !(r->p_chi2 < o->alpha / 2);
-	qsort(r->e, r->ne, sizeof(*r->e), cmp_hot);
+	arrays_sort(r->e, r->ne, sizeof(*r->e), cmp_hot);
 	table_free(&tb);
 	return 0;
 }

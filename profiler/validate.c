@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/fdata.h"
+#include "common/infile.h"
 
 struct named {
 	char name[512];
@@ -29,7 +31,7 @@ static struct named *name_table(const struct symtab *st, size_t *n)
 		symtab_bolt_name(symtab_at(st, i), t[i].name, sizeof(t[i].name));
 		t[i].addr = symtab_at(st, i)->addr;
 	}
-	qsort(t, *n, sizeof(*t), cmp_named);
+	arrays_sort(t, *n, sizeof(*t), cmp_named);
 	return t;
 }
 
@@ -49,7 +51,7 @@ static int resolve(const struct named *t, size_t n, const struct binary *bin, co
 	}
 	struct named key;
 	snprintf(key.name, sizeof(key.name), "%s", name);
-	const struct named *hit = bsearch(&key, t, n, sizeof(*t), cmp_named);
+	const struct named *hit = arrays_find(&key, t, n, sizeof(*t), cmp_named);
 	if (!hit)
 		return 0;
 	*addr = hit->addr + o;
@@ -66,9 +68,10 @@ static void classify(struct binary *bin, uint64_t from, uint64_t to, int *kind, 
 int fdata_read_edges(const char *path, struct binary *bin, struct edges *out, size_t *unknown,
 		     char *msg, size_t ml)
 {
-	FILE *f = fopen(path, "r");
+	const char *why;
+	FILE *f = infile_fopen(path, &why);
 	if (!f)
-		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot read %s", path);
+		return pmusim_fail(msg, ml, PMUSIM_ERR_IO, "cannot read %s: %s", path, why);
 	size_t nt;
 	struct named *t = name_table(binary_symtab(bin), &nt);
 	char line[2048];
@@ -82,7 +85,9 @@ int fdata_read_edges(const char *path, struct binary *bin, struct edges *out, si
 		    strncmp(line, "boltedcollection", 16) == 0)
 			continue;
 		if (fdata_parse_line(line, &fl) < 0) {
-			err = pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT, "%s:%u: not an fdata line", path, lineno);
+			err = pmusim_fail(msg, ml, PMUSIM_ERR_FORMAT,
+					  "%s:%u: not an fdata line (8 fields; the count a finite number, 0 or more)",
+					  path, lineno);
 			break;
 		}
 		char f1[512], f2[512], f3[64], f4[512], f5[512], f6[64];

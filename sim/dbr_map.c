@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 
 struct image {
@@ -124,7 +125,7 @@ int dbr_map_add_image(struct dbr_map *m, const struct dbr_image *img)
 		return PMUSIM_ERR_NOMEM;
 	}
 	memcpy(bytes, img->bytes, img->len);
-	memcpy(insn, img->insn, img->ninsn * sizeof(*insn));
+	arrays_copy(insn, img->insn, img->ninsn, sizeof(*insn));
 	size_t at = 0; /* images by base */
 	while (at < m->nimg && m->img[at].base < img->base)
 		at++;

@@ -62,6 +62,9 @@ struct sim_result {
 	int signo;               /* for SIM_END_SIGNAL */
 	int err;                 /* pmusim_err, for SIM_END_ERROR */
 	uint64_t fault_pc;       /* instruction that faulted */
+	int fault;               /* SIM_END_SIGNAL: 1 when an instruction faulted (fault_pc,
+	                          * which is 0 for a call through a NULL pointer), 0 for a
+	                          * signal sent to the program (kill, tgkill, raise) */
 	uint64_t fault_addr;     /* data address, for memory faults */
 	uint64_t insns;          /* instructions retired */
 	char message[1024];      /* one line, no newline */

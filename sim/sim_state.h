@@ -158,6 +158,7 @@ struct sim {
 	uint64_t restart_pc;
 	struct sim_result *res;
 	uint64_t unsupported_seen[8]; /* bitmap of syscall numbers already reported */
+	unsigned unsupported_odd;     /* numbers past the bitmap (>= 512, negative) reported */
 	unsigned notes_seen;
 	uint64_t time_offset_ns;     /* simulated sleeps */
 	uint64_t syscall_pc;         /* address of the syscall being handled */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/grow.h"
 
@@ -138,7 +139,7 @@ int truth_add_stack(struct truth *t, uint32_t tid, uint32_t pid, uint64_t ip, co
 		return PMUSIM_ERR_NOMEM;
 	t->rets = nr;
 	if (n)
-		memcpy(t->rets + t->nrets, rets, n * sizeof(*rets));
+		arrays_copy(t->rets + t->nrets, rets, n, sizeof(*rets));
 	t->stk[t->nstk++] = (struct truth_stack){tid, pid, ip, t->nrets, n};
 	t->nrets += n;
 	return 0;
@@ -268,7 +269,7 @@ int truth_branches(struct truth *t, const struct truth_branch **out, size_t *n)
 		t->br[k++] = (struct truth_branch){c->bi->term, c->bi->end, c->bi->target, c->bi->kind,
 						   taken, not_taken};
 	}
-	qsort(t->br, k, sizeof(*t->br), cmp_branch);
+	arrays_sort(t->br, k, sizeof(*t->br), cmp_branch);
 	size_t w = 0; /* merge runs that share a terminator */
 	for (size_t i = 0; i < k; i++) {
 		if (w && t->br[w - 1].addr == t->br[i].addr) {
@@ -296,7 +297,7 @@ int truth_edges(struct truth *t, const struct truth_edge **out, size_t *n)
 		if (p->count)
 			t->ed[k++] = (struct truth_edge){p->a, p->b, p->kind, p->count};
 	}
-	qsort(t->ed, k, sizeof(*t->ed), cmp_edge);
+	arrays_sort(t->ed, k, sizeof(*t->ed), cmp_edge);
 	t->ned = k;
 	*out = t->ed;
 	*n = k;
@@ -423,7 +424,7 @@ int truth_runs(struct truth *t, const struct block_info ***bi, uint64_t **execs,
 	for (uint32_t i = 0; i < t->cap; i++)
 		if (t->runs[i].bi && rc_execs(t, i))
 			(*bi)[k++] = t->runs[i].bi;
-	qsort(*bi, k, sizeof(**bi), cmp_bi);
+	arrays_sort(*bi, k, sizeof(**bi), cmp_bi);
 	for (size_t i = 0; i < k; i++)
 		(*execs)[i] = rc_execs(t, (*bi)[i]->id);
 	*n = k;

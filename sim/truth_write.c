@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "common/buildid.h"
 #include "common/err.h"
 #include "common/fdata.h"
@@ -45,7 +46,7 @@ int truth_write_fdata(struct truth *t, FILE *f, const struct fdata_namer *nm)
 	}
 	for (size_t i = 0; i < ne; i++)
 		l[k++] = (struct line){ed[i].from, ed[i].to, ed[i].count};
-	qsort(l, k, sizeof(*l), cmp_line);
+	arrays_sort(l, k, sizeof(*l), cmp_line);
 	for (size_t i = 0; i < k; i++)
 		fdata_write_line(f, nm, l[i].from, l[i].to, 0, l[i].count);
 	free(l);
@@ -210,7 +211,7 @@ static int json_insns(struct truth *t, FILE *f, const struct symtab *st)
 		return err;
 	}
 	if (m)
-		qsort(l, m, sizeof(*l), by_insn_addr);
+		arrays_sort(l, m, sizeof(*l), by_insn_addr);
 	fputs(",\n  \"insns\": [", f);
 	size_t out = 0;
 	for (size_t i = 0; i < m; i++) {

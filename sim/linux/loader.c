@@ -19,20 +19,22 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/infile.h"
 #include "sim/machine/cpuid.h"
 #include "sim/machine/memory.h"
 #include "sim/sim_state.h"
 
-static int read_file(const char *path, unsigned char **buf, size_t *len)
+/* 0, or a negative pmusim_err with *why (PMUSIM_ERR_IO) for the message. */
+static int read_file(const char *path, unsigned char **buf, size_t *len, const char **why)
 {
-	int fd = open(path, O_RDONLY);
+	/* the kernel executes nothing but a regular file; a FIFO must not block */
+	int fd = infile_open(path, why);
 	if (fd < 0)
 		return PMUSIM_ERR_IO;
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		int e = S_ISDIR(st.st_mode) ? EISDIR : errno ? errno : EACCES;
+	if (fstat(fd, &st) < 0) {
+		*why = strerror(errno);
 		close(fd);
-		errno = e; /* the kernel refuses to execute anything but a regular file */
 		return PMUSIM_ERR_IO;
 	}
 	*len = (size_t)st.st_size;
@@ -45,10 +47,9 @@ static int read_file(const char *path, unsigned char **buf, size_t *len)
 	while (got < *len) {
 		ssize_t r = read(fd, *buf + got, *len - got);
 		if (r <= 0) {
-			int e = r < 0 ? errno : EIO; /* shorter than it said */
+			*why = strerror(r < 0 ? errno : EIO); /* EIO: shorter than it said */
 			free(*buf);
 			close(fd);
-			errno = e;
 			return PMUSIM_ERR_IO;
 		}
 		got += (size_t)r;
@@ -211,11 +212,12 @@ static int load_image(struct sim *s, struct image *im, int is_interp, char *msg,
 {
 	unsigned char *file = NULL;
 	size_t flen = 0;
-	int err = read_file(im->path, &file, &flen);
+	const char *why = "";
+	int err = read_file(im->path, &file, &flen, &why);
 	if (err < 0)
 		return pmusim_fail(msg, ml, err, "%s: cannot read %s: %s", im->path,
 				   is_interp ? "the interpreter" : "program",
-				   err == PMUSIM_ERR_NOMEM ? "out of memory" : strerror(errno));
+				   err == PMUSIM_ERR_NOMEM ? "out of memory" : why);
 	if (flen < EI_NIDENT || memcmp(file, ELFMAG, SELFMAG) != 0) {
 		free(file);
 		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: not an ELF file", im->path);

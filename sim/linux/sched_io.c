@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrays.h"
 #include "sim/linux/sched.h"
 #include "sim/linux/signalfd.h"
 #include "sim/sim_state.h"
@@ -17,7 +18,7 @@ int sched_wait_fds(struct sim *s, const struct pollfd *set, int n, uint64_t dead
 	if (n && !copy)
 		return -ENOMEM;
 	if (n)
-		memcpy(copy, set, (size_t)n * sizeof(*copy));
+		arrays_copy(copy, set, (size_t)n, sizeof(*copy));
 	free(t->io_set);
 	t->io_set = copy;
 	t->io_n = n;

@@ -79,6 +79,10 @@ uint64_t sim_now_ns(struct sim *s)
 	return bstream_insns_before(s->bs, s->syscall_pc) + 1 + s->time_offset_ns;
 }
 
+/* Lines for unsupported system calls that the bitmap cannot remember (numbers
+ * below 0 or above 511), before one line saying the rest go unreported. */
+#define UNSUPPORTED_ODD_LINES 3u
+
 void sim_warn_unsupported(struct sim *s, long nr)
 {
 	const char *name = syscall_name(nr);
@@ -97,6 +101,16 @@ void sim_warn_unsupported(struct sim *s, long nr)
 		if (s->unsupported_seen[nr / 64] & (1ULL << (nr % 64)))
 			return;
 		s->unsupported_seen[nr / 64] |= 1ULL << (nr % 64);
+	} else {
+		/* no bitmap holds these: a program that probes numbers at random, or
+		 * loops on a bad one, would print a line per call */
+		if (s->unsupported_odd > UNSUPPORTED_ODD_LINES)
+			return;
+		if (s->unsupported_odd++ == UNSUPPORTED_ODD_LINES) {
+			fprintf(s->opt.log, "pmusim: further unsupported system calls numbered below 0 or "
+				"above 511 are not reported\n");
+			return;
+		}
 	}
 	fprintf(s->opt.log, "pmusim: unsupported system call %s (%ld) returns ENOSYS\n", name, nr);
 }

@@ -43,12 +43,12 @@ static void signal_message(struct sim *s, struct sim_result *res)
 	char where[600];
 	describe_pc(s, res->fault_pc, where, sizeof(where));
 	const char *name = sigabbrev_np(res->signo);
-	if (res->fault_pc == 0 && s->interrupt_flag && *s->interrupt_flag && res->signo == *s->interrupt_flag) {
+	if (!res->fault && s->interrupt_flag && *s->interrupt_flag && res->signo == *s->interrupt_flag) {
 		snprintf(res->message, sizeof(res->message), "interrupted (SIG%s) after %llu instructions",
 			 name ? name : "?", (unsigned long long)res->insns);
 		return;
 	}
-	if (res->fault_pc == 0) {
+	if (!res->fault) {
 		snprintf(res->message, sizeof(res->message), "program terminated by SIG%s (raised by the program)",
 			 name ? name : "?");
 		return;
@@ -87,6 +87,7 @@ static void emu_error(struct sim *s, uc_err e, uint64_t rip, struct sim_result *
 	const struct block_info *bi;
 	uint64_t tb_end;
 	res->end = SIM_END_SIGNAL;
+	res->fault = 1;
 	switch (e) {
 	case UC_ERR_READ_UNMAPPED: case UC_ERR_WRITE_UNMAPPED: case UC_ERR_READ_PROT:
 	case UC_ERR_WRITE_PROT:
@@ -185,6 +186,7 @@ int sim_run(struct sim *s, struct sim_result *res)
 			uint64_t at = sig == SIGTRAP ? s->intr_rip : res->fault_pc;
 			bstream_finish(s->bs, at, sig != SIGTRAP);
 			res->signo = sig;
+			res->fault = 1;
 			if (signal_fault(s, sig, fault_code(s, res), at, 0, &pc)) {
 				memset(res, 0, sizeof(*res));
 				s->sigill_unreported = 0; /* the program's handler has it */
@@ -215,6 +217,7 @@ int sim_run(struct sim *s, struct sim_result *res)
 			/* emulation ended by itself (e.g. hlt): Linux would fault */
 			res->end = SIM_END_SIGNAL;
 			res->signo = SIGSEGV;
+			res->fault = 1;
 			res->fault_pc = rip;
 			bstream_finish(s->bs, rip, 1);
 		} else {
@@ -241,5 +244,7 @@ int sim_run(struct sim *s, struct sim_result *res)
 	else if (res->end == SIM_END_LIMIT)
 		snprintf(res->message, sizeof(res->message), "stopped after %llu instructions (--max-insns)",
 			 (unsigned long long)res->insns);
+	/* the program's and its libraries' file names are in it */
+	pmusim_one_line(res->message, sizeof(res->message));
 	return res->end == SIM_END_ERROR ? (res->err ? res->err : PMUSIM_ERR_INTERNAL) : 0;
 }

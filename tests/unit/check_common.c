@@ -11,8 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/arrays.h"
 #include "common/err.h"
 #include "common/grow.h"
+#include "common/infile.h"
 #include "common/json.h"
 #include "common/outfile.h"
 #include "common/rng.h"
@@ -375,6 +377,59 @@ START_TEST(symbols_of_this_test)
 }
 END_TEST
 
+/* A mapped file with no symbol table at all (a data-only object, stripped, as
+ * a stripped static busybox is) adds nothing, to an empty table and to a full
+ * one; under UBSan this is also the copy and sort of an empty, NULL array. */
+START_TEST(symbols_of_a_file_without_functions)
+{
+	char dir[256], obj[300], cmd[700];
+	tmp_dir_make(dir, sizeof(dir), "symtab");
+	ck_assert(dir[0]);
+	snprintf(obj, sizeof(obj), "%s/data.o", dir);
+	snprintf(cmd, sizeof(cmd), "echo 'int data_only = 1;' | cc -x c -c -o %s - && strip --strip-all %s", obj, obj);
+	ck_assert_int_eq(system(cmd), 0);
+	struct symtab *st = symtab_new_empty();
+	ck_assert_ptr_nonnull(st);
+	ck_assert_int_eq(symtab_add_file(st, obj, 0x10000), 0);
+	ck_assert_uint_eq(symtab_count(st), 0);
+	ck_assert_ptr_null(symtab_lookup(st, 0x10000));
+	ck_assert_int_eq(symtab_add_file(st, "/proc/self/exe", 0), 0);
+	size_t n = symtab_count(st);
+	ck_assert_uint_gt(n, 0);
+	ck_assert_int_eq(symtab_add_file(st, obj, 0x10000), 0);
+	ck_assert_uint_eq(symtab_count(st), n);
+	symtab_free(st);
+	tmp_dir_remove(dir);
+}
+END_TEST
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* Empty arrays, NULL or not, are sorted, searched and copied as nothing. */
+START_TEST(arrays_empty_and_full)
+{
+	int key = 3, v[4] = {4, 3, 1, 2}, d[4] = {0};
+	arrays_sort(NULL, 0, sizeof(int), cmp_int);
+	ck_assert_ptr_null(arrays_find(&key, NULL, 0, sizeof(int), cmp_int));
+	arrays_copy(NULL, NULL, 0, sizeof(int));
+	arrays_move(NULL, NULL, 0, sizeof(int));
+	arrays_sort(v, 4, sizeof(int), cmp_int);
+	ck_assert_int_eq(v[0], 1);
+	ck_assert_int_eq(v[3], 4);
+	ck_assert_ptr_eq(arrays_find(&key, v, 4, sizeof(int), cmp_int), &v[2]);
+	arrays_copy(d, v, 3, sizeof(int));
+	ck_assert_int_eq(d[2], 3);
+	ck_assert_int_eq(d[3], 0);
+	arrays_move(v + 1, v, 3, sizeof(int));
+	ck_assert_int_eq(v[1], 1);
+	ck_assert_int_eq(v[3], 3);
+}
+END_TEST
+
 /* grow_array: room kept, doubling, at least what is asked, contents moved,
  * overflowing sizes refused with the old block intact. */
 START_TEST(arrays_grow)
@@ -475,6 +530,74 @@ START_TEST(failure_messages)
 }
 END_TEST
 
+/* A message is one line whatever the names in it hold: control characters
+ * escaped, an escape that does not fit left out whole. */
+START_TEST(failure_messages_are_one_line)
+{
+	char msg[64];
+	ck_assert_int_eq(pmusim_fail(msg, sizeof(msg), PMUSIM_ERR_ELF, "%s: not an ELF file", "/a\nb\tc\033d\\e\r"),
+			 PMUSIM_ERR_ELF);
+	ck_assert_str_eq(msg, "/a\\nb\\tc\\x1bd\\e\\r: not an ELF file");
+	char small[8];
+	pmusim_fail(small, sizeof(small), 0, "%s", "abcde\nf");
+	ck_assert_str_eq(small, "abcde\\n");
+	pmusim_fail(small, sizeof(small), 0, "%s", "abcdef\n");
+	ck_assert_str_eq(small, "abcdef");
+	char res[32] = "SIGSEGV at 0x0 in /x\n/y";
+	pmusim_one_line(res, sizeof(res));
+	ck_assert_str_eq(res, "SIGSEGV at 0x0 in /x\\n/y");
+	pmusim_one_line(res, sizeof(res)); /* nothing left to escape */
+	ck_assert_str_eq(res, "SIGSEGV at 0x0 in /x\\n/y");
+}
+END_TEST
+
+/* Input files: a regular file opens (blocking again), anything else is refused
+ * at once with a reason: a FIFO without a writer, a device, a directory. */
+START_TEST(infile_regular_only)
+{
+	char dir[256], fifo[300], file[300];
+	const char *why = "unset";
+	tmp_dir_make(dir, sizeof(dir), "infile");
+	ck_assert(dir[0]);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(file, sizeof(file), "%s/file", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	FILE *w = fopen(file, "w");
+	ck_assert_ptr_nonnull(w);
+	fputs("text\n", w);
+	fclose(w);
+
+	int fd = infile_open(file, &why);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+	ck_assert_int_ne(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);
+	close(fd);
+	FILE *f = infile_fopen(file, &why);
+	ck_assert_ptr_nonnull(f);
+	char line[16];
+	ck_assert_str_eq(fgets(line, sizeof(line), f), "text\n");
+	fclose(f);
+
+	const char *refused[] = {fifo, "/dev/zero", "/dev/null", dir};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		why = "unset";
+		errno = 0;
+		ck_assert_int_eq(infile_open(refused[i], &why), -1);
+		ck_assert_str_eq(why, "not a regular file");
+		ck_assert_int_eq(errno, EINVAL);
+		why = "unset";
+		ck_assert_ptr_null(infile_fopen(refused[i], &why));
+		ck_assert_str_eq(why, "not a regular file");
+	}
+	snprintf(file, sizeof(file), "%s/missing", dir);
+	ck_assert_int_eq(infile_open(file, &why), -1);
+	ck_assert_str_eq(why, "No such file or directory");
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(infile_open(file, NULL), -1);
+	tmp_dir_remove(dir);
+}
+END_TEST
+
 /* Separated word lists: whole items only, any separator, empty items. */
 START_TEST(word_lists)
 {
@@ -497,6 +620,8 @@ int main(void)
 	TCase *tc = tcase_create("common");
 	tcase_add_test(tc, rng_is_seeded);
 	tcase_add_test(tc, arrays_grow);
+	tcase_add_test(tc, arrays_empty_and_full);
+	tcase_add_test(tc, symbols_of_a_file_without_functions);
 	tcase_add_test(tc, json_strings);
 	tcase_add_test(tc, stripped_library_symbols_from_debug_file);
 	tcase_add_test(tc, rng_uniform_bounds);
@@ -512,7 +637,9 @@ int main(void)
 	tcase_add_test(tc, symbols_of_this_test);
 	tcase_add_test(tc, error_texts);
 	tcase_add_test(tc, failure_messages);
+	tcase_add_test(tc, failure_messages_are_one_line);
 	tcase_add_test(tc, word_lists);
+	tcase_add_test(tc, infile_regular_only);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

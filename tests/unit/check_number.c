@@ -82,12 +82,56 @@ START_TEST(number_rows)
 }
 END_TEST
 
+/* Real numbers: what strtod reads, whole, and finite. */
+static const struct {
+	int line;
+	const char *text;
+	int status;
+	double value;
+} reals[] = {
+	{__LINE__, "0", NUMBER_OK, 0},
+	{__LINE__, "0.5", NUMBER_OK, 0.5},
+	{__LINE__, "1", NUMBER_OK, 1},
+	{__LINE__, "2.5e3", NUMBER_OK, 2500},
+	{__LINE__, "-100", NUMBER_OK, -100},
+	{__LINE__, "1e-999", NUMBER_OK, 0}, /* underflow: a finite 0 */
+	{__LINE__, "1e308", NUMBER_OK, 1e308},
+	{__LINE__, "nan", NUMBER_NOT_FINITE, 0},
+	{__LINE__, "NaN", NUMBER_NOT_FINITE, 0},
+	{__LINE__, "-nan", NUMBER_NOT_FINITE, 0},
+	{__LINE__, "inf", NUMBER_NOT_FINITE, 0},
+	{__LINE__, "-inf", NUMBER_NOT_FINITE, 0},
+	{__LINE__, "Infinity", NUMBER_NOT_FINITE, 0},
+	{__LINE__, "1e999", NUMBER_NOT_FINITE, 0},
+	{__LINE__, "-1e999", NUMBER_NOT_FINITE, 0},
+	{__LINE__, "", NUMBER_SYNTAX, 0},
+	{__LINE__, " 1", NUMBER_SYNTAX, 0},
+	{__LINE__, "1 ", NUMBER_SYNTAX, 0},
+	{__LINE__, "0.5x", NUMBER_SYNTAX, 0},
+	{__LINE__, "nanx", NUMBER_SYNTAX, 0},
+	{__LINE__, "x", NUMBER_SYNTAX, 0},
+};
+
+START_TEST(real_rows)
+{
+	double v = 12345;
+	int st = number_parse_real(reals[_i].text, &v);
+	ck_assert_msg(st == reals[_i].status, "line %d: '%s' gave status %d, expected %d", reals[_i].line,
+		      reals[_i].text, st, reals[_i].status);
+	if (st == NUMBER_OK)
+		ck_assert_msg(v == reals[_i].value, "line %d: '%s' gave %g", reals[_i].line, reals[_i].text, v);
+	else
+		ck_assert_msg(v == 12345, "line %d: '%s' wrote *out on an error", reals[_i].line, reals[_i].text);
+}
+END_TEST
+
 START_TEST(every_error_has_a_phrase)
 {
 	ck_assert_str_eq(number_strerror(NUMBER_NEGATIVE), "is negative");
 	ck_assert_str_eq(number_strerror(NUMBER_SYNTAX), "is not a number");
 	ck_assert_str_eq(number_strerror(NUMBER_FRACTION), "is not a whole number");
 	ck_assert_str_eq(number_strerror(NUMBER_RANGE), "is too large (above 2^64-1)");
+	ck_assert_str_eq(number_strerror(NUMBER_NOT_FINITE), "is not a finite number");
 }
 END_TEST
 
@@ -96,6 +140,7 @@ int main(void)
 	Suite *s = suite_create("number");
 	TCase *tc = tcase_create("parse");
 	tcase_add_loop_test(tc, number_rows, 0, (int)(sizeof(rows) / sizeof(rows[0])));
+	tcase_add_loop_test(tc, real_rows, 0, (int)(sizeof(reals) / sizeof(reals[0])));
 	tcase_add_test(tc, every_error_has_a_phrase);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
