@@ -432,7 +432,7 @@ fuzz: fuzz-build
 	@for n in $(FUZZ_NAMES); do \
 		mkdir -p $(FUZZ_DIR)/corpus/$$n $(FUZZ_DIR)/crashes/$$n; \
 		echo "fuzz: $$n for $(FUZZ_SECONDS) s"; \
-		$(FUZZ_DIR)/tests/$$n -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 \
+		$(FUZZ_DIR)/tests/$$n -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 -close_fd_mask=3 \
 			-artifact_prefix=$(FUZZ_DIR)/crashes/$$n/ -print_final_stats=1 \
 			$(FUZZ_DIR)/corpus/$$n tests/fuzz/corpus/$$n || exit 1; \
 	done

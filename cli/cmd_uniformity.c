@@ -262,13 +262,13 @@ static int parse_options(int argc, char **argv, struct uniformity_args *a)
 	    {"svg", required_argument, 0, O_SVG},
 	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0}};
-	optind = 1;
+	optind = 0; /* a fresh parse (program_parse) */
 	opterr = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "+he:c:bj:J:", opts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(uniformity_usage, stdout);
-			exit(0);
+			return CLI_HELP;
 		}
 		int r = c == '?' || c == ':' ? 1 : pass_option(a, c, optarg);
 		if (r > 0 && c != '?' && c != ':')
@@ -401,8 +401,27 @@ int cmd_uniformity(int argc, char **argv)
 		return fprintf(stderr, "%s: out of memory\n", cmd), EXIT_PMUSIM_ERROR;
 	a.rec[a.nrec++] = (char *)"record";
 	int status = EXIT_PMUSIM_ERROR;
-	if (parse_options(argc, argv, &a) == 0 && check_args(&a) == 0)
+	int rc = parse_options(argc, argv, &a);
+	if (rc == CLI_HELP)
+		status = 0;
+	else if (rc == 0 && check_args(&a) == 0)
 		status = run_test(&a);
 	free(a.rec);
 	return status;
+}
+
+int cmd_uniformity_parse(int argc, char **argv)
+{
+	struct uniformity_args a = {.uo = {.alpha = 0.001, .min_share = 0.001, .min_count = 100}};
+	profile_args_init(&a.pa);
+	a.rec = calloc(2 * (size_t)argc + 2, sizeof(char *));
+	if (!a.rec)
+		return fprintf(stderr, "%s: out of memory\n", cmd), -1;
+	a.rec[a.nrec++] = (char *)"record";
+	int rc = parse_options(argc, argv, &a);
+	if (rc == 0)
+		rc = check_args(&a);
+	free(a.rec);
+	profile_args_fini(&a.pa);
+	return rc;
 }

@@ -19,7 +19,7 @@ for src in "$here"/fuzz_*.c; do
 	fi
 	files=("$dir"/*)
 	log=$(mktemp)
-	if "$bin/$name" -timeout=5 -rss_limit_mb=2048 "${files[@]}" >"$log" 2>&1; then
+	if "$bin/$name" -timeout=5 -rss_limit_mb=2048 -close_fd_mask=3 "${files[@]}" >"$log" 2>&1; then
 		echo "run_corpus: $name: ${#files[@]} inputs passed"
 	else
 		cat "$log"
