@@ -425,7 +425,8 @@ $(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
-fuzz-build:
+# fuzz_fdata and fuzz_truth resolve their input in the static musl workload
+fuzz-build: $(WL_DIR)/musl_hello
 	@$(MAKE) MODE=fuzz CC=clang $(FUZZ_BIN)
 
 fuzz: fuzz-build
