@@ -18,6 +18,7 @@
 #include "cli/program.h"
 #include "cli/uniformity_report.h"
 #include "cli/uniformity_runs.h"
+#include "common/grow.h"
 
 static const char uniformity_usage[] =
     "usage: pmusim uniformity [record options] --seeds K [profile options] [options]\n"
@@ -124,8 +125,8 @@ static const struct {
 };
 
 struct uniformity_args {
-	char **rec; /* "record" and the passed options */
-	size_t nrec;
+	char **rec; /* "record" and the passed options, NULL-terminated */
+	size_t nrec, rec_cap;
 	uint64_t delta, seed, pmu_seed0, seeds, jobs;
 	int pmu_seed_given, lbr;
 	struct profile_args pa;
@@ -210,9 +211,15 @@ static int pass_option(struct uniformity_args *a, int c, const char *arg)
 	for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++) {
 		if (passed[i].code != c)
 			continue;
+		/* grown here, not sized by argc: one word can hold many options ("-bbb") */
+		char **g = grow_array(a->rec, &a->rec_cap, a->nrec + 3, sizeof(*a->rec));
+		if (!g)
+			return fprintf(stderr, "%s: out of memory\n", cmd), -1;
+		a->rec = g;
 		a->rec[a->nrec++] = (char *)passed[i].flag;
 		if (arg)
 			a->rec[a->nrec++] = (char *)arg;
+		a->rec[a->nrec] = NULL;
 		if (c == 'b' || c == 'j')
 			a->lbr = 1;
 		if (c == O_DELTA)
@@ -396,10 +403,10 @@ int cmd_uniformity(int argc, char **argv)
 {
 	struct uniformity_args a = {.uo = {.alpha = 0.001, .min_share = 0.001, .min_count = 100}};
 	profile_args_init(&a.pa);
-	a.rec = calloc(2 * (size_t)argc + 2, sizeof(char *));
-	if (!a.rec)
+	if (!(a.rec = grow_array(NULL, &a.rec_cap, 2, sizeof(*a.rec))))
 		return fprintf(stderr, "%s: out of memory\n", cmd), EXIT_PMUSIM_ERROR;
 	a.rec[a.nrec++] = (char *)"record";
+	a.rec[a.nrec] = NULL;
 	int status = EXIT_PMUSIM_ERROR;
 	int rc = parse_options(argc, argv, &a);
 	if (rc == CLI_HELP)
@@ -414,10 +421,10 @@ int cmd_uniformity_parse(int argc, char **argv)
 {
 	struct uniformity_args a = {.uo = {.alpha = 0.001, .min_share = 0.001, .min_count = 100}};
 	profile_args_init(&a.pa);
-	a.rec = calloc(2 * (size_t)argc + 2, sizeof(char *));
-	if (!a.rec)
+	if (!(a.rec = grow_array(NULL, &a.rec_cap, 2, sizeof(*a.rec))))
 		return fprintf(stderr, "%s: out of memory\n", cmd), -1;
 	a.rec[a.nrec++] = (char *)"record";
+	a.rec[a.nrec] = NULL;
 	int rc = parse_options(argc, argv, &a);
 	if (rc == 0)
 		rc = check_args(&a);

@@ -2,10 +2,10 @@
  * one line of explanation, never a crash; a good static program runs. */
 #include <check.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
