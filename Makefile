@@ -19,8 +19,16 @@ CFLAGS_release := -O2 -g
 CFLAGS_debug := -O0 -g3
 CFLAGS_asan := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 CFLAGS_ubsan := -O1 -g -fsanitize=undefined -fno-sanitize-recover=all
+# The libFuzzer harnesses' build (make fuzz, CC=clang): the library instrumented for
+# coverage, ASan and UBSan; tests/fuzz/ links libFuzzer's main. UBSan's nonnull-attribute
+# check is left out: it stops on qsort/memcpy of an empty (NULL, 0) array, harmless
+# and common here, which the ASan build's check reports already; the fuzzer looks
+# past it for reads and writes out of bounds, leaks, hangs and overflows.
+CFLAGS_fuzz := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize=nonnull-attribute -fno-sanitize-recover=all
 LDFLAGS_asan := -fsanitize=address,undefined
 LDFLAGS_ubsan := -fsanitize=undefined
+LDFLAGS_fuzz := -fsanitize=address,undefined -fno-sanitize=nonnull-attribute
 # assert() stays on in every build: no -DNDEBUG anywhere.
 CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS_$(MODE)) -I. $(PKG_CFLAGS) -MMD -MP
 LDFLAGS := $(LDFLAGS_$(MODE))
@@ -84,10 +92,12 @@ WORKLOADS := $(WL_C:workloads/%.c=$(WL_DIR)/%) $(WL_MUSL:workloads/%.c=$(WL_DIR)
 # which tests/ref/ptrace_edges reads the workloads' branches from; man-db: the test that
 # renders the man pages; libxml2-utils: xmllint, which parses the SVG plots in tests;
 # graphviz: dot, which report --regions --svg runs and check_regions_dot reads DOT with;
-# locales: the charmaps localedef needs, for check_json_read's comma-decimal locale).
+# locales: the charmaps localedef needs, for check_json_read's comma-decimal locale;
+# clang and libclang-rt-14-dev: libFuzzer and the sanitizers of make fuzz).
 DEPS := build-essential binutils pkg-config libunicorn-dev libcapstone-dev libelf-dev check \
 	valgrind libc6-dbg musl-tools busybox-static python3 linux-perf bolt-16 autofdo llvm \
-	debootstrap libmimalloc2.0 man-db libxml2-utils graphviz locales nodejs chromium
+	debootstrap libmimalloc2.0 man-db libxml2-utils graphviz locales nodejs chromium \
+	clang libclang-rt-14-dev
 # commands that a package may provide under another name (NodeSource's nodejs
 # provides npm and conflicts with Debian's): installed only when missing
 DEPS_CMDS := npm
@@ -101,7 +111,7 @@ REAL_DEPS := python3 perl gawk bc dc xxd sqlite3 xz-utils bzip2 zstd brotli lz4 
 # missing peer's rows show "-", with a hint); make deps-bench installs them.
 BENCH_DEPS := qemu-user valgrind time libjemalloc2
 
-.PHONY: install uninstall all test fresh-test unit e2e readme-examples e2e-real deps-real deps-bench e2e-asan asan-unit bench mca experiments cpi-results ibs-results regions-results real-vs-sim demo deps workloads clean format syscall-names
+.PHONY: fuzz fuzz-corpus fuzz-build install uninstall all test fresh-test unit e2e readme-examples e2e-real deps-real deps-bench e2e-asan asan-unit bench mca experiments cpi-results ibs-results regions-results real-vs-sim demo deps workloads clean format syscall-names
 
 all: $(PMUSIM) $(MAN_STAMP) $(COMPLETION) workloads
 
@@ -393,6 +403,43 @@ syscall-names:
 	  echo 'const char *syscall_name(long nr)'; echo '{'; \
 	  echo '	if (nr < 0 || (unsigned long)nr >= sizeof(names) / sizeof(names[0]) || !names[nr])'; \
 	  echo '		return NULL;'; echo '	return names[nr];'; echo '}'; } > sim/linux/syscall_names.c
+
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c), one per reader of untrusted input, built
+# with clang under build/fuzz. make fuzz runs each for FUZZ_SECONDS from its corpus
+# (tests/fuzz/corpus/NAME; new inputs go to build/fuzz/corpus/NAME, the committed
+# corpus stays as it is); make fuzz-corpus runs each once over its corpus, which
+# make test does (tests/fuzz/run_corpus.sh counts one check per harness).
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/%.c=%)
+FUZZ_DIR := build/fuzz
+FUZZ_BIN := $(FUZZ_NAMES:%=$(FUZZ_DIR)/tests/%)
+FUZZ_SECONDS ?= 60
+# the front end's objects without its main (libFuzzer has one), for fuzz_cli
+CLI_LIB_SRC := $(filter-out cli/main.c,$(CLI_SRC))
+
+$(BUILD)/tests/fuzz_cli: tests/fuzz/fuzz_cli.c $(CLI_LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
+
+$(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
+
+# fuzz_fdata and fuzz_truth resolve their input in the static musl workload
+fuzz-build: $(WL_DIR)/musl_hello
+	@$(MAKE) MODE=fuzz CC=clang $(FUZZ_BIN)
+
+fuzz: fuzz-build
+	@for n in $(FUZZ_NAMES); do \
+		mkdir -p $(FUZZ_DIR)/corpus/$$n $(FUZZ_DIR)/crashes/$$n; \
+		echo "fuzz: $$n for $(FUZZ_SECONDS) s"; \
+		$(FUZZ_DIR)/tests/$$n -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 -close_fd_mask=3 \
+			-artifact_prefix=$(FUZZ_DIR)/crashes/$$n/ -print_final_stats=1 \
+			$(FUZZ_DIR)/corpus/$$n tests/fuzz/corpus/$$n || exit 1; \
+	done
+
+fuzz-corpus: fuzz-build
+	@tests/run_suites.sh tests/fuzz/run_corpus.sh
 
 format:
 	clang-format -i $(LIB_SRC) $(CLI_SRC) $(wildcard */*.h sim/*/*.h) $(UNIT_SRC) $(E2E_SRC) $(REAL_SRC) \

@@ -90,10 +90,11 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 	int c;
 	char *end;
 	a->top = 20;
+	optind = 0; /* a fresh parse (program_parse) */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+ho:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'h': fputs(diff_usage, stdout); exit(0);
+		case 'h': fputs(diff_usage, stdout); return CLI_HELP;
 		case 'o': a->out = optarg; break;
 		case O_SVG: a->svg = optarg; break;
 		case O_ALL: a->all = 1; break;
@@ -127,6 +128,16 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		return fprintf(stderr, "pmusim diff: needs two files, BASE and NEW (see pmusim diff --help)\n"), -1;
 	a->base = argv[optind], a->cur = argv[optind + 1];
 	return 0;
+}
+
+int cmd_diff_parse(int argc, char **argv)
+{
+	struct diff_args a;
+	memset(&a, 0, sizeof(a));
+	int rc = parse_args(argc, argv, &a);
+	for (size_t t = 0; t < a.nth; t++)
+		free((char *)a.th[t].event);
+	return rc;
 }
 
 /* 1234567 -> "1,234,567", with a sign when asked. */
@@ -361,7 +372,10 @@ int cmd_diff(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	outputs_init(&outs, "pmusim diff");
 	struct outfile *out = NULL, *svg = NULL;
-	if (parse_args(argc, argv, &a) < 0 || load(a.base, &b) < 0 || load(a.cur, &c) < 0)
+	int rc = parse_args(argc, argv, &a);
+	if (rc == CLI_HELP)
+		status = 0;
+	if (rc || load(a.base, &b) < 0 || load(a.cur, &c) < 0)
 		goto done;
 	const struct baseline *kinds = b.has_functions ? &b : &c;
 	int sort_ok = !a.sort || !kinds->has_functions;

@@ -259,8 +259,9 @@ static int parse_args(int argc, char **argv, struct program *p, struct record_ar
 		{"tstack-start", required_argument, 0, O_TSTACK_START}, {"pmu-seed", required_argument, 0, O_PMU_SEED},
 		{"call-graph", required_argument, 0, O_CALL_GRAPH}, {"ibs-fixed", no_argument, 0, O_IBS_FIXED},
 		{"ibs-window", required_argument, 0, O_IBS_WINDOW}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	if (program_parse(p, argc, argv, "+he:c:F:bgj:o:" PROG_SHORT_OPTIONS, opts, record_usage, record_option, a) < 0)
-		return -1;
+	int rc = program_parse(p, argc, argv, "+he:c:F:bgj:o:" PROG_SHORT_OPTIONS, opts, record_usage, record_option, a);
+	if (rc)
+		return rc;
 	if (a->el.n == 0 && !a->el.op && eventlist_add(&a->el, "cycles", p->cmd) < 0)
 		return -1;
 	if (a->el.op) {
@@ -789,6 +790,15 @@ int record_check_args(int argc, char **argv, const char *cmd)
 	return ok ? 0 : -1;
 }
 
+int cmd_record_parse(int argc, char **argv)
+{
+	struct program p;
+	struct record_args a = RECORD_ARGS_DEFAULTS;
+	int rc = program_init(&p, "pmusim record", argc) == 0 ? parse_args(argc, argv, &p, &a) : -1;
+	program_free(&p);
+	return rc;
+}
+
 static uint64_t progress_samples(void *ctx)
 {
 	const struct recorder *r = ctx;
@@ -826,8 +836,10 @@ int cmd_record(int argc, char **argv)
 	struct recorder r = {0};
 	struct pmu *pmu = NULL;
 	int status = EXIT_PMUSIM_ERROR;
-	if (program_init(&p, "pmusim record", argc) < 0 || parse_args(argc, argv, &p, &a) < 0 ||
-	    setup(&p, &a, &r, &pmu, argc, argv) < 0)
+	int rc = program_init(&p, "pmusim record", argc) < 0 ? -1 : parse_args(argc, argv, &p, &a);
+	if (rc == CLI_HELP)
+		status = 0;
+	if (rc || setup(&p, &a, &r, &pmu, argc, argv) < 0)
 		goto out;
 	if (p.verbose)
 		tell_setup(&a, p.cmd);

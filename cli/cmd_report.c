@@ -169,7 +169,49 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		{"cpi", no_argument, 0, O_CPI}, CPI_LONG_OPTIONS,
 		{"regions", no_argument, 0, O_REGIONS}, REGION_LONG_OPTIONS,
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	return profile_args_parse(&a->pa, argc, argv, opts, report_usage, "pmusim report", report_option, a);
+	int rc = profile_args_parse(&a->pa, argc, argv, opts, report_usage, "pmusim report", report_option, a);
+	if (rc)
+		return rc;
+	if (a->rep + a->stacks + a->cpi.on + a->regions.on > 1)
+		return fprintf(stderr, "pmusim report: one of --rep, --stacks, --cpi and --regions\n"), -1;
+	if (a->regions.given && !a->regions.on)
+		return fprintf(stderr, "pmusim report: --truth-json and the region options are for --regions\n"),
+		       -1;
+	if (a->regions.on && (a->comms || a->sort_given || a->pa.method_given || a->comm))
+		return fprintf(stderr, "pmusim report: --regions takes none of --comm, --sort, --method, "
+				       "--comm-frame\n"), -1;
+	if (a->cpi.given && !a->cpi.on)
+		return fprintf(stderr, "pmusim report: --by, --insns-from, --cycles-from, --cycles-input, --refill and "
+				       "--skid-cycles are for --cpi\n"), -1;
+	if (a->format == F_CSV && !a->cpi.on)
+		return fprintf(stderr, "pmusim report: --format csv is for --cpi\n"), -1;
+	if (a->format == F_DOT && !a->regions.on)
+		return fprintf(stderr, "pmusim report: --format dot is for --regions\n"), -1;
+	if (a->cpi.on && (a->comms || a->sort_given || a->pa.method_given || a->svg || a->comm))
+		return fprintf(stderr, "pmusim report: --cpi takes none of --comm, --sort, --method, --svg, --comm-frame\n"),
+		       -1;
+	if (!a->stacks && ((a->svg && !a->regions.on) || a->comm || a->format == F_FOLDED || a->format == F_SPEEDSCOPE))
+		return fprintf(stderr, "pmusim report: --svg needs --stacks or --regions; --comm-frame and "
+				       "--format folded or speedscope need --stacks\n"),
+		       -1;
+	if ((a->rep || a->stacks) && (a->comms || a->sort_given))
+		return fprintf(stderr, "pmusim report: --comm and --sort are for the overhead table, not --%s%s\n",
+			       a->rep ? "rep" : "stacks", a->stacks ? " (--comm-frame names the command there)" : ""),
+		       -1;
+	if (a->sort_given && a->pa.method_given)
+		return fprintf(stderr, "pmusim report: --sort makes the overhead table, --method the edge profile; "
+				       "not both\n"), -1;
+	return 0;
+}
+
+int cmd_report_parse(int argc, char **argv)
+{
+	struct report_args a = {0};
+	profile_args_init(&a.pa);
+	region_args_init(&a.regions);
+	int rc = parse_args(argc, argv, &a);
+	profile_args_fini(&a.pa);
+	return rc;
 }
 
 static const char *base_name(const char *p)
@@ -657,37 +699,9 @@ static int report_main(int argc, char **argv)
 	struct report_args a = {0};
 	profile_args_init(&a.pa);
 	region_args_init(&a.regions);
-	if (parse_args(argc, argv, &a) < 0)
-		return EXIT_PMUSIM_ERROR;
-	if (a.rep + a.stacks + a.cpi.on + a.regions.on > 1)
-		return fprintf(stderr, "pmusim report: one of --rep, --stacks, --cpi and --regions\n"), EXIT_PMUSIM_ERROR;
-	if (a.regions.given && !a.regions.on)
-		return fprintf(stderr, "pmusim report: --truth-json and the region options are for --regions\n"),
-		       EXIT_PMUSIM_ERROR;
-	if (a.regions.on && (a.comms || a.sort_given || a.pa.method_given || a.comm))
-		return fprintf(stderr, "pmusim report: --regions takes none of --comm, --sort, --method, "
-				       "--comm-frame\n"), EXIT_PMUSIM_ERROR;
-	if (a.cpi.given && !a.cpi.on)
-		return fprintf(stderr, "pmusim report: --by, --insns-from, --cycles-from, --cycles-input, --refill and "
-				       "--skid-cycles are for --cpi\n"), EXIT_PMUSIM_ERROR;
-	if (a.format == F_CSV && !a.cpi.on)
-		return fprintf(stderr, "pmusim report: --format csv is for --cpi\n"), EXIT_PMUSIM_ERROR;
-	if (a.format == F_DOT && !a.regions.on)
-		return fprintf(stderr, "pmusim report: --format dot is for --regions\n"), EXIT_PMUSIM_ERROR;
-	if (a.cpi.on && (a.comms || a.sort_given || a.pa.method_given || a.svg || a.comm))
-		return fprintf(stderr, "pmusim report: --cpi takes none of --comm, --sort, --method, --svg, --comm-frame\n"),
-		       EXIT_PMUSIM_ERROR;
-	if (!a.stacks && ((a.svg && !a.regions.on) || a.comm || a.format == F_FOLDED || a.format == F_SPEEDSCOPE))
-		return fprintf(stderr, "pmusim report: --svg needs --stacks or --regions; --comm-frame and "
-				       "--format folded or speedscope need --stacks\n"),
-		       EXIT_PMUSIM_ERROR;
-	if ((a.rep || a.stacks) && (a.comms || a.sort_given))
-		return fprintf(stderr, "pmusim report: --comm and --sort are for the overhead table, not --%s%s\n",
-			       a.rep ? "rep" : "stacks", a.stacks ? " (--comm-frame names the command there)" : ""),
-		       EXIT_PMUSIM_ERROR;
-	if (a.sort_given && a.pa.method_given)
-		return fprintf(stderr, "pmusim report: --sort makes the overhead table, --method the edge profile; "
-				       "not both\n"), EXIT_PMUSIM_ERROR;
+	int rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc == CLI_HELP ? 0 : EXIT_PMUSIM_ERROR;
 	if ((a.out && !(out_file = outputs_open(&outs, "-o", a.out))) ||
 	    (a.svg && !a.regions.on && !(svg_file = outputs_open(&outs, "--svg", a.svg))))
 		return profile_args_fini(&a.pa), EXIT_PMUSIM_ERROR;

@@ -56,25 +56,47 @@ static int run_option(void *ctx, int c, char *arg)
 	}
 }
 
-int cmd_run(int argc, char **argv)
+static int parse_args(int argc, char **argv, struct run_args *a)
 {
-	struct run_args a = {0};
-	struct program *p = &a.p;
-	int status = EXIT_PMUSIM_ERROR;
+	struct program *p = &a->p;
 	static const struct option opts[] = {PROG_LONG_OPTIONS, {"empty-block-hook", no_argument, 0, 'E'},
 					     {"dbr-regions", required_argument, 0, RUN_O_DBR_REGIONS},
 					     {"dbr-report", required_argument, 0, RUN_O_DBR_REPORT},
 					     {"callgrind", required_argument, 0, RUN_O_CALLGRIND},
 					     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	if (program_init(p, "pmusim run", argc) < 0 ||
-	    program_parse(p, argc, argv, "+h" PROG_SHORT_OPTIONS, opts, run_usage, run_option, &a) < 0)
-		goto out;
-	if (a.dbr.report && !a.dbr.regions) {
-		fprintf(stderr, "pmusim run: --dbr-report writes the replay of --dbr-regions R.json: give one\n");
-		goto out;
-	}
-	if (a.cg.path && (p->so.dbr || p->live.on || p->dbr.path)) {
-		fprintf(stderr, "pmusim run: --callgrind profiles the program as it is: not with --dbr or --dbr-install\n");
+	if (program_init(p, "pmusim run", argc) < 0)
+		return -1;
+	int rc = program_parse(p, argc, argv, "+h" PROG_SHORT_OPTIONS, opts, run_usage, run_option, a);
+	if (rc)
+		return rc;
+	if (a->dbr.report && !a->dbr.regions)
+		return fprintf(stderr, "pmusim run: --dbr-report writes the replay of --dbr-regions R.json: give one\n"),
+		       -1;
+	if (a->cg.path && (p->so.dbr || p->live.on || p->dbr.path))
+		return fprintf(stderr,
+			       "pmusim run: --callgrind profiles the program as it is: not with --dbr or --dbr-install\n"),
+		       -1;
+	return 0;
+}
+
+int cmd_run_parse(int argc, char **argv)
+{
+	struct run_args a = {0};
+	int rc = parse_args(argc, argv, &a);
+	run_callgrind_free(&a.cg);
+	dbr_replay_free(&a.dbr);
+	program_free(&a.p);
+	return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_args a = {0};
+	struct program *p = &a.p;
+	int status = EXIT_PMUSIM_ERROR;
+	int rc = parse_args(argc, argv, &a);
+	if (rc) {
+		status = rc == CLI_HELP ? 0 : EXIT_PMUSIM_ERROR;
 		goto out;
 	}
 	if ((a.dbr.regions && dbr_replay_open(&a.dbr, p) < 0) || run_callgrind_open(&a.cg, p) < 0 ||

@@ -332,7 +332,7 @@ static int parse_args(int argc, char **argv, const char **in, unsigned *fields, 
 					     {"max-stack", required_argument, 0, 'm'},
 					     {"symfs", required_argument, 0, 's'},
 					     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	optind = 1;
+	optind = 0; /* a fresh parse (program_parse) */
 	opterr = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "hi:F:", opts, NULL)) != -1) {
@@ -347,7 +347,7 @@ static int parse_args(int argc, char **argv, const char **in, unsigned *fields, 
 				return -1;
 			break;
 		case 's': *symfs = optarg; break;
-		case 'h': fputs(script_usage, stdout); exit(0);
+		case 'h': fputs(script_usage, stdout); return CLI_HELP;
 		default:
 			cli_unknown_option("pmusim script", argv[optind - 1]);
 			return -1;
@@ -396,14 +396,25 @@ static int all_branches(const struct perfdata *pd)
 	return (bt & PERF_SAMPLE_BRANCH_ANY) != 0;
 }
 
+/* The command's defaults: the fields perf script prints by default, and IBS. */
+#define SCRIPT_DEFAULTS                                                                                   \
+	{.fields = F_COMM | F_TID | F_TIME | F_PERIOD | F_EVENT | F_IP | F_SYM | F_SYMOFF | F_DSO | F_IBS,   \
+	 .max_stack = 127}
+
+int cmd_script_parse(int argc, char **argv)
+{
+	const char *in = "perf.data", *symfs = NULL;
+	struct script sc = SCRIPT_DEFAULTS;
+	return parse_args(argc, argv, &in, &sc.fields, &sc.max_stack, &symfs);
+}
+
 int cmd_script(int argc, char **argv)
 {
 	const char *in = "perf.data", *symfs = NULL;
-	struct script sc = {.fields = F_COMM | F_TID | F_TIME | F_PERIOD | F_EVENT | F_IP | F_SYM | F_SYMOFF | F_DSO |
-				      F_IBS,
-			    .max_stack = 127};
-	if (parse_args(argc, argv, &in, &sc.fields, &sc.max_stack, &symfs) < 0)
-		return EXIT_PMUSIM_ERROR;
+	struct script sc = SCRIPT_DEFAULTS;
+	int rc = parse_args(argc, argv, &in, &sc.fields, &sc.max_stack, &symfs);
+	if (rc)
+		return rc == CLI_HELP ? 0 : EXIT_PMUSIM_ERROR;
 	char msg[512] = "";
 	int err = perfdata_open(in, &sc.pd, msg, sizeof(msg));
 	if (err < 0) {

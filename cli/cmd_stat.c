@@ -67,7 +67,7 @@ static int stat_option(void *ctx, int c, char *arg)
 	case 'e':
 		if (strcmp(arg, "list") == 0) {
 			eventlist_print_known(stdout);
-			exit(0);
+			return CLI_HELP;
 		}
 		return eventlist_add(&a->el, arg, "pmusim stat");
 	case 'x': a->sep = arg; return 0;
@@ -91,8 +91,9 @@ static int parse_args(int argc, char **argv, struct program *p, struct stat_args
 		{"field-separator", required_argument, 0, 'x'}, {"output", required_argument, 0, 'o'},
 		{"json-output", no_argument, 0, 'j'}, {"json", no_argument, 0, 'B'},
 		{"interval-print", required_argument, 0, 'I'}, {"summary", no_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	if (program_parse(p, argc, argv, "+he:x:o:jI:" PROG_SHORT_OPTIONS, opts, stat_usage, stat_option, a) < 0)
-		return -1;
+	int rc = program_parse(p, argc, argv, "+he:x:o:jI:" PROG_SHORT_OPTIONS, opts, stat_usage, stat_option, a);
+	if (rc)
+		return rc;
 	if (a->baseline && (a->json || a->sep || a->interval_ms))
 		return fprintf(stderr, "%s: --json writes a baseline document: not with -j, -x or -I\n", p->cmd), -1;
 	if (a->json && a->sep)
@@ -107,6 +108,17 @@ static int parse_args(int argc, char **argv, struct program *p, struct stat_args
 			  "rep_iterations", p->cmd) < 0)
 		return -1;
 	return 0;
+}
+
+int cmd_stat_parse(int argc, char **argv)
+{
+	struct program p;
+	struct stat_args a;
+	memset(&a, 0, sizeof(a));
+	a.p = &p;
+	int rc = program_init(&p, "pmusim stat", argc) < 0 ? -1 : parse_args(argc, argv, &p, &a);
+	program_free(&p);
+	return rc;
 }
 
 /* 1234567 -> "1,234,567" */
@@ -324,8 +336,11 @@ int cmd_stat(int argc, char **argv)
 	uint64_t prev[PMU_MAX_COUNTERS] = {0};
 	memset(&a, 0, sizeof(a));
 	a.p = &p;
-	if (program_init(&p, "pmusim stat", argc) < 0 || parse_args(argc, argv, &p, &a) < 0)
+	int rc = program_init(&p, "pmusim stat", argc) < 0 ? -1 : parse_args(argc, argv, &p, &a);
+	if (rc) {
+		status = rc == CLI_HELP ? 0 : EXIT_PMUSIM_ERROR;
 		goto out;
+	}
 	struct pmu_config cfg = {.nctr = (uint32_t)a.el.n, .seed = p.so.seed};
 	for (size_t i = 0; i < a.el.n; i++)
 		cfg.ctr[i].ev = a.el.spec[i].ev;

@@ -19,6 +19,7 @@
 #include "cli/uniformity_report.h"
 #include "cli/uniformity_runs.h"
 #include "common/arrays.h"
+#include "common/grow.h"
 #include "common/number.h"
 
 static const char uniformity_usage[] =
@@ -126,8 +127,8 @@ static const struct {
 };
 
 struct uniformity_args {
-	char **rec; /* "record" and the passed options */
-	size_t nrec;
+	char **rec; /* "record" and the passed options, NULL-terminated */
+	size_t nrec, rec_cap;
 	uint64_t delta, seed, pmu_seed0, seeds, jobs;
 	int pmu_seed_given, lbr;
 	struct profile_args pa;
@@ -209,9 +210,15 @@ static int pass_option(struct uniformity_args *a, int c, const char *arg)
 	for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++) {
 		if (passed[i].code != c)
 			continue;
+		/* grown here, not sized by argc: one word can hold many options ("-bbb") */
+		char **g = grow_array(a->rec, &a->rec_cap, a->nrec + 3, sizeof(*a->rec));
+		if (!g)
+			return fprintf(stderr, "%s: out of memory\n", cmd), -1;
+		a->rec = g;
 		a->rec[a->nrec++] = (char *)passed[i].flag;
 		if (arg)
 			a->rec[a->nrec++] = (char *)arg;
+		a->rec[a->nrec] = NULL;
 		if (c == 'b' || c == 'j')
 			a->lbr = 1;
 		if (c == O_DELTA)
@@ -261,13 +268,13 @@ static int parse_options(int argc, char **argv, struct uniformity_args *a)
 	    {"svg", required_argument, 0, O_SVG},
 	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0}};
-	optind = 1;
+	optind = 0; /* a fresh parse (program_parse) */
 	opterr = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "+he:c:bj:J:", opts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(uniformity_usage, stdout);
-			exit(0);
+			return CLI_HELP;
 		}
 		int r = c == '?' || c == ':' ? 1 : pass_option(a, c, optarg);
 		if (r > 0 && c != '?' && c != ':')
@@ -395,13 +402,32 @@ int cmd_uniformity(int argc, char **argv)
 {
 	struct uniformity_args a = {.uo = {.alpha = 0.001, .min_share = 0.001, .min_count = 100}};
 	profile_args_init(&a.pa);
-	a.rec = calloc(2 * (size_t)argc + 2, sizeof(char *));
-	if (!a.rec)
+	if (!(a.rec = grow_array(NULL, &a.rec_cap, 2, sizeof(*a.rec))))
 		return fprintf(stderr, "%s: out of memory\n", cmd), EXIT_PMUSIM_ERROR;
 	a.rec[a.nrec++] = (char *)"record";
+	a.rec[a.nrec] = NULL;
 	int status = EXIT_PMUSIM_ERROR;
-	if (parse_options(argc, argv, &a) == 0 && check_args(&a) == 0)
+	int rc = parse_options(argc, argv, &a);
+	if (rc == CLI_HELP)
+		status = 0;
+	else if (rc == 0 && check_args(&a) == 0)
 		status = run_test(&a);
 	free(a.rec);
 	return status;
+}
+
+int cmd_uniformity_parse(int argc, char **argv)
+{
+	struct uniformity_args a = {.uo = {.alpha = 0.001, .min_share = 0.001, .min_count = 100}};
+	profile_args_init(&a.pa);
+	if (!(a.rec = grow_array(NULL, &a.rec_cap, 2, sizeof(*a.rec))))
+		return fprintf(stderr, "%s: out of memory\n", cmd), -1;
+	a.rec[a.nrec++] = (char *)"record";
+	a.rec[a.nrec] = NULL;
+	int rc = parse_options(argc, argv, &a);
+	if (rc == 0)
+		rc = check_args(&a);
+	free(a.rec);
+	profile_args_fini(&a.pa);
+	return rc;
 }

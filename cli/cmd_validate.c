@@ -164,8 +164,9 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 	a->min_share = 0.01;
 	a->max_rel_err = -1;
 	region_args_init(&a->regions);
-	if (profile_args_parse(&a->pa, argc, argv, opts, validate_usage, "pmusim validate", validate_option, a) < 0)
-		return -1;
+	int rc = profile_args_parse(&a->pa, argc, argv, opts, validate_usage, "pmusim validate", validate_option, a);
+	if (rc)
+		return rc;
 	if (!a->truth)
 		return fprintf(stderr, "pmusim validate: --truth FILE is required\n"), -1;
 	if (a->rep + a->stacks + a->cpi.on + a->regions.on > 1)
@@ -176,6 +177,15 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 		return fprintf(stderr, "pmusim validate: --by, --insns-from, --cycles-from, --cycles-input, --refill and "
 				       "--skid-cycles are for --cpi\n"), -1;
 	return 0;
+}
+
+int cmd_validate_parse(int argc, char **argv)
+{
+	struct validate_args a = {0};
+	profile_args_init(&a.pa);
+	int rc = parse_args(argc, argv, &a);
+	profile_args_fini(&a.pa);
+	return rc;
 }
 
 static void print_result(const struct validate_args *a, const struct overlap *o,
@@ -473,8 +483,9 @@ int cmd_validate(int argc, char **argv)
 	 * status: the gate does */
 	signal(SIGPIPE, SIG_IGN);
 	profile_args_init(&a.pa);
-	if (parse_args(argc, argv, &a) < 0)
-		return EXIT_PMUSIM_ERROR;
+	int rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc == CLI_HELP ? 0 : EXIT_PMUSIM_ERROR;
 	if (profile_args_resolve(&a.pa, "pmusim validate") < 0)
 		return profile_args_fini(&a.pa), EXIT_PMUSIM_ERROR;
 	if (a.rep || a.stacks || a.cpi.on || a.regions.on) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/perf_refusals.h"
 #include "cli/program.h"
 #include "common/err.h"
@@ -58,14 +59,14 @@ int profile_args_parse(struct profile_args *a, int argc, char **argv, const stru
 		       const char *usage, const char *cmd, int (*own)(void *ctx, int code, char *arg),
 		       void *ctx)
 {
-	optind = 1;
+	optind = 0; /* a fresh parse (program_parse) */
 	opterr = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "hi:o:s:", opts, NULL)) != -1) { /* -s: report's --sort, as perf */
 		int r = profile_args_option(a, c, optarg, cmd);
 		if (r > 0 && c == 'h') {
 			fputs(usage, stdout);
-			exit(0);
+			return CLI_HELP;
 		}
 		if (r > 0)
 			r = c != '?' && c != ':' ? own(ctx, c, optarg) : 1;

@@ -44,8 +44,9 @@ void profile_args_init(struct profile_args *a);
 /* Handles a shared option: 0 handled, -1 bad value (message printed), 1 not one. */
 int profile_args_option(struct profile_args *a, int code, const char *arg, const char *cmd);
 /* Parses the whole command line: the shared options, -h/--help (prints usage,
- * exits 0), the command's own options through own (0 handled, -1 bad value with
- * a message printed, 1 not its option). No operands are accepted. 0 or -1. */
+ * returns CLI_HELP), the command's own options through own (0 handled, -1 bad
+ * value with a message printed, 1 not its option). No operands are accepted.
+ * 0, CLI_HELP or -1; starts afresh as program_parse does. */
 int profile_args_parse(struct profile_args *a, int argc, char **argv, const struct option *opts,
 		       const char *usage, const char *cmd, int (*own)(void *ctx, int code, char *arg),
 		       void *ctx);

@@ -174,19 +174,23 @@ static int program_args(struct program *p, int argc, char **argv, int optind_)
 int program_parse(struct program *p, int argc, char **argv, const char *shortopts,
 		  const struct option *opts, const char *usage, program_own_option own, void *ctx)
 {
-	optind = 1;
+	/* 0, not 1: glibc's getopt then also forgets where it stood inside a cluster
+	 * of short options of an earlier parse, whose strings may be gone */
+	optind = 0;
 	opterr = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		int r = program_option(p, c, optarg);
 		if (r == 0 && c == 'h') {
 			fputs(usage, stdout);
-			exit(0);
+			return CLI_HELP;
 		}
 		if (r == 0)
 			r = own && c != '?' && c != ':' ? own(ctx, c, optarg) : 1;
 		else
 			r = r > 0 ? 0 : -1;
+		if (r == CLI_HELP)
+			return CLI_HELP;
 		if (r < 0)
 			return -1;
 		if (r > 0) {

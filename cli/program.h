@@ -125,9 +125,12 @@ int program_option(struct program *p, int code, const char *arg);
 typedef int (*program_own_option)(void *ctx, int code, char *arg);
 
 /* Parses the command line: the shared options, -h/--help (prints usage and
- * exits 0), the command's own options through own (may be NULL), then
- * PROG [ARGS...], building the guest environment. 0, or -1 with a message
- * printed. opts must include PROG_LONG_OPTIONS and {"help", no_argument, 0, 'h'}. */
+ * returns CLI_HELP), the command's own options through own (may be NULL; 0
+ * handled, -1 bad value with a message printed, 1 not its option, CLI_HELP
+ * ends the parse), then PROG [ARGS...], building the guest environment. 0,
+ * CLI_HELP, or -1 with a message printed. The parse starts afresh (optind = 0,
+ * glibc's full reset), whatever parse came before. opts must include
+ * PROG_LONG_OPTIONS and {"help", no_argument, 0, 'h'}. */
 int program_parse(struct program *p, int argc, char **argv, const char *shortopts,
 		  const struct option *opts, const char *usage, program_own_option own, void *ctx);
 

@@ -60,6 +60,8 @@ static char *json_str(const char *p)
 			continue;
 		}
 		char c = p[1];
+		if (!c)
+			break; /* a backslash ends the text: stepping over both would pass its end */
 		p += 2;
 		if (c == 'u' && strlen(p) >= 4) {
 			char hex[5] = {p[0], p[1], p[2], p[3], 0};

@@ -298,8 +298,16 @@ static int parse_features(struct perfdata *pd, const uint64_t *feat_map, char *m
 }
 
 /* The whole file in memory: mapped, or under AddressSanitizer read into the heap so
- * that any read past its end is reported. NULL with errno set on failure. */
+ * that any read past its end is reported (gcc says ASan with __SANITIZE_ADDRESS__,
+ * clang with __has_feature). NULL with errno set on failure. */
 #if defined(__SANITIZE_ADDRESS__)
+#define PERFDATA_LOAD_HEAP 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PERFDATA_LOAD_HEAP 1
+#endif
+#endif
+#if defined(PERFDATA_LOAD_HEAP)
 static const uint8_t *load(int fd, size_t len)
 {
 	uint8_t *p = malloc(len);

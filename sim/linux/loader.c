@@ -8,8 +8,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +18,12 @@
 
 #include "common/err.h"
 #include "common/infile.h"
+#include "sim/linux/elf_plan.h"
 #include "sim/machine/cpuid.h"
 #include "sim/machine/memory.h"
 #include "sim/sim_state.h"
+
+_Static_assert(ELF_PLAN_PAGE == GUEST_PAGE, "the plan rounds to the guest's pages");
 
 /* 0, or a negative pmusim_err with *why (PMUSIM_ERR_IO) for the message. */
 static int read_file(const char *path, unsigned char **buf, size_t *len, const char **why)
@@ -64,56 +65,6 @@ static int prot_of(uint32_t pf)
 	       ((pf & PF_X) ? UC_PROT_EXEC : 0);
 }
 
-/* Checks the ELF header and program headers; fills the load plan. */
-static int check_elf(Elf *elf, const unsigned char *file, size_t flen, GElf_Ehdr *eh, size_t *phnum,
-		     char *interp, size_t ilen, char *msg, size_t ml, const char *path)
-{
-	if (elf_kind(elf) != ELF_K_ELF)
-		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: not an ELF file", path);
-	if (gelf_getclass(elf) != ELFCLASS64)
-		return pmusim_fail(msg, ml, PMUSIM_ERR_ARCH, "%s: not a 64-bit ELF file", path);
-	if (!gelf_getehdr(elf, eh))
-		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF,
-				   "%s: truncated or corrupt ELF header", path);
-	if (eh->e_machine != EM_X86_64)
-		return pmusim_fail(msg, ml, PMUSIM_ERR_ARCH, "%s: not an x86-64 program", path);
-	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
-		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: not an executable ELF file", path);
-	if (elf_getphdrnum(elf, phnum) != 0 || *phnum == 0 || *phnum > 256 ||
-	    eh->e_phentsize != sizeof(Elf64_Phdr) ||
-	    eh->e_phoff > flen || *phnum * sizeof(Elf64_Phdr) > flen - eh->e_phoff)
-		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF,
-				   "%s: truncated or corrupt program headers", path);
-	int loads = 0;
-	for (size_t i = 0; i < *phnum; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(elf, (int)i, &ph))
-			return pmusim_fail(msg, ml, PMUSIM_ERR_ELF,
-					   "%s: truncated or corrupt program header", path);
-		if (ph.p_type == PT_INTERP) {
-			if (ph.p_offset > flen || ph.p_filesz > flen - ph.p_offset || ph.p_filesz == 0 ||
-			    ph.p_filesz >= ilen || file[ph.p_offset + ph.p_filesz - 1] != 0)
-				return pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: corrupt interpreter path",
-						   path);
-			memcpy(interp, file + ph.p_offset, ph.p_filesz);
-		}
-		if (ph.p_type != PT_LOAD)
-			continue;
-		loads++;
-		if (ph.p_offset > flen || ph.p_filesz > flen - ph.p_offset)
-			return pmusim_fail(msg, ml, PMUSIM_ERR_ELF,
-					   "%s: truncated ELF file (segment past end of file)", path);
-		if (ph.p_filesz > ph.p_memsz || ph.p_memsz > (1ULL << 36) ||
-		    ph.p_vaddr + ph.p_memsz < ph.p_vaddr ||
-		    (ph.p_align > 1 && (ph.p_vaddr % GUEST_PAGE) != (ph.p_offset % GUEST_PAGE)))
-			return pmusim_fail(msg, ml, PMUSIM_ERR_ELF,
-					   "%s: corrupt loadable segment", path);
-	}
-	if (loads == 0)
-		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: no loadable segments", path);
-	return 0;
-}
-
 /* One ELF file placed in the guest: the program or its interpreter. */
 struct image {
 	const char *path;       /* as given, for messages */
@@ -122,50 +73,32 @@ struct image {
 	char interp[PATH_MAX];  /* PT_INTERP, "" when there is none */
 };
 
-/* The lowest and highest page of the PT_LOAD segments (ELF virtual addresses). */
-static void load_span(Elf *elf, size_t phnum, uint64_t *lo, uint64_t *hi)
+static void add_exec_map(struct sim *s, const struct image *im, const struct elf_seg *sg)
 {
-	*lo = UINT64_MAX;
-	*hi = 0;
-	for (size_t i = 0; i < phnum; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || ph.p_memsz == 0)
-			continue;
-		if (PAGE_DOWN(ph.p_vaddr) < *lo)
-			*lo = PAGE_DOWN(ph.p_vaddr);
-		if (PAGE_UP(ph.p_vaddr + ph.p_memsz) > *hi)
-			*hi = PAGE_UP(ph.p_vaddr + ph.p_memsz);
-	}
-}
-
-static void add_exec_map(struct sim *s, const struct image *im, const GElf_Phdr *ph)
-{
-	uint64_t va = ph->p_vaddr + im->bias;
-	if (!(ph->p_flags & PF_X) || s->p->nexec_maps >= SIM_MAX_MAPPINGS)
+	uint64_t va = sg->vaddr + im->bias;
+	if (!(sg->flags & PF_X) || s->p->nexec_maps >= SIM_MAX_MAPPINGS)
 		return;
 	s->p->exec_maps[s->p->nexec_maps++] = (struct sim_mapping){
-		.addr = PAGE_DOWN(va), .len = PAGE_UP(va + ph->p_memsz) - PAGE_DOWN(va),
-		.pgoff = PAGE_DOWN(ph->p_offset), .path = im->abs, .pid = s->p->pid,
-		.prot = ((ph->p_flags & PF_R) ? PROT_READ : 0) | ((ph->p_flags & PF_W) ? PROT_WRITE : 0) |
+		.addr = PAGE_DOWN(va), .len = PAGE_UP(va + sg->memsz) - PAGE_DOWN(va),
+		.pgoff = PAGE_DOWN(sg->offset), .path = im->abs, .pid = s->p->pid,
+		.prot = ((sg->flags & PF_R) ? PROT_READ : 0) | ((sg->flags & PF_W) ? PROT_WRITE : 0) |
 			PROT_EXEC,
 	};
 }
 
-static int map_segments(struct sim *s, Elf *elf, size_t phnum, const unsigned char *file,
-			const GElf_Ehdr *eh, struct image *im, char *msg, size_t ml)
+static int map_segments(struct sim *s, const struct elf_plan *pl, const unsigned char *file,
+			struct image *im, char *msg, size_t ml)
 {
 	uint64_t bias = im->bias, hi = 0;
-	im->phdr = 0;
+	/* the plan keeps segments below 2^64 - a page; the bias must not wrap them */
+	if (pl->nseg && bias + pl->hi < bias)
+		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF,
+				   "%s: segments overlap or lie outside user space", im->path);
 	/* first pass: map every segment's pages writable and fill them */
-	for (size_t i = 0; i < phnum; i++) {
-		GElf_Phdr ph;
-		gelf_getphdr(elf, (int)i, &ph);
-		if (ph.p_type == PT_PHDR)
-			im->phdr = ph.p_vaddr + bias;
-		if (ph.p_type != PT_LOAD || ph.p_memsz == 0)
-			continue;
-		uint64_t va = ph.p_vaddr + bias;
-		uint64_t start = PAGE_DOWN(va), end = PAGE_UP(va + ph.p_memsz);
+	for (size_t i = 0; i < pl->nseg; i++) {
+		const struct elf_seg *sg = &pl->seg[i];
+		uint64_t va = sg->vaddr + bias;
+		uint64_t start = PAGE_DOWN(va), end = PAGE_UP(va + sg->memsz);
 		/* one area per run of pages not mapped yet (a page may be shared with
 		 * the segment before): Unicorn holds only so many areas */
 		for (uint64_t p = start; p < end;) { /* by areas, not pages: p_memsz may be huge */
@@ -182,26 +115,22 @@ static int map_segments(struct sim *s, Elf *elf, size_t phnum, const unsigned ch
 						   "%s: segments overlap or lie outside user space", im->path);
 			p = q;
 		}
-		if (ph.p_filesz && mem_write(s, va, file + ph.p_offset, ph.p_filesz) < 0)
+		if (sg->filesz && mem_write(s, va, file + sg->offset, sg->filesz) < 0)
 			return pmusim_fail(msg, ml, PMUSIM_ERR_EMU, "%s: cannot write segment", im->path);
 		if (end > hi)
 			hi = end;
-		if (!im->phdr && eh->e_phoff >= ph.p_offset && eh->e_phoff < ph.p_offset + ph.p_filesz)
-			im->phdr = va + (eh->e_phoff - ph.p_offset);
 	}
 	/* second pass: final permissions, later segments win on shared pages as with mmap */
-	for (size_t i = 0; i < phnum; i++) {
-		GElf_Phdr ph;
-		gelf_getphdr(elf, (int)i, &ph);
-		if (ph.p_type != PT_LOAD || ph.p_memsz == 0)
-			continue;
-		uint64_t va = ph.p_vaddr + bias;
-		mem_protect(s, PAGE_DOWN(va), PAGE_UP(va + ph.p_memsz) - PAGE_DOWN(va), prot_of(ph.p_flags));
-		add_exec_map(s, im, &ph);
+	for (size_t i = 0; i < pl->nseg; i++) {
+		const struct elf_seg *sg = &pl->seg[i];
+		uint64_t va = sg->vaddr + bias;
+		mem_protect(s, PAGE_DOWN(va), PAGE_UP(va + sg->memsz) - PAGE_DOWN(va), prot_of(sg->flags));
+		add_exec_map(s, im, sg);
 	}
+	im->phdr = pl->has_phdr ? pl->phdr + bias : 0;
 	im->hi = hi;
-	im->entry = eh->e_entry + bias;
-	im->phnum = phnum;
+	im->entry = pl->entry + bias;
+	im->phnum = pl->phnum;
 	return 0;
 }
 
@@ -218,35 +147,30 @@ static int load_image(struct sim *s, struct image *im, int is_interp, char *msg,
 		return pmusim_fail(msg, ml, err, "%s: cannot read %s: %s", im->path,
 				   is_interp ? "the interpreter" : "program",
 				   err == PMUSIM_ERR_NOMEM ? "out of memory" : why);
-	if (flen < EI_NIDENT || memcmp(file, ELFMAG, SELFMAG) != 0) {
+	/* on the heap: a plan holds 256 segments and a path, about 14 KB */
+	struct elf_plan *pl = malloc(sizeof(*pl));
+	if (!pl) {
 		free(file);
-		return pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: not an ELF file", im->path);
+		return pmusim_fail(msg, ml, PMUSIM_ERR_NOMEM, "%s: out of memory", im->path);
 	}
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_memory((char *)file, flen);
-	GElf_Ehdr eh;
-	size_t phnum = 0;
-	im->interp[0] = 0;
-	if (!elf)
-		err = pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: truncated or corrupt ELF file", im->path);
+	err = elf_plan_read(file, flen, im->path, pl, msg, ml);
+	if (err)
+		im->interp[0] = 0;
 	else
-		err = check_elf(elf, file, flen, &eh, &phnum, im->interp, sizeof(im->interp), msg, ml, im->path);
-	if (!err && is_interp && (eh.e_type != ET_DYN || im->interp[0]))
+		memcpy(im->interp, pl->interp, sizeof(im->interp));
+	if (!err && is_interp && (pl->type != ET_DYN || im->interp[0]))
 		err = pmusim_fail(msg, ml, PMUSIM_ERR_ELF, "%s: not a usable program interpreter", im->path);
 	if (!err) {
-		uint64_t lo, hi;
-		load_span(elf, phnum, &lo, &hi);
 		if (!is_interp)
-			im->bias = eh.e_type == ET_DYN ? PIE_BASE : 0;
-		else if (!(im->bias = mem_find_free(s, hi - lo)))
+			im->bias = pl->type == ET_DYN ? PIE_BASE : 0;
+		else if (!(im->bias = mem_find_free(s, pl->hi - pl->lo)))
 			err = pmusim_fail(msg, ml, PMUSIM_ERR_NOMEM, "%s: no room for the interpreter", im->path);
 		else
-			im->bias -= lo;
+			im->bias -= pl->lo;
 	}
 	if (!err)
-		err = map_segments(s, elf, phnum, file, &eh, im, msg, ml);
-	if (elf)
-		elf_end(elf);
+		err = map_segments(s, pl, file, im, msg, ml);
+	free(pl);
 	free(file);
 	return err;
 }

@@ -329,6 +329,8 @@ static const struct {
     {__LINE__, {"-c", "97", "--delta", "50", "-b", "--seeds", "4", "--alpha", "2"}, "--alpha"},
     {__LINE__, {"-c", "97", "--delta", "50", "-b", "--seeds", "4", "--format", "xml"}, "--format"},
     {__LINE__, {"-c", "97", "--delta", "50", "-b", "--seeds", "4", "--method", "best"}, "method"},
+    /* one word, 120 options: the options passed on to record outnumber the words */
+    {__LINE__, {"-c", "97", "--delta", "50", "-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "--seeds", "4", "--method", "best"}, "method"},
     {__LINE__,
      {"-c", "97", "--delta", "50", "-b", "--seeds", "4", "--truth", "t.fdata"},
      "unknown"},

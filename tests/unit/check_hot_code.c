@@ -528,6 +528,27 @@ START_TEST(truth_refused)
 }
 END_TEST
 
+/* A truth cut after a backslash in the program's name, read after a longer line:
+ * the reader's line buffer holds old bytes past the end of this one, which the
+ * unescaping must not step into. */
+START_TEST(truth_string_cut_after_backslash)
+{
+	make_dir();
+	FILE *f = fopen(path("t.json"), "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "{\n  \"comment\": \"");
+	for (int i = 0; i < 300; i++)
+		fputc('x', f);
+	fputs("\",\n  \"program\": \"ab\\", f);
+	fclose(f);
+	struct hot_code *h;
+	char msg[256] = "";
+	ck_assert_int_eq(hot_code_from_truth(path("t.json"), &h, msg, sizeof(msg)), PMUSIM_ERR_FORMAT);
+	ck_assert_msg(strstr(msg, "has no \"blocks\""), "%s", msg);
+	remove_dir();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hot_code");
@@ -538,6 +559,7 @@ int main(void)
 	tcase_add_test(tc, truth_counts);
 	tcase_add_test(tc, truth_load_bias_without_symbols);
 	tcase_add_test(tc, truth_refused);
+	tcase_add_test(tc, truth_string_cut_after_backslash);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

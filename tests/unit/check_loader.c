@@ -1,9 +1,13 @@
 /* Loading programs (sim/sim.h sim_new): bad files end in a negative error and
  * one line of explanation, never a crash; a good static program runs. */
 #include <check.h>
+#include <elf.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/err.h"
@@ -140,6 +144,62 @@ START_TEST(good_program_runs)
 }
 END_TEST
 
+/* A static glibc program whose PT_TLS asks for an absurd alignment: glibc's TLS
+ * setup asks brk, then mmap, for a block of that size. The run must end as the
+ * native one does ("Fatal glibc error: Cannot allocate TLS block", status 127)
+ * and quickly: the address-space search for so large a block once took minutes. */
+static const uint64_t tls_aligns[] = {1ull << 44, 1ull << 48};
+
+START_TEST(tls_huge_align)
+{
+	size_t len;
+	unsigned char *elf = read_all(static_prog(), &len);
+	Elf64_Ehdr eh;
+	memcpy(&eh, elf, sizeof(eh));
+	int patched = 0;
+	for (size_t i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+		memcpy(&ph, elf + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type != PT_TLS)
+			continue;
+		ph.p_align = tls_aligns[_i];
+		memcpy(elf + eh.e_phoff + i * sizeof(ph), &ph, sizeof(ph));
+		patched = 1;
+	}
+	ck_assert_msg(patched, "the static program has no PT_TLS");
+	const char *p = path_in("tls_align");
+	write_file(p, elf, len);
+	free(elf);
+	ck_assert_int_eq(chmod(p, 0755), 0);
+
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 2);
+		execl(p, p, (char *)NULL);
+		_exit(126);
+	}
+	int ws;
+	ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
+	ck_assert_msg(WIFEXITED(ws), "the native run died of a signal");
+
+	char *argv[] = {(char *)p, NULL};
+	char *envp[] = {NULL};
+	FILE *log = fopen("/dev/null", "w");
+	struct sim_options o = {.path = p, .argv = argv, .envp = envp, .log = log};
+	struct sim *s;
+	char msg[256] = "";
+	ck_assert_int_eq(sim_new(&o, &s, msg, sizeof(msg)), 0);
+	struct sim_result res;
+	ck_assert_int_eq(sim_run(s, &res), 0);
+	ck_assert_int_eq(res.end, SIM_END_EXIT);
+	ck_assert_int_eq(res.status, WEXITSTATUS(ws));
+	sim_free(s);
+	fclose(log);
+}
+END_TEST
+
 static void make_dir(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/pmusim-loader-XXXXXX");
@@ -161,6 +221,7 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_loop_test(tc, bad_files, 0, (int)(sizeof(bad_cases) / sizeof(bad_cases[0])));
 	tcase_add_test(tc, good_program_runs);
+	tcase_add_loop_test(tc, tls_huge_align, 0, (int)(sizeof(tls_aligns) / sizeof(tls_aligns[0])));
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
