@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 
 #include "cli/cli.h"
@@ -22,11 +23,29 @@ extern char **environ;
 #define EXIT_DEADLOCK 125
 
 static volatile int interrupted;
+static volatile sig_atomic_t running; /* the program runs: a stop signal must reach it */
 
+/* How often a stop signal is repeated (as SIGALRM) while the program runs, in µs. */
+#define STOP_KICK_US 50000
+
+/* A stop signal sets the flag the simulator polls between blocks and before it waits.
+ * One landing just after that check and before a blocking host call (poll with no
+ * timeout, the open of a FIFO) would be lost, so until the run returns an interval
+ * timer repeats it as SIGALRM, whose handler does nothing: the next one ends the call
+ * with EINTR and the flag is seen. setitimer is a plain system call here. */
 static void on_stop_signal(int sig)
 {
 	if (!interrupted)
 		interrupted = sig;
+	if (running) {
+		struct itimerval kick = {{0, STOP_KICK_US}, {0, STOP_KICK_US}};
+		setitimer(ITIMER_REAL, &kick, NULL);
+	}
+}
+
+static void on_kick(int sig)
+{
+	(void)sig;
 }
 
 /* The signals that would end pmusim by default and can be caught: each ends the run as
@@ -43,6 +62,9 @@ static void catch_stop_signals(void)
 		if (sigaction(sigs[i], NULL, &cur) == 0 && cur.sa_handler != SIG_IGN)
 			sigaction(sigs[i], &sa, NULL);
 	}
+	struct sigaction kick = {.sa_handler = on_kick};
+	sigemptyset(&kick.sa_mask);
+	sigaction(SIGALRM, &kick, NULL);
 }
 
 int parse_u64(const char *s, uint64_t *out)
@@ -297,7 +319,12 @@ void program_run(struct program *p)
 	if (!p->progress.cmd)
 		p->progress.cmd = p->cmd;
 	progress_start(&p->progress, p->sim, p->quiet);
+	running = 1;
+	if (interrupted) /* it came while the program was being loaded */
+		on_stop_signal(interrupted);
 	sim_run(p->sim, &p->res);
+	running = 0;
+	setitimer(ITIMER_REAL, &(struct itimerval){{0, 0}, {0, 0}}, NULL);
 	progress_end(&p->progress, p->sim);
 	fflush(stdout);
 	if (p->so.dbr)

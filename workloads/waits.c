@@ -1,6 +1,7 @@
 /* A program that works a little, then waits as its argument says, forever unless the
  * world outside answers: "spin" (a loop that never ends), "read" (standard input),
- * "poll" (standard input), "fifo PATH" (opening a FIFO nobody writes to). For tests of
+ * "poll" (standard input), "fifo PATH [GO]" (opening a FIFO nobody writes to, once the
+ * file GO exists: a signal just before a blocking call). For tests of
  * how a run ends when pmusim is signalled while the program waits in a host call.
  * Without an argument it only works and ends: the suites that run every workload
  * without arguments must see it end. */
@@ -25,8 +26,11 @@ int main(int argc, char **argv)
 		struct pollfd p = {0, POLLIN, 0};
 		return poll(&p, 1, -1) < 0;
 	}
-	if (strcmp(how, "fifo") == 0 && argc > 2)
+	if (strcmp(how, "fifo") == 0 && argc > 2) {
+		while (argc > 3 && access(argv[3], F_OK) != 0)
+			; /* until the test has signalled pmusim */
 		return open(argv[2], O_RDONLY) < 0;
+	}
 	for (;;)
 		x++;
 }

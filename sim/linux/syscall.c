@@ -297,7 +297,17 @@ void syscall_dispatch(struct sim *s)
 		uc_reg_read(s->p->uc, argregs[i], &x.a[i]);
 	s->syscall_pc = rip;
 	s->cur_args = &x;
+	/* A stop signal ends the run here rather than let a call start that may wait, or
+	 * let one it cut short (a FIFO's open, EINTR) answer the program. */
+	if (*s->interrupt_flag) {
+		sim_stop(s, SIM_END_SIGNAL, *s->interrupt_flag);
+		return;
+	}
 	int64_t ret = syscall_run(s, &x);
+	if (*s->interrupt_flag && !s->stop_reason) {
+		sim_stop(s, SIM_END_SIGNAL, *s->interrupt_flag);
+		return;
+	}
 	uint64_t r = (uint64_t)ret, next = rip + 2;
 	if (!s->attention && !s->stop_reason && signal_deliverable(s))
 		sched_request(s, next); /* deliver on the way back to user mode */

@@ -186,7 +186,8 @@ START_TEST(pmusim_is_out_of_reach)
 END_TEST
 
 /* Requests for more memory than exists, and holes punched one by one: answered at once
- * (CPU time of the whole run, so that a loaded machine does not fail it). */
+ * (CPU time of the whole run, so that a loaded machine does not fail it; before the
+ * bounds, the holes alone ran 5 minutes and the brk of +64 TiB did not end). */
 START_TEST(huge_address_space_requests_return_at_once)
 {
 	const char *out = tmp_path_kept("mem.out"), *err = tmp_path_kept("mem.err");
@@ -207,7 +208,10 @@ START_TEST(huge_address_space_requests_return_at_once)
 		     ru.ru_stime.tv_usec / 1e6;
 	char *o = slurp(out, NULL), *e = slurp(err, NULL);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, e);
-	ck_assert_msg(cpu < 3.0, "%.2f s of CPU time", cpu);
+	/* about 1 s alone, 2.2 s beside make test's other suites; the sanitized build's
+	 * interceptors make the area copies of the hole punching dearer still */
+	double bound = e2e_sanitized() ? 8.0 : 3.0;
+	ck_assert_msg(cpu < bound, "%.2f s of CPU time (bound %.0f s)", cpu, bound);
 	static const char *const want[][2] = {
 	    {"brk_16TiB", "refused"}, {"brk_64TiB", "refused"}, {"mmap_16TiB_readable", "ENOMEM"},
 	    {"mmap_64TiB_reserved", "done"}, {"mprotect_64TiB", "ENOMEM"}, {"munmap_64TiB", "done"},

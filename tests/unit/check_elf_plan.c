@@ -52,7 +52,8 @@ static unsigned char *make_file(const Elf64_Phdr *ph, size_t nph)
 	eh.e_ident[EI_DATA] = ELFDATA2LSB;
 	eh.e_ident[EI_VERSION] = EV_CURRENT;
 	memcpy(file, &eh, sizeof(eh));
-	memcpy(file + 64, ph, nph * sizeof(*ph));
+	if (nph)
+		memcpy(file + 64, ph, nph * sizeof(*ph));
 	memcpy(file + 0x1000, "abcd", 4);
 	memcpy(file + 0x2000, "/lib/ld.so", 11);
 	return file;
