@@ -4,21 +4,15 @@
  * edges fall on real code; then the overlap of the edges with themselves. */
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/fdata.h"
 #include "profiler/binary.h"
 #include "profiler/edges.h"
 #include "profiler/validate.h"
 #include "tests/fuzz/fuzz_file.h"
-
-/* The program the input's names and addresses are resolved in: $FUZZ_PROGRAM, else
- * the static musl workload that make fuzz builds (126 symbols: a lookup table per
- * input stays cheap), else the harness itself. */
-#define FUZZ_DEFAULT_PROGRAM "build/workloads/musl_hello"
+#include "tests/fuzz/fuzz_program.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -28,14 +22,7 @@ static struct binary *bin;
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
-	char msg[512];
-	const char *prog = getenv("FUZZ_PROGRAM");
-	if (!prog || !prog[0])
-		prog = access(FUZZ_DEFAULT_PROGRAM, R_OK) == 0 ? FUZZ_DEFAULT_PROGRAM : "/proc/self/exe";
-	if (binary_open(prog, 0, &bin, msg, sizeof(msg)) != 0) {
-		fprintf(stderr, "fuzz_fdata: %s\n", msg);
-		abort();
-	}
+	bin = fuzz_program_open("fuzz_fdata");
 	return 0;
 }
 
