@@ -403,7 +403,7 @@ syscall-names:
 
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c), one per reader of untrusted input, built
 # with clang under build/fuzz. make fuzz runs each for FUZZ_SECONDS from its corpus
-# (tests/fuzz/corpus/NAME; new inputs go to build/fuzz/corpus/NAME, the committed
+# (tests/fuzz/corpus/NAME for fuzz_NAME; new inputs go to build/fuzz/corpus/NAME, the committed
 # corpus stays as it is); make fuzz-corpus runs each once over its corpus, which
 # make test does (tests/fuzz/run_corpus.sh counts one check per harness).
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
@@ -428,11 +428,12 @@ fuzz-build: $(WL_DIR)/musl_hello
 
 fuzz: fuzz-build
 	@for n in $(FUZZ_NAMES); do \
-		mkdir -p $(FUZZ_DIR)/corpus/$$n $(FUZZ_DIR)/crashes/$$n; \
+		c=$${n#fuzz_}; \
+		mkdir -p $(FUZZ_DIR)/corpus/$$c $(FUZZ_DIR)/crashes/$$c; \
 		echo "fuzz: $$n for $(FUZZ_SECONDS) s"; \
 		$(FUZZ_DIR)/tests/$$n -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 -close_fd_mask=3 \
-			-artifact_prefix=$(FUZZ_DIR)/crashes/$$n/ -print_final_stats=1 \
-			$(FUZZ_DIR)/corpus/$$n tests/fuzz/corpus/$$n || exit 1; \
+			-artifact_prefix=$(FUZZ_DIR)/crashes/$$c/ -print_final_stats=1 \
+			$(FUZZ_DIR)/corpus/$$c tests/fuzz/corpus/$$c || exit 1; \
 	done
 
 fuzz-corpus: fuzz-build
