@@ -124,17 +124,23 @@ START_TEST(bad_files)
 }
 END_TEST
 
-START_TEST(good_program_runs)
+/* Loads and runs the program p (no arguments, no environment); the caller frees it. */
+static struct sim *run_program(const char *p, FILE *log, struct sim_result *res)
 {
-	const char *p = static_prog();
 	char *argv[] = {(char *)p, NULL};
 	char *envp[] = {NULL};
-	struct sim_options o = {.path = p, .argv = argv, .envp = envp, .log = stderr};
+	struct sim_options o = {.path = p, .argv = argv, .envp = envp, .log = log};
 	struct sim *s;
 	char msg[256] = "";
-	ck_assert_int_eq(sim_new(&o, &s, msg, sizeof(msg)), 0);
+	ck_assert_msg(sim_new(&o, &s, msg, sizeof(msg)) == 0, "%s: %s", p, msg);
+	ck_assert_int_eq(sim_run(s, res), 0);
+	return s;
+}
+
+START_TEST(good_program_runs)
+{
 	struct sim_result res;
-	ck_assert_int_eq(sim_run(s, &res), 0);
+	struct sim *s = run_program(static_prog(), stderr, &res);
 	ck_assert_int_eq(res.end, SIM_END_EXIT);
 	ck_assert_int_eq(res.status, 7);
 	ck_assert_uint_gt(res.insns, 1000); /* glibc start-up runs */
@@ -184,15 +190,9 @@ START_TEST(tls_huge_align)
 	ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
 	ck_assert_msg(WIFEXITED(ws), "the native run died of a signal");
 
-	char *argv[] = {(char *)p, NULL};
-	char *envp[] = {NULL};
 	FILE *log = fopen("/dev/null", "w");
-	struct sim_options o = {.path = p, .argv = argv, .envp = envp, .log = log};
-	struct sim *s;
-	char msg[256] = "";
-	ck_assert_int_eq(sim_new(&o, &s, msg, sizeof(msg)), 0);
 	struct sim_result res;
-	ck_assert_int_eq(sim_run(s, &res), 0);
+	struct sim *s = run_program(p, log, &res);
 	ck_assert_int_eq(res.end, SIM_END_EXIT);
 	ck_assert_int_eq(res.status, WEXITSTATUS(ws));
 	sim_free(s);
