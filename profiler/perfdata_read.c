@@ -404,6 +404,7 @@ void perfdata_close(struct perfdata *pd)
 	free(pd->id_all);
 	free(pd->ids);
 	free(pd->br);
+	free(pd->copy);
 	free(pd->bids);
 	free(pd->pmus);
 	free(pd->queue);

@@ -62,6 +62,8 @@ struct perfdata {
 	uint64_t data_off, data_end, pos;
 	struct perf_branch *br;
 	size_t brcap;
+	uint64_t *copy; /* a record whose place in the file is not 8-aligned, copied */
+	size_t copycap; /* in u64s */
 	struct build_id *bids;
 	size_t nbids;
 	const char *hostname, *version; /* HOSTNAME and VERSION features, or NULL */

@@ -245,10 +245,31 @@ int perfdata_record_time(const struct perfdata *pd, uint64_t off, uint16_t size,
 	return 0;
 }
 
-int perfdata_record_at(struct perfdata *pd, uint64_t off, uint16_t size, struct perf_record *rec)
+/* The record at off where its u64 fields can be read in place: perf writes every record
+ * size as a multiple of 8, but a crafted file need not, and the sample's pointers
+ * (callchain, registers) are u64 arrays. NULL when memory ran out. */
+static const uint8_t *record_aligned(struct perfdata *pd, uint64_t off, uint16_t size)
 {
 	const uint8_t *p = pd->map + off;
+	if (((uintptr_t)p & 7) == 0)
+		return p;
+	size_t n = ((size_t)size + 7) / 8;
+	if (n > pd->copycap) {
+		uint64_t *c = realloc(pd->copy, n * 8);
+		if (!c)
+			return NULL;
+		pd->copy = c, pd->copycap = n;
+	}
+	memcpy(pd->copy, p, size);
+	return (const uint8_t *)pd->copy;
+}
+
+int perfdata_record_at(struct perfdata *pd, uint64_t off, uint16_t size, struct perf_record *rec)
+{
 	memset(rec, 0, sizeof(*rec));
+	const uint8_t *p = record_aligned(pd, off, size);
+	if (!p)
+		return PMUSIM_ERR_NOMEM;
 	memcpy(&rec->type, p, 4);
 	memcpy(&rec->misc, p + 4, 2);
 	rec->offset = off;

@@ -511,6 +511,70 @@ START_TEST(single_event_without_ids)
 }
 END_TEST
 
+/* A record whose size is not a multiple of 8 (perf writes none; a crafted or damaged
+ * file may) puts every later record off 8-byte alignment, as perf reads the file. The
+ * samples after it read as before, their callchains as u64 arrays the caller may index
+ * (under UBSan, a misaligned load stops the test: the fuzzer's find). */
+START_TEST(record_of_odd_size_misaligns_nothing)
+{
+	make_dir();
+	const struct perfdata_event ev = {.name = "instructions:u", .type = PERF_TYPE_HARDWARE,
+	                                  .config = PERF_COUNT_HW_INSTRUCTIONS, .sample_period = 5000,
+	                                  .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN, .id = 1};
+	struct perfdata_writer *w;
+	char msg[256];
+	ck_assert_int_eq(perfdata_writer_open(&w, in_dir("odd"), &ev, 1, NULL, msg, sizeof(msg)), 0);
+	const uint64_t chain[3] = {PERF_CONTEXT_USER, 0x401234, 0x405678};
+	for (int i = 0; i < 3; i++) {
+		struct perf_sample smp = {.ip = 0x1000 + (uint64_t)i, .nchain = 3, .chain = chain};
+		ck_assert_int_eq(perfdata_write_sample(w, &smp), 0);
+	}
+	ck_assert_int_eq(perfdata_writer_close(w), 0);
+	size_t len;
+	uint8_t *f = slurp(in_dir("odd"), &len);
+	uint64_t data_off, data_size;
+	memcpy(&data_off, f + 40, 8); /* perf_file_header: magic, size, attr_size, attrs, data */
+	memcpy(&data_size, f + 48, 8);
+	/* a record of a type perf skips, 13 bytes, at the start of the data section */
+	static const uint8_t odd[13] = {0x7f, 0, 0, 0, 0, 0, 13, 0, 1, 2, 3, 4, 5};
+	uint8_t *g = malloc(len + sizeof(odd));
+	ck_assert_ptr_nonnull(g);
+	memcpy(g, f, data_off);
+	memcpy(g + data_off, odd, sizeof(odd));
+	memcpy(g + data_off + sizeof(odd), f + data_off, len - data_off);
+	data_size += sizeof(odd);
+	memcpy(g + 48, &data_size, 8);
+	/* the feature sections' table follows the data (perf_file_header's bitmap at 72 says
+	 * how many {offset, size} pairs): the sections it points to moved too */
+	uint64_t bits[4], at = data_off + data_size;
+	memcpy(bits, g + 72, sizeof(bits));
+	int nfeat = __builtin_popcountll(bits[0]) + __builtin_popcountll(bits[1]) +
+	            __builtin_popcountll(bits[2]) + __builtin_popcountll(bits[3]);
+	for (int k = 0; k < nfeat; k++, at += 16) {
+		uint64_t o;
+		memcpy(&o, g + at, 8);
+		o += sizeof(odd);
+		memcpy(g + at, &o, 8);
+	}
+	spit(in_dir("odd"), g, len + sizeof(odd));
+	free(f), free(g);
+	struct perfdata *pd;
+	ck_assert_int_eq(perfdata_open(in_dir("odd"), &pd, msg, sizeof(msg)), 0);
+	struct perf_record r;
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(perfdata_next(pd, &r, msg, sizeof(msg)), 1);
+		ck_assert_uint_eq(r.type, PERF_RECORD_SAMPLE);
+		ck_assert_uint_eq(r.u.sample.ip, 0x1000 + (uint64_t)i);
+		ck_assert_uint_eq(r.u.sample.nchain, 3);
+		for (int k = 0; k < 3; k++)
+			ck_assert_uint_eq(r.u.sample.chain[k], chain[k]);
+	}
+	ck_assert_int_eq(perfdata_next(pd, &r, msg, sizeof(msg)), 0);
+	perfdata_close(pd);
+	remove_dir();
+}
+END_TEST
+
 /* ---- the real Skylake LBR recording (perf 4.13, attr.size 112) ---- */
 
 static const char *fixture(void)
@@ -1045,6 +1109,7 @@ int main(void)
 	tcase_add_test(tc, same_input_same_bytes);
 	tcase_add_test(tc, writer_rejects_bad_input);
 	tcase_add_test(tc, single_event_without_ids);
+	tcase_add_test(tc, record_of_odd_size_misaligns_nothing);
 	tcase_add_test(tc, real_skylake_recording);
 	tcase_add_test(tc, every_truncation_is_a_format_error);
 	tcase_add_test(tc, flipped_bytes_never_crash);
